@@ -1,0 +1,55 @@
+package dev.relaybox.service;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.relaybox.service.config.AuthFactory;
+import dev.relaybox.service.config.EmbeddedPostgresFactory;
+import dev.relaybox.service.config.TemporalFactory;
+import io.dropwizard.core.Configuration;
+import io.dropwizard.db.DataSourceFactory;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+
+public final class RelayboxConfiguration extends Configuration {
+    /** {@code database.url} set to this value starts the embedded PostgreSQL. */
+    public static final String EMBEDDED_DATABASE = "embedded";
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private DataSourceFactory database = new DataSourceFactory();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private EmbeddedPostgresFactory embeddedPostgres = new EmbeddedPostgresFactory();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private TemporalFactory temporal = new TemporalFactory();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private AuthFactory auth = new AuthFactory();
+
+    public DataSourceFactory getDatabase() {
+        return database;
+    }
+
+    public boolean isEmbeddedDatabase() {
+        return EMBEDDED_DATABASE.equals(database.getUrl());
+    }
+
+    public EmbeddedPostgresFactory getEmbeddedPostgres() {
+        return embeddedPostgres;
+    }
+
+    public TemporalFactory getTemporal() {
+        return temporal;
+    }
+
+    public AuthFactory getAuth() {
+        return auth;
+    }
+}

@@ -1,0 +1,46 @@
+package dev.relaybox.service.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Bearer tokens, comma-separated so several can be valid during rotation. Admin tokens open
+ * {@code /admin/*} and the producer API; producer tokens open only the producer API.
+ */
+public final class AuthFactory {
+    /** Documented development tokens: accepted only in embedded mode. */
+    public static final String DEV_ADMIN_TOKEN = "dev-admin-token";
+    public static final String DEV_PRODUCER_TOKEN = "dev-producer-token";
+
+    @JsonProperty
+    private String adminTokens = "";
+
+    @JsonProperty
+    private String producerTokens = "";
+
+    public List<String> adminTokens() {
+        return split(adminTokens);
+    }
+
+    public List<String> producerTokens() {
+        return split(producerTokens);
+    }
+
+    /** Why this configuration must not serve production traffic, or null when it may. */
+    public String productionProblem() {
+        if (adminTokens().isEmpty() || producerTokens().isEmpty()) {
+            return "RELAYBOX_ADMIN_TOKENS and RELAYBOX_PRODUCER_TOKENS must be set outside embedded mode";
+        }
+        if (adminTokens().contains(DEV_ADMIN_TOKEN) || producerTokens().contains(DEV_PRODUCER_TOKEN)
+                || adminTokens().contains(DEV_PRODUCER_TOKEN) || producerTokens().contains(DEV_ADMIN_TOKEN)) {
+            return "the development tokens are accepted only in embedded mode; set RELAYBOX_ADMIN_TOKENS and "
+                    + "RELAYBOX_PRODUCER_TOKENS";
+        }
+        return null;
+    }
+
+    private static List<String> split(String tokens) {
+        return Arrays.stream(tokens.split(",")).map(String::trim).filter(t -> !t.isEmpty()).toList();
+    }
+}

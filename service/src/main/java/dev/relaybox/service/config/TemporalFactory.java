@@ -1,0 +1,74 @@
+package dev.relaybox.service.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotEmpty;
+
+/** How Relaybox reaches Temporal; {@code address: embedded} runs an in-process server instead. */
+public final class TemporalFactory {
+    public static final String EMBEDDED = "embedded";
+
+    @NotEmpty
+    @JsonProperty
+    private String address = EMBEDDED;
+
+    @NotEmpty
+    @JsonProperty
+    private String namespace = "default";
+
+    @NotEmpty
+    @JsonProperty
+    private String taskQueue = "relaybox";
+
+    /** Port of the in-process server in embedded mode; 0 picks a free port. */
+    @Min(0)
+    @Max(65535)
+    @JsonProperty
+    private int embeddedPort = 7233;
+
+    /** Base of the links from the admin API and page into the Temporal UI. */
+    @NotEmpty
+    @JsonProperty
+    private String uiBaseUrl = "http://localhost:8233";
+
+    @Min(1)
+    @JsonProperty
+    private int maxConcurrentActivities = 64;
+
+    @Min(1)
+    @JsonProperty
+    private int maxConcurrentWorkflowTasks = 32;
+
+    public boolean isEmbedded() {
+        return EMBEDDED.equals(address);
+    }
+
+    public String getAddress() {
+        return address;
+    }
+
+    public String getNamespace() {
+        return namespace;
+    }
+
+    public String getTaskQueue() {
+        return taskQueue;
+    }
+
+    public int getEmbeddedPort() {
+        return embeddedPort;
+    }
+
+    public String getUiBaseUrl() {
+        return uiBaseUrl;
+    }
+
+    public int getMaxConcurrentActivities() {
+        return maxConcurrentActivities;
+    }
+
+    public int getMaxConcurrentWorkflowTasks() {
+        return maxConcurrentWorkflowTasks;
+    }
+}

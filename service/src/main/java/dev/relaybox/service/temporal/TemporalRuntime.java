@@ -1,0 +1,132 @@
+package dev.relaybox.service.temporal;
+
+import dev.relaybox.service.config.TemporalFactory;
+import dev.relaybox.workflows.RelaySearchAttributes;
+import io.dropwizard.lifecycle.Managed;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.SearchAttributeKey;
+import io.temporal.serviceclient.OperatorServiceStubs;
+import io.temporal.serviceclient.OperatorServiceStubsOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import io.temporal.testserver.TestServer;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connection to Temporal, the worker that runs Relaybox's workflows and activities and, in embedded
+ * mode, the in-process Temporal server they talk to over a real port. Stops in the reverse order.
+ */
+public final class TemporalRuntime implements Managed {
+    private static final Logger LOG = LoggerFactory.getLogger(TemporalRuntime.class);
+
+    private final Closeable embeddedServer;
+    private final String target;
+    private final WorkflowServiceStubs stubs;
+    private final WorkflowClient client;
+    private final WorkerFactory workerFactory;
+    private final Worker worker;
+
+    private TemporalRuntime(Closeable embeddedServer, String target, TemporalFactory config) {
+        this.embeddedServer = embeddedServer;
+        this.target = target;
+        this.stubs = WorkflowServiceStubs.newServiceStubs(
+                WorkflowServiceStubsOptions.newBuilder().setTarget(target).build());
+        this.client = WorkflowClient.newInstance(
+                stubs, WorkflowClientOptions.newBuilder().setNamespace(config.getNamespace()).build());
+        this.workerFactory = WorkerFactory.newInstance(client);
+        this.worker = workerFactory.newWorker(config.getTaskQueue(), WorkerOptions.newBuilder()
+                .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentActivities())
+                .setMaxConcurrentWorkflowTaskExecutionSize(config.getMaxConcurrentWorkflowTasks())
+                .build());
+    }
+
+    /** Connects to {@code config.address}, or first starts the in-process server when it says embedded. */
+    public static TemporalRuntime create(TemporalFactory config) {
+        if (!config.isEmbedded()) {
+            return new TemporalRuntime(null, config.getAddress(), config);
+        }
+        int port = config.getEmbeddedPort() > 0 ? config.getEmbeddedPort() : freePort();
+        // Time skipping locked: timers fire in real time, as they would on a real cluster.
+        Closeable server = TestServer.createPortBoundServer(port, true);
+        String target = "localhost:" + port;
+        registerSearchAttributes(target, config.getNamespace());
+        LOG.info("embedded Temporal server listening on {} (in memory: unfinished work is re-driven from "
+                + "the database after a restart)", target);
+        return new TemporalRuntime(server, target, config);
+    }
+
+    private static void registerSearchAttributes(String target, String namespace) {
+        OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
+                OperatorServiceStubsOptions.newBuilder().setTarget(target).validateAndBuildWithDefaults());
+        try {
+            AddSearchAttributesRequest.Builder request = AddSearchAttributesRequest.newBuilder().setNamespace(namespace);
+            for (SearchAttributeKey<?> key : RelaySearchAttributes.ALL) {
+                request.putSearchAttributes(key.getName(), key.getValueType() == IndexedValueType.INDEXED_VALUE_TYPE_INT
+                        ? IndexedValueType.INDEXED_VALUE_TYPE_INT
+                        : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+            }
+            operator.blockingStub().addSearchAttributes(request.build());
+        } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
+                throw e;
+            }
+        } finally {
+            operator.shutdownNow();
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public String target() {
+        return target;
+    }
+
+    public WorkflowServiceStubs stubs() {
+        return stubs;
+    }
+
+    public WorkflowClient client() {
+        return client;
+    }
+
+    /** Register implementations here before {@link #start()}. */
+    public Worker worker() {
+        return worker;
+    }
+
+    @Override
+    public void start() {
+        workerFactory.start();
+    }
+
+    @Override
+    public void stop() throws Exception {
+        workerFactory.shutdown();
+        workerFactory.awaitTermination(10, TimeUnit.SECONDS);
+        stubs.shutdown();
+        stubs.awaitTermination(5, TimeUnit.SECONDS);
+        if (embeddedServer != null) {
+            embeddedServer.close();
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.relaybox.service;
+
+import io.dropwizard.testing.ConfigOverride;
+import io.dropwizard.testing.DropwizardTestSupport;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Boots the real application from the top-level config.yml in embedded mode, on free ports and a fresh data directory. */
+final class TestApp {
+    static final String ADMIN_TOKEN = "dev-admin-token";
+    static final String PRODUCER_TOKEN = "dev-producer-token";
+    static final String CONFIG = Path.of("..", "config.yml").toAbsolutePath().toString();
+
+    private TestApp() {}
+
+    static Path freshDataDirectory() {
+        try {
+            return Files.createTempDirectory("relaybox-test-pg");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static ConfigOverride[] overrides(Path dataDirectory, int temporalPort, ConfigOverride... extra) {
+        List<ConfigOverride> all = new ArrayList<>(List.of(
+                ConfigOverride.config("server.applicationConnectors[0].port", "0"),
+                ConfigOverride.config("server.adminConnectors[0].port", "0"),
+                ConfigOverride.config("embeddedPostgres.dataDirectory", dataDirectory.toString()),
+                ConfigOverride.config("embeddedPostgres.port", "0"),
+                ConfigOverride.config("temporal.embeddedPort", Integer.toString(temporalPort)),
+                ConfigOverride.config("logging.level", "WARN")));
+        all.addAll(List.of(extra));
+        return all.toArray(ConfigOverride[]::new);
+    }
+
+    static DropwizardAppExtension<RelayboxConfiguration> extension(int temporalPort, ConfigOverride... extra) {
+        return new DropwizardAppExtension<>(RelayboxApplication.class, CONFIG,
+                overrides(freshDataDirectory(), temporalPort, extra));
+    }
+
+    static DropwizardTestSupport<RelayboxConfiguration> support(Path dataDirectory, int temporalPort) {
+        return new DropwizardTestSupport<>(RelayboxApplication.class, CONFIG, overrides(dataDirectory, temporalPort));
+    }
+}
