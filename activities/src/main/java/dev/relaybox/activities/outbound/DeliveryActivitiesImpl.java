@@ -1,0 +1,149 @@
+package dev.relaybox.activities.outbound;
+
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.workflows.outbound.AttemptResult;
+import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
+import dev.relaybox.workflows.outbound.DeliveryActivities;
+import dev.relaybox.workflows.outbound.DeliveryPlan;
+import dev.relaybox.workflows.outbound.DeliveryTarget;
+import io.temporal.activity.Activity;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+public final class DeliveryActivitiesImpl implements DeliveryActivities {
+    private static final Logger LOG = LoggerFactory.getLogger(DeliveryActivitiesImpl.class);
+
+    private final Jdbi jdbi;
+    private final DeliverySettings settings;
+    private final WebhookSender sender;
+    private final EndpointUrlPolicy urlPolicy;
+    private final DeadLetters deadLetters;
+
+    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters) {
+        this.jdbi = jdbi;
+        this.settings = settings;
+        this.sender = new WebhookSender(settings);
+        this.urlPolicy = new EndpointUrlPolicy(settings.allowPrivateNetworks());
+        this.deadLetters = deadLetters;
+    }
+
+    @Override
+    public DeliveryPlan plan(UUID outboxId) {
+        return jdbi.inTransaction(h -> {
+            DeliveryDao dao = h.attach(DeliveryDao.class);
+            DeliveryDao.OutboxRow row = dao.outboxRow(outboxId).orElseThrow(() -> ApplicationFailure
+                    .newNonRetryableFailure("outbox row " + outboxId + " does not exist", "OutboxRowMissing"));
+            dao.createDeliveries(outboxId);
+            var targets = dao.unfinished(outboxId).stream()
+                    .map(t -> new DeliveryTarget(t.deliveryId(), t.endpointName(), t.url(), t.attempts()))
+                    .toList();
+            return new DeliveryPlan(row.eventType(), row.aggregateType() + ":" + row.aggregateId(), targets,
+                    settings.schedule());
+        });
+    }
+
+    @Override
+    public AttemptResult attempt(UUID deliveryId, int attempt) {
+        DeliveryDao.AttemptContext ctx = jdbi.withExtension(DeliveryDao.class, dao -> dao.attemptContext(deliveryId))
+                .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
+                        "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
+        MDC.put("outboxId", ctx.outboxId().toString());
+        MDC.put("deliveryId", deliveryId.toString());
+        try {
+            if (ctx.status().equals("DELIVERED")) {
+                // A re-run after a crash that happened once the receiver had it: do not send it again.
+                return new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered");
+            }
+            Instant startedAt = scheduledTime();
+            Optional<String> refusal = !ctx.enabled()
+                    ? Optional.of("endpoint " + ctx.endpointName() + " is disabled: " + ctx.disabledReason())
+                    : urlPolicy.problem(ctx.url());
+            if (refusal.isPresent()) {
+                AttemptResult refused = new AttemptResult(Outcome.PERMANENT, 0, -1, refusal.get());
+                record(ctx, attempt, startedAt, new WebhookSender.Sent(refused, 0, null, refusal.get()));
+                return refused;
+            }
+            Instant now = Instant.now();
+            WebhookSender.Sent sent = sender.send(ctx.url(), ctx.outboxId().toString(),
+                    ctx.payload().getBytes(StandardCharsets.UTF_8), signingSecrets(ctx, now), now);
+            record(ctx, attempt, startedAt, sent);
+            LOG.info("attempt {} of delivery {} to {}: {} in {} ms", attempt, deliveryId, ctx.url(),
+                    sent.result().summary(), sent.latencyMs());
+            return sent.result();
+        } finally {
+            MDC.remove("outboxId");
+            MDC.remove("deliveryId");
+        }
+    }
+
+    private static java.util.List<String> signingSecrets(DeliveryDao.AttemptContext ctx, Instant now) {
+        if (ctx.previousSecret() != null && ctx.previousSecretExpiresAt() != null
+                && now.isBefore(ctx.previousSecretExpiresAt())) {
+            return java.util.List.of(ctx.secret(), ctx.previousSecret());
+        }
+        return java.util.List.of(ctx.secret());
+    }
+
+    private void record(DeliveryDao.AttemptContext ctx, int attempt, Instant startedAt, WebhookSender.Sent sent) {
+        AttemptResult result = sent.result();
+        Integer status = result.statusCode() == 0 ? null : result.statusCode();
+        jdbi.useTransaction(h -> {
+            DeliveryDao dao = h.attach(DeliveryDao.class);
+            dao.recordAttempt(ctx.deliveryId(), attempt, startedAt, status, sent.latencyMs(), sent.responseExcerpt(),
+                    sent.error());
+            dao.noteAttempt(ctx.deliveryId(), attempt, status, sent.error());
+            if (result.outcome() == Outcome.DELIVERED) {
+                dao.markDelivered(ctx.deliveryId());
+            } else if (result.outcome() == Outcome.GONE) {
+                h.attach(EndpointDao.class).setEnabled(ctx.endpointId(), false,
+                        "answered 410 Gone at " + Instant.now() + " (delivery " + ctx.deliveryId() + ")");
+                LOG.warn("disabled endpoint {} ({}): it answered 410 Gone", ctx.endpointName(), ctx.url());
+            }
+        });
+    }
+
+    /** When Temporal scheduled this attempt: the workflow's clock, which tests can skip ahead. */
+    private static Instant scheduledTime() {
+        return Instant.ofEpochMilli(Activity.getExecutionContext().getInfo().getCurrentAttemptScheduledTimestamp());
+    }
+
+    @Override
+    public void scheduleRetry(UUID deliveryId, Instant nextAttemptAt, String lastError) {
+        jdbi.useExtension(DeliveryDao.class, dao -> dao.markRetrying(deliveryId, nextAttemptAt, lastError));
+    }
+
+    @Override
+    public void deadLetter(UUID deliveryId, String reason, String lastError) {
+        Optional<DeadLetters.DeadLetter> created = jdbi.inTransaction(h -> {
+            DeliveryDao dao = h.attach(DeliveryDao.class);
+            if (!dao.finishUnsuccessfully(deliveryId, "DEAD_LETTERED", lastError)) {
+                return Optional.empty();
+            }
+            DeliveryDao.AttemptContext ctx = dao.attemptContext(deliveryId).orElseThrow();
+            int attempts = h.createQuery("SELECT attempts FROM deliveries WHERE id = :id")
+                    .bind("id", deliveryId).mapTo(int.class).one();
+            String eventType = h.createQuery("SELECT event_type FROM outbox_events WHERE id = :id")
+                    .bind("id", ctx.outboxId()).mapTo(String.class).one();
+            return deadLetters.record(h, DeadLetters.Source.OUTBOX, deliveryId, ctx.url(), eventType, reason,
+                    lastError, attempts);
+        });
+        created.ifPresent(deadLetters::announce);
+    }
+
+    @Override
+    public void cancel(UUID deliveryId) {
+        jdbi.useExtension(DeliveryDao.class, dao -> dao.finishUnsuccessfully(deliveryId, "CANCELLED", "cancelled"));
+    }
+
+    @Override
+    public void finish(UUID outboxId) {
+        jdbi.useExtension(DeliveryDao.class, dao -> dao.markProcessed(outboxId));
+    }
+}

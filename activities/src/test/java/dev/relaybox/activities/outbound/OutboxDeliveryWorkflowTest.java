@@ -1,0 +1,259 @@
+package dev.relaybox.activities.outbound;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.outbound.TestReceiver.Reply;
+import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.outbound.DeliverySchedule;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The delivery workflow with its real activities: real PostgreSQL, real HTTP, Temporal's clock skipped ahead. */
+class OutboxDeliveryWorkflowTest {
+    static final String QUEUE = "outbound-test";
+    static final DeliverySchedule SCHEDULE = new DeliverySchedule(
+            List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)), 0, Duration.ofMinutes(10));
+
+    Jdbi jdbi;
+    TestReceiver receiver;
+    TestWorkflowEnvironment env;
+
+    @BeforeEach
+    void start() {
+        jdbi = TestDatabase.fresh();
+        receiver = new TestReceiver();
+        env = TestWorkflowEnvironment.newInstance();
+        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
+        Worker worker = env.newWorker(QUEUE);
+        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
+        DeliverySettings settings = DeliverySettings.defaults().withSchedule(SCHEDULE).withAllowPrivateNetworks(true)
+                .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
+        worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly()));
+        env.start();
+    }
+
+    @AfterEach
+    void stop() {
+        env.close();
+        receiver.close();
+    }
+
+    @Test
+    void deliversFirstTimeSignedSoAnIndependentVerifierAccepts() throws Exception {
+        String secret = endpoint("shop", "/hooks", "order.*");
+
+        UUID outboxId = deliver("order.shipped", "{\"orderId\": 42}");
+
+        List<TestReceiver.Received> requests = receiver.received("/hooks");
+        assertThat(requests).hasSize(1);
+        TestReceiver.Received request = requests.get(0);
+        assertThat(request.header("webhook-id")).isEqualTo(outboxId.toString());
+        assertThat(request.header("content-type")).isEqualTo("application/json");
+        assertThat(request.header("user-agent")).startsWith("Relaybox/");
+        assertThat(new String(request.body())).isEqualTo("{\"orderId\": 42}");
+        assertThat(StandardWebhooksVerifier.verify(secret, request.header("webhook-id"),
+                request.header("webhook-timestamp"), request.body(), request.header("webhook-signature"))).isTrue();
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+        assertThat(processedAt(outboxId)).isNotNull();
+    }
+
+    @Test
+    void retriesServerErrorsThenSucceedsAfterOneAndFiveMinutes() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(503), Reply.of(503), Reply.of(200));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/hooks")).hasSize(3);
+        assertThat(attemptGaps(outboxId)).containsExactly(Duration.ofMinutes(1), Duration.ofMinutes(5));
+        assertThat(attemptStatuses(outboxId)).containsExactly(503, 503, 200);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+        assertThat(openDeadLetters()).isZero();
+    }
+
+    @Test
+    void fourFailuresDeadLetterWithReasonAndAttempts() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(503));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/hooks")).hasSize(4);
+        assertThat(attemptGaps(outboxId))
+                .containsExactly(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15));
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
+        Map<String, Object> deadLetter = jdbi.withHandle(h -> h.createQuery(
+                "SELECT source, reason, attempts FROM dead_letters WHERE resolved_at IS NULL").mapToMap().one());
+        assertThat(deadLetter).containsEntry("source", "OUTBOX").containsEntry("attempts", 4);
+        assertThat((String) deadLetter.get("reason")).contains("gave up after 4 attempts", "503");
+        assertThat(processedAt(outboxId)).isNotNull();
+    }
+
+    @Test
+    void retryAfterIsHonouredInsteadOfTheSchedule() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.retryAfter(429, "120"), Reply.of(200));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(attemptGaps(outboxId)).containsExactly(Duration.ofSeconds(120));
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+    }
+
+    @Test
+    void goneDisablesTheEndpointAndDeadLetters() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(410));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
+        Map<String, Object> endpoint = jdbi.withHandle(h -> h.createQuery(
+                "SELECT enabled, disabled_reason FROM endpoints WHERE name = 'shop'").mapToMap().one());
+        assertThat(endpoint.get("enabled")).isEqualTo(false);
+        assertThat((String) endpoint.get("disabled_reason")).contains("410 Gone");
+        assertThat(openDeadLetters()).isEqualTo(1);
+    }
+
+    @Test
+    void clientErrorDeadLettersAtOnce() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(400));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
+        assertThat(openDeadLetters()).isEqualTo(1);
+    }
+
+    @Test
+    void redirectIsAFailureAndIsNotFollowed() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", new Reply(301, Map.of("Location", receiver.url("/elsewhere")), ""));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/elsewhere")).isEmpty();
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
+    }
+
+    @Test
+    void oneFailingEndpointDoesNotHoldBackAnother() {
+        endpoint("broken", "/broken", "*");
+        endpoint("healthy", "/healthy", "*");
+        receiver.script("/broken", Reply.of(500));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/healthy")).hasSize(1);
+        assertThat(receiver.received("/broken")).hasSize(4);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("broken=DEAD_LETTERED", "healthy=DELIVERED");
+        Instant healthyAt = jdbi.withHandle(h -> h.createQuery("""
+                SELECT a.started_at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                JOIN endpoints e ON e.id = d.endpoint_id WHERE e.name = 'healthy'""").mapTo(Instant.class).one());
+        Instant brokenFirst = jdbi.withHandle(h -> h.createQuery("""
+                SELECT min(a.started_at) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                JOIN endpoints e ON e.id = d.endpoint_id WHERE e.name = 'broken'""").mapTo(Instant.class).one());
+        assertThat(Duration.between(brokenFirst, healthyAt)).isLessThan(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void endpointsNotSubscribedToTheEventTypeGetNothing() {
+        endpoint("orders", "/orders", "order.*");
+        endpoint("payments", "/payments", "payment.captured");
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/payments")).isEmpty();
+        assertThat(deliveryStatuses(outboxId)).containsExactly("orders=DELIVERED");
+    }
+
+    @Test
+    void rotatedSecretSignsWithBothUntilGraceEnds() throws Exception {
+        String oldSecret = endpoint("shop", "/hooks", "*");
+        String newSecret = WebhookSigner.newSecret();
+        jdbi.useExtension(EndpointDao.class, dao -> dao.rotateSecret(
+                dao.list().get(0).id(), newSecret, Instant.now().plus(Duration.ofDays(1))));
+
+        deliver("order.paid", "{}");
+
+        TestReceiver.Received request = receiver.received("/hooks").get(0);
+        for (String secret : List.of(oldSecret, newSecret)) {
+            assertThat(StandardWebhooksVerifier.verify(secret, request.header("webhook-id"),
+                    request.header("webhook-timestamp"), request.body(), request.header("webhook-signature")))
+                    .as("signed with %s", secret).isTrue();
+        }
+    }
+
+    private String endpoint(String name, String path, String eventTypes) {
+        String secret = WebhookSigner.newSecret();
+        jdbi.useExtension(EndpointDao.class,
+                dao -> dao.insert(name, receiver.url(path), secret, List.of(eventTypes.split(","))));
+        return secret;
+    }
+
+    private UUID deliver(String eventType, String payload) {
+        UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent(eventType, "order", "42", payload)));
+        OutboxDeliveryWorkflow workflow = env.getWorkflowClient().newWorkflowStub(OutboxDeliveryWorkflow.class,
+                WorkflowOptions.newBuilder()
+                        .setTaskQueue(QUEUE)
+                        .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                        .build());
+        workflow.deliver(outboxId);
+        return outboxId;
+    }
+
+    private List<String> deliveryStatuses(UUID outboxId) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT e.name || '=' || d.status FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+                        WHERE d.outbox_id = :id ORDER BY e.name""")
+                .bind("id", outboxId).mapTo(String.class).list());
+    }
+
+    private List<Integer> attemptStatuses(UUID outboxId) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT a.status_code FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                        WHERE d.outbox_id = :id ORDER BY a.attempt""")
+                .bind("id", outboxId).mapTo(Integer.class).list());
+    }
+
+    private List<Duration> attemptGaps(UUID outboxId) {
+        List<Instant> times = jdbi.withHandle(h -> h.createQuery("""
+                        SELECT a.started_at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                        WHERE d.outbox_id = :id ORDER BY a.attempt""")
+                .bind("id", outboxId).mapTo(Instant.class).list());
+        List<Duration> gaps = new ArrayList<>();
+        for (int i = 1; i < times.size(); i++) {
+            // Whole seconds: the gap also holds the previous attempt's own (real) latency.
+            gaps.add(Duration.ofSeconds(Duration.between(times.get(i - 1), times.get(i)).toSeconds()));
+        }
+        return gaps;
+    }
+
+    private Instant processedAt(UUID outboxId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT processed_at FROM outbox_events WHERE id = :id")
+                .bind("id", outboxId).mapTo(Instant.class).one());
+    }
+
+    private int openDeadLetters() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM dead_letters WHERE resolved_at IS NULL")
+                .mapTo(int.class).one());
+    }
+}

@@ -1,0 +1,44 @@
+package dev.relaybox.workflows.outbound;
+
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * The database and HTTP side of an outbound delivery. Every method is idempotent: it may run again after
+ * a worker crash, and guarded updates make the second run harmless.
+ */
+@ActivityInterface
+public interface DeliveryActivities {
+
+    /**
+     * Creates one {@code deliveries} row per enabled endpoint subscribed to the row's event type (rows
+     * that already exist are kept) and returns those not yet finished.
+     */
+    @ActivityMethod
+    DeliveryPlan plan(UUID outboxId);
+
+    /**
+     * Sends attempt number {@code attempt} of a delivery, records it in {@code delivery_attempts}, and
+     * classifies the answer. Never throws for what the receiver did; only for Relaybox's own faults.
+     */
+    @ActivityMethod
+    AttemptResult attempt(UUID deliveryId, int attempt);
+
+    /** Marks the delivery RETRYING with its next attempt time, so operators see when it comes. */
+    @ActivityMethod
+    void scheduleRetry(UUID deliveryId, Instant nextAttemptAt, String lastError);
+
+    /** Marks the delivery DEAD_LETTERED and records the dead letter, at most once while it is open. */
+    @ActivityMethod
+    void deadLetter(UUID deliveryId, String reason, String lastError);
+
+    /** Marks the delivery CANCELLED unless it already finished. */
+    @ActivityMethod
+    void cancel(UUID deliveryId);
+
+    /** Sets {@code processed_at} on the outbox row once every one of its deliveries has finished. */
+    @ActivityMethod
+    void finish(UUID outboxId);
+}

@@ -1,0 +1,35 @@
+package dev.relaybox.workflows.outbound;
+
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+import java.util.UUID;
+
+/**
+ * Delivers one outbox row to every subscribed endpoint, each independently, retrying on durable timers
+ * and dead-lettering when the schedule is spent. Workflow id: {@code outbox-<uuid>}. Safe to start again
+ * for the same row: only unfinished deliveries are attempted.
+ */
+@WorkflowInterface
+public interface OutboxDeliveryWorkflow {
+    String TYPE = "OutboxDelivery";
+
+    @WorkflowMethod(name = TYPE)
+    void deliver(UUID outboxId);
+
+    /** Skips the current wait of every delivery that is backing off. */
+    @SignalMethod
+    void retryNow();
+
+    /** Stops retrying; unfinished deliveries become CANCELLED. */
+    @SignalMethod
+    void cancel();
+
+    @QueryMethod
+    OutboxStatus status();
+
+    static String workflowId(UUID outboxId) {
+        return "outbox-" + outboxId;
+    }
+}
