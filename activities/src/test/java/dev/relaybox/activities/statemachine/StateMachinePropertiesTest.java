@@ -1,0 +1,97 @@
+package dev.relaybox.activities.statemachine;
+
+import static dev.relaybox.activities.statemachine.StateMachineFixtures.orderMachine;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relaybox.activities.statemachine.Decision.Outcome;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/** Whatever order and however often partners deliver an order's events, the inbox ends where in-order would. */
+class StateMachinePropertiesTest {
+    private static final List<String> IN_ORDER =
+            List.of("order.created", "order.paid", "order.shipped", "order.delivered");
+
+    private final StateMachine order = orderMachine();
+
+    @Property
+    void anyArrivalOrderWithDuplicatesEndsDeliveredWithEverythingProcessed(
+            @ForAll("shuffledWithDuplicates") List<String> arrivals) {
+        Inbox inbox = new Inbox(order);
+
+        arrivals.forEach(inbox::receive);
+
+        assertThat(inbox.state).isEqualTo("delivered");
+        assertThat(inbox.deferred).isEmpty();
+        assertThat(inbox.rejected).isEmpty();
+        assertThat(inbox.processed).hasSameSizeAs(arrivals);
+        assertThat(inbox.applied).containsExactlyElementsOf(IN_ORDER);
+    }
+
+    @Provide
+    Arbitrary<List<String>> shuffledWithDuplicates() {
+        return Arbitraries.of(IN_ORDER).list().ofMaxSize(8).flatMap(duplicates -> {
+            List<String> arrivals = new ArrayList<>(IN_ORDER);
+            arrivals.addAll(duplicates);
+            return Arbitraries.shuffle(arrivals);
+        });
+    }
+
+    /** The inbox processor in miniature: an APPLIED event releases the deferred ones, as the release signal does. */
+    private static final class Inbox {
+        private final StateMachine machine;
+        private final List<String> deferred = new ArrayList<>();
+        private final List<String> processed = new ArrayList<>();
+        private final List<String> applied = new ArrayList<>();
+        private final List<String> rejected = new ArrayList<>();
+        private String state = StateMachine.NONE;
+
+        Inbox(StateMachine machine) {
+            this.machine = machine;
+        }
+
+        void receive(String eventType) {
+            Outcome outcome = process(eventType);
+            if (outcome == Outcome.DEFERRED) {
+                deferred.add(eventType);
+            } else if (outcome == Outcome.APPLIED) {
+                releaseDeferred();
+            }
+        }
+
+        private void releaseDeferred() {
+            boolean changed = true;
+            while (changed) {
+                changed = false;
+                for (Iterator<String> it = deferred.iterator(); it.hasNext(); ) {
+                    Outcome outcome = process(it.next());
+                    if (outcome != Outcome.DEFERRED) {
+                        it.remove();
+                    }
+                    changed |= outcome == Outcome.APPLIED;
+                }
+            }
+        }
+
+        private Outcome process(String eventType) {
+            Decision decision = machine.decide(state, eventType);
+            switch (decision.outcome()) {
+                case APPLIED -> {
+                    state = decision.targetState();
+                    applied.add(eventType);
+                    processed.add(eventType);
+                }
+                case STALE -> processed.add(eventType);
+                case REJECTED -> rejected.add(eventType + ": " + decision.reason());
+                case DEFERRED -> { }
+            }
+            return decision.outcome();
+        }
+    }
+}
