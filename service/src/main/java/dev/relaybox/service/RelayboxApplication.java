@@ -2,8 +2,25 @@ package dev.relaybox.service;
 
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Store;
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
+import dev.relaybox.activities.outbound.DeliverySettings;
+import dev.relaybox.activities.outbound.EndpointDao;
+import dev.relaybox.activities.outbound.EndpointUrlPolicy;
+import dev.relaybox.activities.outbound.WebhookSigner;
+import dev.relaybox.service.admin.AdminDeadLettersResource;
+import dev.relaybox.service.admin.AdminDeliveriesResource;
+import dev.relaybox.service.admin.AdminOverviewResource;
+import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.auth.BearerTokens;
+import dev.relaybox.service.config.EndpointSeed;
+import dev.relaybox.service.dispatch.Dispatcher;
+import dev.relaybox.service.dispatch.NotifyListener;
+import dev.relaybox.service.dispatch.OutboxDispatchSource;
+import dev.relaybox.service.dispatch.WorkflowStarter;
+import dev.relaybox.service.outbound.EndpointsResource;
+import dev.relaybox.service.outbound.OutboxResource;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
@@ -14,7 +31,10 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.ServerLifecycleListener;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.time.Instant;
+import java.util.List;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,9 +60,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
     @Override
     public void run(RelayboxConfiguration config, Environment environment) {
-        boolean embedded = config.isEmbeddedDatabase() || config.getTemporal().isEmbedded();
         String authProblem = config.getAuth().productionProblem();
-        if (!embedded && authProblem != null) {
+        if (!config.isEmbedded() && authProblem != null) {
             throw new IllegalStateException("refusing to start: " + authProblem);
         }
 
@@ -51,15 +70,52 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         Migrations.migrate(dataSource);
         Jdbi jdbi = Store.configure(new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql"));
 
+        boolean embedded = config.isEmbedded();
+        DeliverySettings delivery = config.getDelivery().build(embedded);
+        EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(delivery.allowPrivateNetworks());
+        seedEndpoints(jdbi, config.getEndpoints(), urlPolicy, config.getDelivery().getSecretRotationGrace());
+        DeadLetters deadLetters = DeadLetters.loggingOnly();
+
         TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal());
+        temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
+        temporal.worker().registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi, delivery, deadLetters));
         environment.lifecycle().manage(temporal);
         environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));
 
+        WorkflowStarter starter = new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
+        Dispatcher dispatcher = new Dispatcher(jdbi, List.of(new OutboxDispatchSource(starter)), config.getDispatcher());
+        environment.lifecycle().manage(dispatcher);
+        environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(), config.getDatabase().getUser(),
+                config.getDatabase().getPassword(), dispatcher::wake));
+
+        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace());
         JsonErrorMappers.register(environment.jersey().getResourceConfig());
         BearerTokens.register(environment.jersey(), config.getAuth());
+        environment.jersey().register(new OutboxResource(jdbi, environment.getObjectMapper(),
+                config.getOutbox().maxPayloadBytes(), config.getOutbox().getAggregateTypes()));
+        environment.jersey().register(new EndpointsResource(jdbi, urlPolicy, config.getDelivery().getSecretRotationGrace()));
         environment.jersey().register(new AdminOverviewResource(jdbi));
+        environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
+        environment.jersey().register(new AdminDeadLettersResource(jdbi));
 
         environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal));
+    }
+
+    /** Creates or updates the endpoints declared in config.yml; a bad one stops start-up with its name. */
+    private static void seedEndpoints(Jdbi jdbi, List<EndpointSeed> seeds, EndpointUrlPolicy urlPolicy,
+            java.time.Duration rotationGrace) {
+        for (EndpointSeed seed : seeds) {
+            urlPolicy.problem(seed.url()).ifPresent(problem -> {
+                throw new IllegalStateException("endpoint " + seed.name() + " in config: " + problem);
+            });
+            try {
+                WebhookSigner.key(seed.secret());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("endpoint " + seed.name() + " in config: " + e.getMessage());
+            }
+            jdbi.useExtension(EndpointDao.class, dao -> dao.upsert(seed.name(), seed.url(), seed.secret(),
+                    seed.eventTypes(), Instant.now().plus(rotationGrace)));
+        }
     }
 
     /** Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it. */

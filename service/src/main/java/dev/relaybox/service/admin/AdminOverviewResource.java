@@ -1,4 +1,4 @@
-package dev.relaybox.service;
+package dev.relaybox.service.admin;
 
 import dev.relaybox.service.auth.Caller;
 import jakarta.annotation.security.RolesAllowed;
@@ -6,7 +6,6 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
 
 /** {@code GET /admin/overview}: how much work is open, at a glance. */

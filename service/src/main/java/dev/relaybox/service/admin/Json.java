@@ -1,0 +1,20 @@
+package dev.relaybox.service.admin;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/** Stored payloads are jsonb, so they always parse; they are shown as JSON rather than as an escaped string. */
+final class Json {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private Json() {}
+
+    static JsonNode parse(String json) {
+        try {
+            return json == null ? null : MAPPER.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored payload is not JSON", e);
+        }
+    }
+}

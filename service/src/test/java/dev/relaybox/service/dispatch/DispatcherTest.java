@@ -1,0 +1,190 @@
+package dev.relaybox.service.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
+import dev.relaybox.activities.outbound.DeliverySettings;
+import dev.relaybox.activities.outbound.EndpointDao;
+import dev.relaybox.activities.outbound.Outbox;
+import dev.relaybox.activities.outbound.OutboxEvent;
+import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.activities.outbound.WebhookSigner;
+import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.service.config.DispatcherFactory;
+import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The dispatcher and reconciler against a real PostgreSQL and an in-process Temporal, delivering over real HTTP. */
+class DispatcherTest {
+    static final String QUEUE = "dispatch-test";
+
+    Jdbi jdbi;
+    TestReceiver receiver;
+    TestWorkflowEnvironment env;
+    final Map<UUID, AtomicInteger> starts = new ConcurrentHashMap<>();
+
+    @BeforeEach
+    void start() {
+        jdbi = TestDatabase.fresh();
+        receiver = new TestReceiver();
+        env = TestWorkflowEnvironment.newInstance();
+        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
+        Worker worker = env.newWorker(QUEUE);
+        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
+        worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi,
+                DeliverySettings.defaults().withAllowPrivateNetworks(true), DeadLetters.loggingOnly()));
+        env.start();
+        jdbi.useExtension(EndpointDao.class,
+                dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));
+    }
+
+    @AfterEach
+    void stop() {
+        env.close();
+        receiver.close();
+    }
+
+    @Test
+    void twoDispatchersOnTheSameTableNeverStartARowTwice() throws Exception {
+        for (int i = 0; i < 300; i++) {
+            enqueue("order.paid", "{\"n\": " + i + "}");
+        }
+        DispatcherFactory config = new DispatcherFactory();
+        List<Dispatcher> dispatchers = List.of(dispatcher(config), dispatcher(config));
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Integer>> handedOut = new ArrayList<>();
+        for (Dispatcher dispatcher : dispatchers) {
+            handedOut.add(threads.submit(() -> {
+                go.await();
+                return dispatcher.dispatchAll();
+            }));
+        }
+        go.countDown();
+        int total = 0;
+        for (Future<Integer> f : handedOut) {
+            total += f.get();
+        }
+        threads.shutdown();
+
+        assertThat(total).isEqualTo(300);
+        assertThat(starts).hasSize(300);
+        assertThat(starts.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+        assertThat(undispatched()).isZero();
+        await().atMost(Duration.ofSeconds(60)).until(() -> receiver.received("/hooks").size() == 300);
+    }
+
+    @Test
+    void rowInsertedByPlainSqlIsDelivered() {
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload)
+                VALUES ('invoice', '7', 'invoice.issued', '{"total": 12.5}')"""));
+
+        dispatcher(new DispatcherFactory()).dispatchAll();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> receiver.received("/hooks").size() == 1);
+        assertThat(new String(receiver.received("/hooks").get(0).body())).isEqualTo("{\"total\": 12.5}");
+    }
+
+    @Test
+    void reconcilerRestartsADispatchedRowWhoseWorkflowWasLost() {
+        UUID id = enqueue("order.paid", "{}");
+        // Dispatched before a restart that lost Temporal's state: marked, but no workflow exists.
+        jdbi.useHandle(h -> h.createUpdate("""
+                        UPDATE outbox_events SET status = 'DISPATCHED', dispatched_at = now() - interval '1 hour'
+                        WHERE id = :id""").bind("id", id).execute());
+        Dispatcher dispatcher = dispatcher(new DispatcherFactory());
+
+        assertThat(dispatcher.dispatchAll()).isZero();
+        assertThat(dispatcher.reconcile(Instant.now())).isEqualTo(1);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> receiver.received("/hooks").size() == 1);
+        assertThat(receiver.received("/hooks").get(0).header("webhook-id")).isEqualTo(id.toString());
+    }
+
+    @Test
+    void reconcilingARunningWorkflowDoesNotStartASecondOne() {
+        receiver.script("/hooks", TestReceiver.Reply.of(503));
+        UUID id = enqueue("order.paid", "{}");
+        Dispatcher dispatcher = dispatcher(new DispatcherFactory());
+        dispatcher.dispatchAll();
+        await().atMost(Duration.ofSeconds(30)).until(() -> receiver.received("/hooks").size() == 1);
+
+        dispatcher.reconcile(Instant.now().plusSeconds(1));
+
+        assertThat(starts.get(id).get()).isEqualTo(2);
+        // The second start found the first run still backing off: one workflow, one attempt so far.
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(env.getWorkflowClient().newUntypedWorkflowStub("outbox-" + id).describe().getExecution().getRunId())
+                .isNotBlank();
+    }
+
+    private Dispatcher dispatcher(DispatcherFactory config) {
+        OutboxDispatchSource real = new OutboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE));
+        return new Dispatcher(jdbi, List.of(new CountingSource(real)), config);
+    }
+
+    private UUID enqueue(String eventType, String payload) {
+        return jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent(eventType, "order", "1", payload)));
+    }
+
+    private int undispatched() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events WHERE dispatched_at IS NULL")
+                .mapTo(int.class).one());
+    }
+
+    /** The real source, counting how often each row's workflow is started. */
+    private final class CountingSource implements DispatchSource {
+        private final DispatchSource delegate;
+
+        CountingSource(DispatchSource delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public String name() {
+            return delegate.name();
+        }
+
+        @Override
+        public List<Row> claimUndispatched(org.jdbi.v3.core.Handle handle, int limit) {
+            return delegate.claimUndispatched(handle, limit);
+        }
+
+        @Override
+        public void markDispatched(org.jdbi.v3.core.Handle handle, List<UUID> ids) {
+            delegate.markDispatched(handle, ids);
+        }
+
+        @Override
+        public List<Row> claimStranded(org.jdbi.v3.core.Handle handle, Instant before, int limit) {
+            return delegate.claimStranded(handle, before, limit);
+        }
+
+        @Override
+        public void start(Row row) {
+            starts.computeIfAbsent(row.id(), id -> new AtomicInteger()).incrementAndGet();
+            delegate.start(row);
+        }
+    }
+}
