@@ -12,9 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Boots the real application from the top-level config.yml in embedded mode, on free ports and a fresh data directory. */
-final class TestApp {
-    static final String ADMIN_TOKEN = "dev-admin-token";
-    static final String PRODUCER_TOKEN = "dev-producer-token";
+public final class TestApp {
+    public static final String ADMIN_TOKEN = "dev-admin-token";
+    public static final String PRODUCER_TOKEN = "dev-producer-token";
     static final String CONFIG = Path.of("..", "config.yml").toAbsolutePath().toString();
 
     private TestApp() {}
@@ -27,7 +27,7 @@ final class TestApp {
         }
     }
 
-    static int freePort() {
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -47,7 +47,7 @@ final class TestApp {
         return all.toArray(ConfigOverride[]::new);
     }
 
-    static DropwizardAppExtension<RelayboxConfiguration> extension(int temporalPort, ConfigOverride... extra) {
+    public static DropwizardAppExtension<RelayboxConfiguration> extension(int temporalPort, ConfigOverride... extra) {
         return new DropwizardAppExtension<>(RelayboxApplication.class, CONFIG,
                 overrides(freshDataDirectory(), temporalPort, extra));
     }

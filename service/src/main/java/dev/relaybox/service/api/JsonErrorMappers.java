@@ -26,6 +26,7 @@ public final class JsonErrorMappers {
         jersey.register(new JsonMapper());
         jersey.register(new ValidationMapper());
         jersey.register(new UnexpectedMapper());
+        jersey.register(new InstantParamConverter());
     }
 
     static Response json(int status, String error, String reason) {
