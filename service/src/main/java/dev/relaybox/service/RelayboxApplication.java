@@ -56,6 +56,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         bootstrap.setConfigurationSourceProvider(new SubstitutingSourceProvider(
                 bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
         bootstrap.addCommand(new DbCommand());
+        bootstrap.addCommand(new ReceiveCommand());
     }
 
     @Override

@@ -1,0 +1,72 @@
+package dev.relaybox.service;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.relaybox.activities.outbound.WebhookSigner;
+import io.dropwizard.core.cli.Command;
+import io.dropwizard.core.setup.Bootstrap;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Instant;
+import java.util.concurrent.CountDownLatch;
+import net.sourceforge.argparse4j.inf.Namespace;
+import net.sourceforge.argparse4j.inf.Subparser;
+
+/**
+ * {@code relaybox receive --port 9000 --secret whsec_...}: a throwaway webhook receiver for trying Relaybox
+ * out. Prints every request, checks its Standard Webhooks signature, and answers with {@code --status}
+ * (503 to watch retries and dead letters happen).
+ */
+final class ReceiveCommand extends Command {
+    ReceiveCommand() {
+        super("receive", "Run a local webhook receiver that prints and verifies what Relaybox sends");
+    }
+
+    @Override
+    public void configure(Subparser subparser) {
+        subparser.addArgument("--port").type(Integer.class).setDefault(9000).help("port to listen on (127.0.0.1)");
+        subparser.addArgument("--secret").help("the endpoint's whsec_ secret, to verify signatures");
+        subparser.addArgument("--status").type(Integer.class).setDefault(200).help("status code to answer with");
+    }
+
+    @Override
+    public void run(Bootstrap<?> bootstrap, Namespace namespace) throws Exception {
+        int port = namespace.getInt("port");
+        String secret = namespace.getString("secret");
+        int status = namespace.getInt("status");
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+        server.createContext("/", exchange -> {
+            try (exchange) {
+                byte[] body = exchange.getRequestBody().readAllBytes();
+                String id = exchange.getRequestHeaders().getFirst("webhook-id");
+                String timestamp = exchange.getRequestHeaders().getFirst("webhook-timestamp");
+                String signature = exchange.getRequestHeaders().getFirst("webhook-signature");
+                System.out.printf("%s %s %s webhook-id=%s signature=%s answering %d%n  %s%n", Instant.now(),
+                        exchange.getRequestMethod(), exchange.getRequestURI(), id,
+                        verdict(secret, id, timestamp, body, signature), status,
+                        new String(body, StandardCharsets.UTF_8));
+                exchange.sendResponseHeaders(status, -1);
+            }
+        });
+        server.start();
+        System.out.printf("receiving on http://127.0.0.1:%d/ (answering %d); Ctrl-C to stop%n", port, status);
+        new CountDownLatch(1).await();
+    }
+
+    private static String verdict(String secret, String id, String timestamp, byte[] body, String header) {
+        if (secret == null) {
+            return "unchecked (no --secret)";
+        }
+        if (id == null || timestamp == null || header == null) {
+            return "MISSING HEADERS";
+        }
+        byte[] expected = WebhookSigner.signatureHeader(java.util.List.of(secret), id, Long.parseLong(timestamp), body)
+                .getBytes(StandardCharsets.UTF_8);
+        for (String candidate : header.split(" ")) {
+            if (MessageDigest.isEqual(expected, candidate.getBytes(StandardCharsets.UTF_8))) {
+                return "valid";
+            }
+        }
+        return "INVALID";
+    }
+}
