@@ -2,6 +2,7 @@ package dev.relaybox.service;
 
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Store;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
@@ -19,6 +20,8 @@ import dev.relaybox.service.dispatch.Dispatcher;
 import dev.relaybox.service.dispatch.NotifyListener;
 import dev.relaybox.service.dispatch.OutboxDispatchSource;
 import dev.relaybox.service.dispatch.WorkflowStarter;
+import dev.relaybox.service.metrics.DeadLetterAlerts;
+import dev.relaybox.service.metrics.RelayMetrics;
 import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
@@ -55,6 +58,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
     public void initialize(Bootstrap<RelayboxConfiguration> bootstrap) {
         bootstrap.setConfigurationSourceProvider(new SubstitutingSourceProvider(
                 bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
+        // Times as ISO-8601 text in every answer, not as epoch numbers.
+        bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
         bootstrap.addCommand(new DbCommand());
         bootstrap.addCommand(new ReceiveCommand());
     }
@@ -74,12 +79,16 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         boolean embedded = config.isEmbedded();
         DeliverySettings delivery = config.getDelivery().build(embedded);
         EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(delivery.allowPrivateNetworks());
-        seedEndpoints(jdbi, config.getEndpoints(), urlPolicy, config.getDelivery().getSecretRotationGrace());
-        DeadLetters deadLetters = DeadLetters.loggingOnly();
+        seedEndpoints(jdbi, config.endpointSeeds(), urlPolicy, config.getDelivery().getSecretRotationGrace());
+        RelayMetrics metrics = new RelayMetrics(jdbi);
+        environment.admin().addServlet("prometheus", metrics.servlet()).addMapping("/metrics");
+        DeadLetters deadLetters = new DeadLetters(new DeadLetterAlerts(metrics.registry(), environment.getObjectMapper(),
+                config.getAlerts().isEnabled()));
 
-        TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal());
+        TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal(), metrics.temporalScope());
         temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
-        temporal.worker().registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi, delivery, deadLetters));
+        temporal.worker().registerActivitiesImplementations(
+                new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry()));
         environment.lifecycle().manage(temporal);
         environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));
 

@@ -1,6 +1,11 @@
 package dev.relaybox.service;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.activities.statemachine.StateMachineConfig;
+import dev.relaybox.service.config.AlertsFactory;
+import dev.relaybox.service.config.InboxFactory;
+import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.AuthFactory;
 import dev.relaybox.service.config.DeliveryFactory;
 import dev.relaybox.service.config.DispatcherFactory;
@@ -8,11 +13,13 @@ import dev.relaybox.service.config.EndpointSeed;
 import dev.relaybox.service.config.OutboxFactory;
 import dev.relaybox.service.config.EmbeddedPostgresFactory;
 import dev.relaybox.service.config.TemporalFactory;
+import dev.relaybox.service.metrics.DeadLetterAlerts;
 import io.dropwizard.core.Configuration;
 import io.dropwizard.db.DataSourceFactory;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import java.util.List;
+import java.util.Map;
 
 public final class RelayboxConfiguration extends Configuration {
     /** {@code database.url} set to this value starts the embedded PostgreSQL. */
@@ -57,6 +64,67 @@ public final class RelayboxConfiguration extends Configuration {
     @NotNull
     @JsonProperty
     private List<EndpointSeed> endpoints = List.of();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private AlertsFactory alerts = new AlertsFactory();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private Map<String, PartnerFactory> partners = Map.of();
+
+    @NotNull
+    @JsonProperty
+    private Map<String, StateMachineConfig> stateMachines = Map.of();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private InboxFactory inbox = new InboxFactory();
+
+    public Map<String, PartnerFactory> getPartners() {
+        return partners;
+    }
+
+    public InboxFactory getInbox() {
+        return inbox;
+    }
+
+    /**
+     * The state machines, validated together with the partners that feed them; throws
+     * {@link IllegalArgumentException} naming the first problem.
+     */
+    public Map<String, StateMachine> stateMachines() {
+        Map<String, StateMachine> machines = StateMachine.fromConfig(stateMachines);
+        partners.forEach((name, partner) -> {
+            String problem = partner.problem(name);
+            if (problem != null) {
+                throw new IllegalArgumentException(problem);
+            }
+            if (!machines.containsKey(partner.getAggregateType())) {
+                throw new IllegalArgumentException("partner '" + name + "': no state machine for aggregate type '"
+                        + partner.getAggregateType() + "' (stateMachines has " + machines.keySet() + ")");
+            }
+        });
+        return machines;
+    }
+
+    public AlertsFactory getAlerts() {
+        return alerts;
+    }
+
+    /** The configured endpoints, plus the alert endpoint when alerting is on. */
+    public List<EndpointSeed> endpointSeeds() {
+        if (!alerts.isEnabled()) {
+            return endpoints;
+        }
+        List<EndpointSeed> all = new java.util.ArrayList<>(endpoints);
+        all.add(new EndpointSeed(AlertsFactory.ENDPOINT_NAME, alerts.getEndpointUrl(), alerts.getEndpointSecret(),
+                List.of(DeadLetterAlerts.ALERT_EVENT)));
+        return all;
+    }
 
     public DeliveryFactory getDelivery() {
         return delivery;

@@ -1,5 +1,6 @@
 package dev.relaybox.activities.deadletter;
 
+import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
@@ -7,19 +8,26 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Records dead letters for both directions. Every new one raises an alert: one ERROR log line with the
- * ids and the reason, and whatever {@link DeadLetterListener} the service registers (metrics, alert webhooks).
+ * ids and the reason, plus whatever the {@link DeadLetterListener} does (metrics, an alert event).
  */
 public final class DeadLetters {
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetters.class);
 
     public enum Source { OUTBOX, INBOX }
 
+    /**
+     * @param peer the endpoint URL (outbound) or partner name (inbound)
+     */
     public record DeadLetter(UUID id, Source source, UUID reference, String peer, String eventType, String reason,
             String lastError, int attempts) {}
 
-    /** Told about each dead letter after it committed. Must not throw. */
+    /** Told about each new dead letter. Implementations must not throw. */
     public interface DeadLetterListener {
-        void created(DeadLetter deadLetter);
+        /** Inside the transaction that records it: work that must commit with it, or not at all. */
+        default void recorded(Handle handle, DeadLetter deadLetter) {}
+
+        /** After that transaction committed. */
+        default void created(DeadLetter deadLetter) {}
     }
 
     private final DeadLetterListener listener;
@@ -29,16 +37,16 @@ public final class DeadLetters {
     }
 
     public static DeadLetters loggingOnly() {
-        return new DeadLetters(deadLetter -> {});
+        return new DeadLetters(new DeadLetterListener() {});
     }
 
     /**
      * Inserts the dead letter on the caller's transaction; a second open one for the same reference is
-     * ignored. Returns it when this call created it.
+     * ignored. Returns it when this call created it; pass it to {@link #announce} after commit.
      */
-    public java.util.Optional<DeadLetter> record(Handle handle, Source source, UUID reference, String peer,
-            String eventType, String reason, String lastError, int attempts) {
-        return handle.createQuery("""
+    public Optional<DeadLetter> record(Handle handle, Source source, UUID reference, String peer, String eventType,
+            String reason, String lastError, int attempts) {
+        Optional<DeadLetter> created = handle.createQuery("""
                         INSERT INTO dead_letters (source, reference, reason, last_error, attempts)
                         VALUES (:source, :reference, :reason, :lastError, :attempts)
                         ON CONFLICT (source, reference) WHERE resolved_at IS NULL DO NOTHING
@@ -51,13 +59,16 @@ public final class DeadLetters {
                 .mapTo(UUID.class)
                 .findOne()
                 .map(id -> new DeadLetter(id, source, reference, peer, eventType, reason, lastError, attempts));
+        created.ifPresent(deadLetter -> listener.recorded(handle, deadLetter));
+        return created;
     }
 
     /** Call after the transaction that recorded it committed. */
     public void announce(DeadLetter deadLetter) {
-        LOG.error("dead letter {}: {} {} ({} to/from {}) after {} attempts: {}; last error: {}", deadLetter.id(),
-                deadLetter.source(), deadLetter.reference(), deadLetter.eventType(), deadLetter.peer(),
-                deadLetter.attempts(), deadLetter.reason(), deadLetter.lastError());
+        LOG.error("dead-lettered {} {} ({} {} {}) after {} attempts: {}; last error: {}; dead letter {}",
+                deadLetter.source(), deadLetter.reference(), deadLetter.eventType(),
+                deadLetter.source() == Source.OUTBOX ? "to" : "from", deadLetter.peer(), deadLetter.attempts(),
+                deadLetter.reason(), deadLetter.lastError(), deadLetter.id());
         try {
             listener.created(deadLetter);
         } catch (RuntimeException e) {

@@ -7,8 +7,11 @@ import dev.relaybox.workflows.outbound.DeliveryActivities;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.DeliveryTarget;
 import io.temporal.activity.Activity;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
@@ -25,9 +28,11 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final WebhookSender sender;
     private final EndpointUrlPolicy urlPolicy;
     private final DeadLetters deadLetters;
+    private final MeterRegistry metrics;
 
-    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters) {
+    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics) {
         this.jdbi = jdbi;
+        this.metrics = metrics;
         this.settings = settings;
         this.sender = new WebhookSender(settings);
         this.urlPolicy = new EndpointUrlPolicy(settings.allowPrivateNetworks());
@@ -72,8 +77,15 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             }
             Instant now = Instant.now();
             WebhookSender.Sent sent = sender.send(ctx.url(), ctx.outboxId().toString(),
-                    ctx.payload().getBytes(StandardCharsets.UTF_8), signingSecrets(ctx, now), now);
+                    ctx.payload().getBytes(StandardCharsets.UTF_8),
+                    WebhookSigner.signingSecrets(ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now), now);
             record(ctx, attempt, startedAt, sent);
+            Timer.builder("relaybox.delivery.attempt")
+                    .description("HTTP attempts to deliver webhooks, by endpoint and outcome")
+                    .tags("endpoint", ctx.endpointName(), "outcome", sent.result().outcome().name().toLowerCase())
+                    .publishPercentileHistogram()
+                    .register(metrics)
+                    .record(Duration.ofMillis(sent.latencyMs()));
             LOG.info("attempt {} of delivery {} to {}: {} in {} ms", attempt, deliveryId, ctx.url(),
                     sent.result().summary(), sent.latencyMs());
             return sent.result();
@@ -81,14 +93,6 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             MDC.remove("outboxId");
             MDC.remove("deliveryId");
         }
-    }
-
-    private static java.util.List<String> signingSecrets(DeliveryDao.AttemptContext ctx, Instant now) {
-        if (ctx.previousSecret() != null && ctx.previousSecretExpiresAt() != null
-                && now.isBefore(ctx.previousSecretExpiresAt())) {
-            return java.util.List.of(ctx.secret(), ctx.previousSecret());
-        }
-        return java.util.List.of(ctx.secret());
     }
 
     private void record(DeliveryDao.AttemptContext ctx, int attempt, Instant startedAt, WebhookSender.Sent sent) {
@@ -99,8 +103,9 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             dao.recordAttempt(ctx.deliveryId(), attempt, startedAt, status, sent.latencyMs(), sent.responseExcerpt(),
                     sent.error());
             dao.noteAttempt(ctx.deliveryId(), attempt, status, sent.error());
-            if (result.outcome() == Outcome.DELIVERED) {
-                dao.markDelivered(ctx.deliveryId());
+            if (result.outcome() == Outcome.DELIVERED && dao.markDelivered(ctx.deliveryId())) {
+                metrics.counter("relaybox.deliveries.finished", "endpoint", ctx.endpointName(), "result", "delivered")
+                        .increment();
             } else if (result.outcome() == Outcome.GONE) {
                 h.attach(EndpointDao.class).setEnabled(ctx.endpointId(), false,
                         "answered 410 Gone at " + Instant.now() + " (delivery " + ctx.deliveryId() + ")");
@@ -126,15 +131,19 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             if (!dao.finishUnsuccessfully(deliveryId, "DEAD_LETTERED", lastError)) {
                 return Optional.empty();
             }
-            DeliveryDao.AttemptContext ctx = dao.attemptContext(deliveryId).orElseThrow();
-            int attempts = h.createQuery("SELECT attempts FROM deliveries WHERE id = :id")
-                    .bind("id", deliveryId).mapTo(int.class).one();
-            String eventType = h.createQuery("SELECT event_type FROM outbox_events WHERE id = :id")
-                    .bind("id", ctx.outboxId()).mapTo(String.class).one();
-            return deadLetters.record(h, DeadLetters.Source.OUTBOX, deliveryId, ctx.url(), eventType, reason,
-                    lastError, attempts);
+            DeliveryDao.DeadLetterContext ctx = dao.deadLetterContext(deliveryId);
+            return deadLetters.record(h, DeadLetters.Source.OUTBOX, deliveryId, ctx.url(), ctx.eventType(), reason,
+                    lastError, ctx.attempts());
         });
-        created.ifPresent(deadLetters::announce);
+        created.ifPresent(deadLetter -> {
+            metrics.counter("relaybox.deliveries.finished", "endpoint", endpointName(deliveryId), "result",
+                    "dead_lettered").increment();
+            deadLetters.announce(deadLetter);
+        });
+    }
+
+    private String endpointName(UUID deliveryId) {
+        return jdbi.withExtension(DeliveryDao.class, dao -> dao.deadLetterContext(deliveryId).endpointName());
     }
 
     @Override

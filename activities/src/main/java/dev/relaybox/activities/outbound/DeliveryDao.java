@@ -21,6 +21,17 @@ public interface DeliveryDao {
             String endpointName, String url, String secret, String previousSecret, Instant previousSecretExpiresAt,
             boolean enabled, String disabledReason) {}
 
+    record DeadLetterContext(String endpointName, String url, String eventType, int attempts) {}
+
+    @SqlQuery("""
+            SELECT e.name AS endpoint_name, e.url, o.event_type, d.attempts
+              FROM deliveries d
+              JOIN outbox_events o ON o.id = d.outbox_id
+              JOIN endpoints e ON e.id = d.endpoint_id
+             WHERE d.id = :deliveryId""")
+    @RegisterConstructorMapper(DeadLetterContext.class)
+    DeadLetterContext deadLetterContext(@Bind("deliveryId") UUID deliveryId);
+
     @SqlQuery("SELECT id, event_type, aggregate_type, aggregate_id FROM outbox_events WHERE id = :id")
     @RegisterConstructorMapper(OutboxRow.class)
     Optional<OutboxRow> outboxRow(@Bind("id") UUID outboxId);

@@ -24,6 +24,15 @@ public final class WebhookSigner {
                 .collect(Collectors.joining(" "));
     }
 
+    /** The current secret, plus the previous one while its rotation grace period lasts. */
+    public static List<String> signingSecrets(String secret, String previousSecret, java.time.Instant previousExpiresAt,
+            java.time.Instant now) {
+        if (previousSecret != null && previousExpiresAt != null && now.isBefore(previousExpiresAt)) {
+            return List.of(secret, previousSecret);
+        }
+        return List.of(secret);
+    }
+
     static String sign(String secret, String webhookId, long timestampSeconds, byte[] body) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");

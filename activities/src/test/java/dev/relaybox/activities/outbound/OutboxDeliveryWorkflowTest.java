@@ -9,6 +9,7 @@ import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
@@ -43,7 +44,8 @@ class OutboxDeliveryWorkflowTest {
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults().withSchedule(SCHEDULE).withAllowPrivateNetworks(true)
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
-        worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly()));
+        worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry()));
         env.start();
     }
 

@@ -12,6 +12,8 @@ public final class AuthFactory {
     /** Documented development tokens: accepted only in embedded mode. */
     public static final String DEV_ADMIN_TOKEN = "dev-admin-token";
     public static final String DEV_PRODUCER_TOKEN = "dev-producer-token";
+    /** The example partner's documented secret in config.yml. */
+    public static final String DEV_PARTNER_SECRET = "whsec_cmVsYXlib3gtZGV2ZWxvcG1lbnQtc2VjcmV0LTAwMQ==";
 
     @JsonProperty
     private String adminTokens = "";

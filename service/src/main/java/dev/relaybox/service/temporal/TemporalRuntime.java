@@ -1,5 +1,6 @@
 package dev.relaybox.service.temporal;
 
+import com.uber.m3.tally.Scope;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import io.dropwizard.lifecycle.Managed;
@@ -40,11 +41,11 @@ public final class TemporalRuntime implements Managed {
     private final WorkerFactory workerFactory;
     private final Worker worker;
 
-    private TemporalRuntime(Closeable embeddedServer, String target, TemporalFactory config) {
+    private TemporalRuntime(Closeable embeddedServer, String target, TemporalFactory config, Scope metrics) {
         this.embeddedServer = embeddedServer;
         this.target = target;
         this.stubs = WorkflowServiceStubs.newServiceStubs(
-                WorkflowServiceStubsOptions.newBuilder().setTarget(target).build());
+                WorkflowServiceStubsOptions.newBuilder().setTarget(target).setMetricsScope(metrics).build());
         this.client = WorkflowClient.newInstance(
                 stubs, WorkflowClientOptions.newBuilder().setNamespace(config.getNamespace()).build());
         this.workerFactory = WorkerFactory.newInstance(client);
@@ -55,9 +56,9 @@ public final class TemporalRuntime implements Managed {
     }
 
     /** Connects to {@code config.address}, or first starts the in-process server when it says embedded. */
-    public static TemporalRuntime create(TemporalFactory config) {
+    public static TemporalRuntime create(TemporalFactory config, Scope metrics) {
         if (!config.isEmbedded()) {
-            return new TemporalRuntime(null, config.getAddress(), config);
+            return new TemporalRuntime(null, config.getAddress(), config, metrics);
         }
         int port = config.getEmbeddedPort() > 0 ? config.getEmbeddedPort() : freePort();
         // Time skipping locked: timers fire in real time, as they would on a real cluster.
@@ -66,7 +67,7 @@ public final class TemporalRuntime implements Managed {
         registerSearchAttributes(target, config.getNamespace());
         LOG.info("embedded Temporal server listening on {} (in memory: unfinished work is re-driven from "
                 + "the database after a restart)", target);
-        return new TemporalRuntime(server, target, config);
+        return new TemporalRuntime(server, target, config, metrics);
     }
 
     private static void registerSearchAttributes(String target, String namespace) {

@@ -15,6 +15,7 @@ import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
@@ -52,7 +53,8 @@ class DispatcherTest {
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi,
-                DeliverySettings.defaults().withAllowPrivateNetworks(true), DeadLetters.loggingOnly()));
+                DeliverySettings.defaults().withAllowPrivateNetworks(true), DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry()));
         env.start();
         jdbi.useExtension(EndpointDao.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));

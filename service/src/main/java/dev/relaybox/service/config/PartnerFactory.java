@@ -1,0 +1,93 @@
+package dev.relaybox.service.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.relaybox.activities.inbound.PartnerSignature;
+import io.dropwizard.util.DataSize;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+
+/**
+ * One partner that sends webhooks: how it signs them, and where its event id, event type and aggregate
+ * id are found (a header, or a JSON pointer into the body).
+ */
+public final class PartnerFactory {
+    /** Where a value is found: exactly one of a header name or a JSON pointer such as {@code /data/object/id}. */
+    public record FieldLocation(@JsonProperty("header") String header, @JsonProperty("pointer") String pointer) {
+        String problem(String field) {
+            boolean hasHeader = header != null && !header.isBlank();
+            boolean hasPointer = pointer != null && !pointer.isBlank();
+            if (hasHeader == hasPointer) {
+                return field + " needs exactly one of header or pointer";
+            }
+            if (hasPointer && !pointer.startsWith("/")) {
+                return field + ".pointer must start with '/' (a JSON pointer), not \"" + pointer + "\"";
+            }
+            return null;
+        }
+    }
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private PartnerSignature signature;
+
+    @NotNull
+    @JsonProperty
+    private FieldLocation eventId;
+
+    @NotNull
+    @JsonProperty
+    private FieldLocation eventType;
+
+    @NotNull
+    @JsonProperty
+    private FieldLocation aggregateId;
+
+    /** Which state machine this partner's events drive. */
+    @NotNull
+    @JsonProperty
+    private String aggregateType;
+
+    @NotNull
+    @JsonProperty
+    private DataSize maxBodySize = DataSize.kibibytes(256);
+
+    public PartnerSignature getSignature() {
+        return signature;
+    }
+
+    public FieldLocation getEventId() {
+        return eventId;
+    }
+
+    public FieldLocation getEventType() {
+        return eventType;
+    }
+
+    public FieldLocation getAggregateId() {
+        return aggregateId;
+    }
+
+    public String getAggregateType() {
+        return aggregateType;
+    }
+
+    public long maxBodyBytes() {
+        return maxBodySize.toBytes();
+    }
+
+    /** What makes this partner unusable, naming it, or null. */
+    public String problem(String name) {
+        String problem = signature.problem();
+        if (problem == null) {
+            problem = eventId.problem("eventId");
+        }
+        if (problem == null) {
+            problem = eventType.problem("eventType");
+        }
+        if (problem == null) {
+            problem = aggregateId.problem("aggregateId");
+        }
+        return problem == null ? null : "partner '" + name + "': " + problem;
+    }
+}

@@ -1,0 +1,137 @@
+package dev.relaybox.service.inbound;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.inbound.SignatureVerifier;
+import dev.relaybox.activities.inbound.Verification;
+import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.config.PartnerFactory;
+import dev.relaybox.service.config.PartnerFactory.FieldLocation;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * {@code POST /webhooks/{partner}}: verify the signature on the raw bytes, store the event once under the
+ * partner's event id, and answer before any business logic runs. A duplicate is a success, so the
+ * partner stops retrying. Refusals store nothing. The request thread never waits on Temporal.
+ */
+@Path("/webhooks/{partner}")
+@Produces(MediaType.APPLICATION_JSON)
+public final class WebhookIntakeResource {
+    private final Jdbi jdbi;
+    private final ObjectMapper json;
+    private final Map<String, PartnerFactory> partners;
+    private final IntakeMetrics metrics;
+
+    public WebhookIntakeResource(Jdbi jdbi, ObjectMapper json, Map<String, PartnerFactory> partners,
+            IntakeMetrics metrics) {
+        this.jdbi = jdbi;
+        this.json = json;
+        this.partners = Map.copyOf(partners);
+        this.metrics = metrics;
+    }
+
+    public record Receipt(String status, UUID id) {}
+
+    @POST
+    @Consumes(MediaType.WILDCARD)
+    public Receipt receive(@PathParam("partner") String partnerName, @Context HttpHeaders headers, InputStream body)
+            throws IOException {
+        PartnerFactory partner = partners.get(partnerName);
+        if (partner == null) {
+            throw refuse("unknown", 404, "unknown_partner", "no partner named \"" + partnerName + "\" is configured");
+        }
+        MediaType type = headers.getMediaType();
+        if (type == null || !(type.getSubtype().equals("json") || type.getSubtype().endsWith("+json"))) {
+            throw refuse(partnerName, 415, "unsupported_media_type", "webhooks must be sent as application/json");
+        }
+        byte[] raw = body.readNBytes((int) Math.min(Integer.MAX_VALUE - 1, partner.maxBodyBytes() + 1));
+        if (raw.length > partner.maxBodyBytes()) {
+            throw refuse(partnerName, 413, "payload_too_large",
+                    "the body is larger than " + partner.maxBodyBytes() + " bytes");
+        }
+        Verification verification = SignatureVerifier.verify(partner.getSignature(), headers::getHeaderString, raw,
+                Instant.now());
+        if (!verification.valid()) {
+            throw refuse(partnerName, 401, "invalid_signature", verification.reason());
+        }
+        JsonNode payload;
+        try {
+            payload = json.readTree(raw);
+        } catch (JsonProcessingException e) {
+            throw refuse(partnerName, 400, "invalid_json", "the body is not JSON: " + e.getOriginalMessage());
+        }
+        if (payload == null || payload.isMissingNode()) {
+            throw refuse(partnerName, 400, "invalid_json", "the body is empty");
+        }
+        String eventId = find(partner.getEventId(), headers, payload)
+                .orElseThrow(() -> refuse(partnerName, 400, "missing_event_id", "no event id at " + describe(partner.getEventId())));
+        if (eventId.length() > 500) {
+            throw refuse(partnerName, 400, "invalid_event_id", "the event id is longer than 500 characters");
+        }
+        // A missing type or aggregate id is stored: processing quarantines it as poison, where operators see it.
+        String eventType = find(partner.getEventType(), headers, payload).orElse(null);
+        String aggregateId = find(partner.getAggregateId(), headers, payload).orElse(null);
+
+        Optional<UUID> inserted = jdbi.withHandle(h -> h.createQuery("""
+                        INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type,
+                                                   aggregate_id, payload, signature_verified)
+                        VALUES (:partner, :eventId, :eventType, :aggregateType, :aggregateId, CAST(:payload AS jsonb), true)
+                        ON CONFLICT (partner_name, partner_event_id) DO NOTHING
+                        RETURNING id""")
+                .bind("partner", partnerName)
+                .bind("eventId", eventId)
+                .bind("eventType", eventType)
+                .bind("aggregateType", partner.getAggregateType())
+                .bind("aggregateId", aggregateId)
+                .bind("payload", new String(raw, StandardCharsets.UTF_8))
+                .mapTo(UUID.class)
+                .findOne());
+        if (inserted.isPresent()) {
+            metrics.accepted(partnerName);
+            return new Receipt("accepted", inserted.get());
+        }
+        UUID existing = jdbi.withHandle(h -> h.createQuery(
+                        "SELECT id FROM webhook_inbox WHERE partner_name = :partner AND partner_event_id = :eventId")
+                .bind("partner", partnerName).bind("eventId", eventId).mapTo(UUID.class).one());
+        metrics.duplicate(partnerName);
+        return new Receipt("duplicate", existing);
+    }
+
+    private ApiException refuse(String partner, int status, String error, String reason) {
+        metrics.rejected(partner, error);
+        return new ApiException(status, error, reason);
+    }
+
+    private static Optional<String> find(FieldLocation location, HttpHeaders headers, JsonNode payload) {
+        String value;
+        if (location.header() != null && !location.header().isBlank()) {
+            value = headers.getHeaderString(location.header());
+        } else {
+            JsonNode node = payload.at(location.pointer());
+            value = node.isValueNode() && !node.isNull() ? node.asText() : null;
+        }
+        return value == null || value.isBlank() ? Optional.empty() : Optional.of(value);
+    }
+
+    private static String describe(FieldLocation location) {
+        return location.header() != null && !location.header().isBlank()
+                ? "header " + location.header()
+                : "JSON pointer " + location.pointer();
+    }
+}

@@ -1,0 +1,103 @@
+package dev.relaybox.service.metrics;
+
+import com.uber.m3.tally.RootScopeBuilder;
+import com.uber.m3.tally.Scope;
+import dev.relaybox.service.inbound.IntakeMetrics;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.temporal.common.reporter.MicrometerClientStatsReporter;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Relaybox's metrics in one Prometheus registry: the intake's counts, the delivery timers and counters the
+ * activities record, the open-work gauges read from the database, and the Temporal SDK's worker metrics.
+ */
+public final class RelayMetrics implements IntakeMetrics {
+    private static final Duration SNAPSHOT_MAX_AGE = Duration.ofSeconds(5);
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final AtomicReference<Snapshot> snapshot = new AtomicReference<>(new Snapshot(Instant.EPOCH, 0, 0, 0, 0));
+    private final Jdbi jdbi;
+
+    /** Open work as the database sees it, read at most every few seconds however often it is scraped. */
+    private record Snapshot(Instant readAt, long openDeadLetters, long deferredInbox, double outboxLagSeconds,
+            double inboxLagSeconds) {}
+
+    public RelayMetrics(Jdbi jdbi) {
+        this.jdbi = jdbi;
+        Gauge.builder("relaybox.dead_letters.open", () -> snapshot().openDeadLetters())
+                .description("dead letters not yet replayed or discarded").register(registry);
+        Gauge.builder("relaybox.inbox.deferred", () -> snapshot().deferredInbox())
+                .description("inbox events waiting for their precondition").register(registry);
+        Gauge.builder("relaybox.dispatcher.lag.seconds", () -> snapshot().outboxLagSeconds())
+                .tag("source", "outbox").description("age of the oldest undispatched row").register(registry);
+        Gauge.builder("relaybox.dispatcher.lag.seconds", () -> snapshot().inboxLagSeconds())
+                .tag("source", "inbox").description("age of the oldest undispatched row").register(registry);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The scope the Temporal SDK reports worker and client metrics to. */
+    public Scope temporalScope() {
+        return new RootScopeBuilder()
+                .reporter(new MicrometerClientStatsReporter(registry))
+                .reportEvery(com.uber.m3.util.Duration.ofSeconds(10));
+    }
+
+    /** Serves the Prometheus text format. */
+    public HttpServlet servlet() {
+        return new HttpServlet() {
+            @Override
+            protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+                response.setContentType("text/plain; version=0.0.4; charset=utf-8");
+                response.getWriter().write(registry.scrape());
+            }
+        };
+    }
+
+    @Override
+    public void accepted(String partner) {
+        registry.counter("relaybox.inbox.requests", "partner", partner, "result", "accepted", "reason", "").increment();
+    }
+
+    @Override
+    public void duplicate(String partner) {
+        registry.counter("relaybox.inbox.requests", "partner", partner, "result", "duplicate", "reason", "").increment();
+    }
+
+    @Override
+    public void rejected(String partner, String reason) {
+        registry.counter("relaybox.inbox.requests", "partner", partner, "result", "rejected", "reason", reason)
+                .increment();
+    }
+
+    private Snapshot snapshot() {
+        Snapshot current = snapshot.get();
+        if (Instant.now().isBefore(current.readAt().plus(SNAPSHOT_MAX_AGE))) {
+            return current;
+        }
+        Snapshot fresh = jdbi.withHandle(h -> h.createQuery("""
+                        SELECT (SELECT count(*) FROM dead_letters WHERE resolved_at IS NULL),
+                               (SELECT count(*) FROM webhook_inbox WHERE status = 'DEFERRED'),
+                               (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)
+                                  FROM outbox_events WHERE dispatched_at IS NULL),
+                               (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(received_at)), 0)
+                                  FROM webhook_inbox WHERE dispatched_at IS NULL)""")
+                .map((rs, ctx) -> new Snapshot(Instant.now(), rs.getLong(1), rs.getLong(2), rs.getDouble(3),
+                        rs.getDouble(4)))
+                .one());
+        snapshot.set(fresh);
+        return fresh;
+    }
+}
