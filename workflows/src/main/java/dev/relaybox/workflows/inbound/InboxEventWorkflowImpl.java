@@ -157,8 +157,11 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
             signals.add(Async.procedure(() -> {
                 try {
                     Workflow.newUntypedExternalWorkflowStub(workflowId).signal("release");
-                } catch (SignalExternalWorkflowException e) {
-                    // Closed: its row is finished. Missing: the reconciler will start it, and it decides afresh.
+                } catch (SignalExternalWorkflowException | ApplicationFailure e) {
+                    // The SDK reports a closed or missing target as an ApplicationFailure of type
+                    // ..._EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND. Closed: an earlier release already let it finish.
+                    // Missing: the reconciler will start it and it decides afresh. Either way this row is PROCESSED,
+                    // and a release is only a shortcut past the recheck, so nothing here may fail the workflow.
                 }
             }));
         }
