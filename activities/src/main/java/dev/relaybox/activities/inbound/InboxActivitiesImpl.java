@@ -38,7 +38,7 @@ public final class InboxActivitiesImpl implements InboxActivities {
         InboxDao.InboxRow row = jdbi.withExtension(InboxDao.class, dao -> dao.find(inboxId))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "inbox row " + inboxId + " does not exist", "InboxRowMissing"));
-        return new InboxPlan(row.partnerName(), row.partnerEventId(), row.eventType(), row.aggregate(),
+        return new InboxPlan(row.partnerName(), row.eventType(), row.aggregate(),
                 settings.recheckInterval(), settings.maxDeferral());
     }
 

@@ -1,7 +1,6 @@
 package dev.relaybox.workflows.inbound;
 
 import dev.relaybox.workflows.RelaySearchAttributes;
-import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.common.SearchAttributeUpdate;
@@ -24,6 +23,10 @@ import java.util.UUID;
 
 /**
  * Decides, and while the event is deferred waits for a release signal (or the recheck timer) and decides again.
+ *
+ * <p>The maximum deferral counts from this run's first DEFERRED decision, on Temporal's clock; a run restarted by
+ * the reconciler counts afresh. With the default 5m recheck and 24h maximum a deferral takes about 290 decisions,
+ * well inside a workflow's history limits.
  *
  * <p>When the database stays unavailable through every retry of {@code decide}, the event is dead-lettered; when
  * even that fails, the workflow fails. The row is then still RECEIVED or DEFERRED, never lost: Relaybox's
@@ -53,13 +56,15 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     private String reason;
     private String waitingFor;
     private Instant nextRecheckAt;
+    private String shownStatus;
+    private int shownAttempts = -1;
 
     @Override
     public void process(UUID inboxId) {
         this.inboxId = inboxId;
         plan = store("read inbox event " + inboxId).plan(inboxId);
         describeEvent();
-        show("pending", "deciding " + plan.eventType() + " for " + plan.aggregate());
+        show("pending", "deciding " + subject());
 
         Instant deferredSince = null;
         while (true) {
@@ -107,7 +112,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     /** The decision, or empty when the database stayed unavailable and the event was dead-lettered instead. */
     private Optional<InboxOutcome> decide() {
         try {
-            return Optional.of(store("decide " + plan.eventType() + " for " + plan.aggregate()).decide(inboxId));
+            return Optional.of(store("decide " + subject()).decide(inboxId));
         } catch (ActivityFailure e) {
             if (e.getCause() instanceof ApplicationFailure failure && failure.isNonRetryable()) {
                 throw e;
@@ -140,12 +145,12 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
             timerScope.cancel();
         }
         nextRecheckAt = null;
-        show("pending", "deciding " + plan.eventType() + " again" + (released ? " after a release" : " at its recheck"));
+        // Still "deferred" for search: flipping to pending for the moment of a recheck would only be noise.
+        Workflow.setCurrentDetails("deciding again " + (released ? "after a release" : "at the recheck"));
     }
 
     private void giveUp(String why, String lastError) {
-        store("dead-letter " + plan.eventType() + " for " + plan.aggregate()).deadLetter(inboxId, why, lastError);
-        outcome = Outcome.REJECTED.name();
+        store("dead-letter " + subject()).deadLetter(inboxId, why, lastError);
         reason = why;
         show("dead_lettered", "dead-lettered: " + why);
     }
@@ -187,13 +192,26 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
         Workflow.upsertTypedSearchAttributes(updates.toArray(new SearchAttributeUpdate<?>[0]));
     }
 
-    /** Keeps the Temporal UI's status, attempts and current details in step with the row. */
+    /**
+     * Keeps the Temporal UI's status, attempts and current details in step with the row. Search attributes are
+     * upserted only when they change: each upsert is a history event, and a long deferral rechecks many times.
+     */
     private void show(String status, String details) {
         this.status = status;
-        Workflow.upsertTypedSearchAttributes(
-                RelaySearchAttributes.STATUS.valueSet(status),
-                RelaySearchAttributes.ATTEMPTS.valueSet((long) attempts));
+        if (!status.equals(shownStatus) || attempts != shownAttempts) {
+            Workflow.upsertTypedSearchAttributes(
+                    RelaySearchAttributes.STATUS.valueSet(status),
+                    RelaySearchAttributes.ATTEMPTS.valueSet((long) attempts));
+            shownStatus = status;
+            shownAttempts = attempts;
+        }
         Workflow.setCurrentDetails(details);
+    }
+
+    /** "order.paid for order:42", in summaries; a poison event may lack either part. */
+    private String subject() {
+        return (plan.eventType() == null ? "event without type" : plan.eventType())
+                + (plan.aggregate() == null ? " without aggregate" : " for " + plan.aggregate());
     }
 
     private static Instant now() {
