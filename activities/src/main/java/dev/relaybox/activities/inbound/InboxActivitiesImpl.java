@@ -1,0 +1,78 @@
+package dev.relaybox.activities.inbound;
+
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.workflows.inbound.InboxActivities;
+import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import dev.relaybox.workflows.inbound.InboxOutcome;
+import dev.relaybox.workflows.inbound.InboxPlan;
+import io.temporal.failure.ApplicationFailure;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+public final class InboxActivitiesImpl implements InboxActivities {
+    private static final Logger LOG = LoggerFactory.getLogger(InboxActivitiesImpl.class);
+
+    private final Jdbi jdbi;
+    private final InboxSettings settings;
+    private final DeadLetters deadLetters;
+    private final InboxProcessor processor;
+
+    /** {@code machines} is keyed by aggregate type; an event for a type without one is quarantined. */
+    public InboxActivitiesImpl(Jdbi jdbi, Map<String, StateMachine> machines, InboxSettings settings,
+            DeadLetters deadLetters) {
+        this.jdbi = jdbi;
+        this.settings = settings;
+        this.deadLetters = deadLetters;
+        this.processor = new InboxProcessor(machines, deadLetters);
+    }
+
+    @Override
+    public InboxPlan plan(UUID inboxId) {
+        InboxDao.InboxRow row = jdbi.withExtension(InboxDao.class, dao -> dao.find(inboxId))
+                .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
+                        "inbox row " + inboxId + " does not exist", "InboxRowMissing"));
+        return new InboxPlan(row.partnerName(), row.eventType(), row.aggregate(),
+                settings.recheckInterval(), settings.maxDeferral());
+    }
+
+    @Override
+    public InboxOutcome decide(UUID inboxId) {
+        InboxProcessor.Result result = jdbi.inTransaction(h -> processor.process(h, inboxId));
+        result.deadLetter().ifPresent(deadLetters::announce);
+        InboxOutcome outcome = result.outcome();
+        LOG.info("inbox event {}: {}{} ({}, attempt {})", inboxId, outcome.alreadyFinished() ? "already " : "",
+                outcome.outcome(), outcome.reason(), outcome.attempts());
+        return outcome;
+    }
+
+    @Override
+    public void deadLetter(UUID inboxId, String reason, String lastError) {
+        Optional<DeadLetters.DeadLetter> created = jdbi.inTransaction(h -> {
+            InboxDao dao = h.attach(InboxDao.class);
+            if (!dao.markQuarantined(inboxId, lastError)) {
+                return Optional.empty();
+            }
+            InboxDao.InboxRow row = dao.find(inboxId).orElseThrow();
+            return deadLetters.record(h, DeadLetters.Source.INBOX, inboxId, row.partnerName(), row.eventType(), reason,
+                    lastError, row.attempts());
+        });
+        created.ifPresent(deadLetters::announce);
+    }
+
+    /**
+     * Workflow ids of the aggregate's DEFERRED inbox events, oldest first: whom to signal {@code release} after a
+     * transition of that aggregate applied.
+     */
+    public static List<String> deferredWorkflowIds(Handle handle, String aggregateType, String aggregateId) {
+        return handle.attach(InboxDao.class).deferred(aggregateType, aggregateId).stream()
+                .map(event -> InboxEventWorkflow.workflowId(event.partnerName(), event.partnerEventId()))
+                .toList();
+    }
+}

@@ -1,0 +1,146 @@
+package dev.relaybox.activities.inbound;
+
+import static dev.relaybox.activities.statemachine.StateMachine.NONE;
+
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.inbound.InboxDao.Entity;
+import dev.relaybox.activities.inbound.InboxDao.InboxRow;
+import dev.relaybox.activities.outbound.Outbox;
+import dev.relaybox.activities.outbound.OutboxEvent;
+import dev.relaybox.activities.statemachine.Decision;
+import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.workflows.inbound.InboxOutcome;
+import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
+import io.temporal.failure.ApplicationFailure;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+
+/** Decides one inbox event and records the outcome on the caller's transaction: all of it commits, or none. */
+final class InboxProcessor {
+    /** The outcome, and the dead letter to announce once the transaction has committed. */
+    record Result(InboxOutcome outcome, Optional<DeadLetters.DeadLetter> deadLetter) {}
+
+    private final Map<String, StateMachine> machines;
+    private final DeadLetters deadLetters;
+
+    InboxProcessor(Map<String, StateMachine> machines, DeadLetters deadLetters) {
+        this.machines = Map.copyOf(machines);
+        this.deadLetters = deadLetters;
+    }
+
+    Result process(Handle handle, UUID inboxId) {
+        InboxDao dao = handle.attach(InboxDao.class);
+        InboxRow unlocked = dao.find(inboxId).orElseThrow(() -> missing(inboxId));
+        if (unlocked.hasAggregate()) {
+            // Aggregate before row, in every decision, so two decisions never hold what the other waits for.
+            dao.lockAggregate(unlocked.aggregateType(), unlocked.aggregateId());
+        }
+        InboxRow row = dao.lock(inboxId).orElseThrow(() -> missing(inboxId));
+        if (row.finished()) {
+            return new Result(recorded(handle, dao, row), Optional.empty());
+        }
+        int attempts = dao.countAttempt(inboxId).orElseThrow();
+        Optional<Entity> entity = row.hasAggregate()
+                ? dao.entity(row.aggregateType(), row.aggregateId())
+                : Optional.empty();
+        String state = entity.map(Entity::state).orElse(NONE);
+        Decision decision = decide(row, state);
+        return switch (decision.outcome()) {
+            case APPLIED -> apply(handle, dao, row, entity, decision, attempts);
+            case DEFERRED -> {
+                guarded(dao.markDeferred(row.id(), decision.reason()), row);
+                yield result(Outcome.DEFERRED, decision.reason(), decision.waitingFor(), state, attempts, List.of());
+            }
+            case STALE -> {
+                guarded(dao.markProcessed(row.id(), Outcome.STALE.name(), staleNote(decision.reason())), row);
+                yield result(Outcome.STALE, decision.reason(), null, state, attempts, List.of());
+            }
+            case REJECTED -> {
+                guarded(dao.markQuarantined(row.id(), decision.reason()), row);
+                Optional<DeadLetters.DeadLetter> deadLetter = deadLetters.record(handle, DeadLetters.Source.INBOX,
+                        row.id(), row.partnerName(), row.eventType(), decision.reason(), decision.reason(), attempts);
+                yield new Result(new InboxOutcome(Outcome.REJECTED, decision.reason(), null, state, attempts, false,
+                        List.of()), deadLetter);
+            }
+        };
+    }
+
+    /** Malformed events never reach a state machine; everything else is the machine's call. */
+    private Decision decide(InboxRow row, String state) {
+        if (row.eventType() == null || row.eventType().isBlank()) {
+            return rejected("the event has no event type");
+        }
+        if (!row.hasAggregate()) {
+            return rejected("the event names no aggregate (type '" + row.aggregateType() + "', id '"
+                    + row.aggregateId() + "')");
+        }
+        StateMachine machine = machines.get(row.aggregateType());
+        if (machine == null) {
+            return rejected("no state machine is configured for aggregate type '" + row.aggregateType() + "'");
+        }
+        return machine.decide(state, row.eventType());
+    }
+
+    private Result apply(Handle handle, InboxDao dao, InboxRow row, Optional<Entity> entity, Decision decision,
+            int attempts) {
+        String type = row.aggregateType();
+        String id = row.aggregateId();
+        // Both are guarded although the aggregate lock makes them certain: a writer that skips the lock fails loudly.
+        boolean moved = entity.isEmpty()
+                ? dao.createEntity(type, id, decision.targetState())
+                : dao.moveEntity(type, id, entity.get().version(), decision.targetState());
+        if (!moved) {
+            throw new IllegalStateException("entity " + row.aggregate() + " changed under the aggregate lock");
+        }
+        guarded(dao.markProcessed(row.id(), Outcome.APPLIED.name(), null), row);
+        if (decision.emit() != null) {
+            Outbox.enqueue(handle, new OutboxEvent(decision.emit(), type, id, row.payload()));
+        }
+        return result(Outcome.APPLIED, decision.reason(), null, decision.targetState(), attempts,
+                InboxActivitiesImpl.deferredWorkflowIds(handle, type, id));
+    }
+
+    /** A finished row is reported as it was recorded; an APPLIED one still releases whatever is deferred now. */
+    private static InboxOutcome recorded(Handle handle, InboxDao dao, InboxRow row) {
+        String state = row.hasAggregate()
+                ? dao.entity(row.aggregateType(), row.aggregateId()).map(Entity::state).orElse(NONE)
+                : NONE;
+        if (row.status().equals("QUARANTINED")) {
+            return new InboxOutcome(Outcome.REJECTED, row.lastError(), null, state, row.attempts(), true, List.of());
+        }
+        if (Outcome.STALE.name().equals(row.outcome())) {
+            return new InboxOutcome(Outcome.STALE, row.lastError(), null, state, row.attempts(), true, List.of());
+        }
+        return new InboxOutcome(Outcome.APPLIED, row.eventType() + " was applied", null, state, row.attempts(), true,
+                InboxActivitiesImpl.deferredWorkflowIds(handle, row.aggregateType(), row.aggregateId()));
+    }
+
+    /** A stale row is PROCESSED; its {@code last_error} says why nothing changed, for the admin view. */
+    static String staleNote(String reason) {
+        return "stale, nothing changed: " + reason;
+    }
+
+    private static void guarded(boolean changed, InboxRow row) {
+        // The row lock is held and the row was unfinished, so a miss is a bug, not a race: retry rather than lie.
+        if (!changed) {
+            throw new IllegalStateException("inbox row " + row.id() + " changed under its lock");
+        }
+    }
+
+    private static Result result(Outcome outcome, String reason, String waitingFor, String state, int attempts,
+            List<String> release) {
+        return new Result(new InboxOutcome(outcome, reason, waitingFor, state, attempts, false, release),
+                Optional.empty());
+    }
+
+    private static Decision rejected(String reason) {
+        return new Decision(Decision.Outcome.REJECTED, null, null, null, reason);
+    }
+
+    private static ApplicationFailure missing(UUID inboxId) {
+        return ApplicationFailure.newNonRetryableFailure("inbox row " + inboxId + " does not exist", "InboxRowMissing");
+    }
+}

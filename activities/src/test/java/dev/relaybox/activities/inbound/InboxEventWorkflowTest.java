@@ -1,0 +1,326 @@
+package dev.relaybox.activities.inbound;
+
+import static dev.relaybox.activities.inbound.InboxFixtures.PARTNER;
+import static dev.relaybox.activities.inbound.InboxFixtures.QUEUE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.Store;
+import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The inbox workflow with its real activities: real PostgreSQL, the order machine, Temporal's clock skipped ahead. */
+class InboxEventWorkflowTest {
+    static final String ORDER = "42";
+
+    /** The activities' connections; the test reads and writes through {@link #db}, which never goes away. */
+    TestDataSource activitiesDataSource;
+    Jdbi db;
+    TestWorkflowEnvironment env;
+    WorkflowClient client;
+
+    void start(InboxSettings settings) {
+        DataSource database = TestDatabase.freshDataSource();
+        db = Store.configure(Jdbi.create(database));
+        activitiesDataSource = new TestDataSource(database);
+        env = TestWorkflowEnvironment.newInstance();
+        InboxFixtures.registerSearchAttributes(env);
+        Worker worker = env.newWorker(QUEUE);
+        worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
+        worker.registerActivitiesImplementations(new InboxActivitiesImpl(Store.configure(Jdbi.create(activitiesDataSource)),
+                InboxFixtures.orderMachines(), settings, DeadLetters.loggingOnly()));
+        env.start();
+        client = env.getWorkflowClient();
+    }
+
+    @AfterEach
+    void stop() {
+        if (env != null) {
+            env.close();
+        }
+    }
+
+    @Test
+    void inOrderEventsAreAppliedAndEmitOutboxRowsInTheSameTransaction() {
+        start(InboxSettings.defaults());
+
+        for (String eventType : InboxFixtures.IN_ORDER) {
+            process(eventType, eventType);
+        }
+
+        assertThat(entity()).isEqualTo("delivered@4");
+        assertThat(rows("status || ' ' || outcome")).containsOnly("PROCESSED APPLIED").hasSize(4);
+        assertThat(strings("""
+                SELECT event_type || ' ' || aggregate_type || ':' || aggregate_id || ' ' || payload::text
+                  FROM outbox_events ORDER BY created_at"""))
+                .containsExactly("order.payment_confirmed order:42 " + payload("order.paid"),
+                        "order.shipped order:42 " + payload("order.shipped"));
+        // now() is the transaction's start time: equal timestamps mean one transaction wrote both rows.
+        assertThat(count("""
+                SELECT count(*) FROM outbox_events o JOIN webhook_inbox i
+                    ON i.event_type = CASE o.event_type WHEN 'order.payment_confirmed' THEN 'order.paid'
+                                                        ELSE o.event_type END
+                 WHERE o.created_at = i.processed_at""")).isEqualTo(2);
+        assertThat(openDeadLetters()).isZero();
+    }
+
+    @Test
+    void shippedBeforePaidIsDeferredThenReleasedBySignalNotByTimer() {
+        start(new InboxSettings(Duration.ofHours(1), Duration.ofHours(24)));
+        process("created", "order.created");
+
+        UUID shipped = receive("shipped", "order.shipped");
+        InboxFixtures.start(client, "shipped", shipped);
+        await().atMost(Duration.ofSeconds(20)).until(() -> status(shipped).equals("DEFERRED"));
+        assertThat(row(shipped, "defer_reason")).isEqualTo("waiting for order.paid: entity is created");
+        assertThat(running("shipped").status().status()).isEqualTo("deferred");
+        long clockBefore = env.currentTimeMillis();
+
+        UUID paid = receive("paid", "order.paid");
+        InboxFixtures.start(client, "paid", paid);
+        // Waiting on the database, not on a workflow result, keeps Temporal's clock from skipping to the recheck.
+        await().atMost(Duration.ofSeconds(20)).until(() -> status(shipped).equals("PROCESSED"));
+
+        assertThat(Duration.ofMillis(env.currentTimeMillis() - clockBefore)).isLessThan(Duration.ofHours(1));
+        assertThat(row(shipped, "outcome")).isEqualTo("APPLIED");
+        assertThat(entity()).isEqualTo("shipped@3");
+        waitForResult("shipped");
+        List<EventType> history = eventTypes("shipped");
+        assertThat(history).contains(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+                EventType.EVENT_TYPE_TIMER_CANCELED).doesNotContain(EventType.EVENT_TYPE_TIMER_FIRED);
+        assertReplays("shipped");
+    }
+
+    @Test
+    void deferredEventWhosePreconditionNeverComesDeadLettersAfterMaxDeferral() {
+        start(new InboxSettings(Duration.ofHours(1), Duration.ofHours(24)));
+        process("created", "order.created");
+        long clockBefore = env.currentTimeMillis();
+
+        UUID shipped = process("shipped", "order.shipped");
+
+        assertThat(Duration.ofMillis(env.currentTimeMillis() - clockBefore)).isGreaterThanOrEqualTo(Duration.ofHours(24));
+        assertThat(status(shipped)).isEqualTo("QUARANTINED");
+        // The first decision, then one per hourly recheck until the 24 hours are spent.
+        assertThat(row(shipped, "attempts")).isEqualTo("25");
+        Map<String, Object> deadLetter = db.withHandle(h -> h.createQuery(
+                "SELECT source, reference, reason, attempts FROM dead_letters").mapToMap().one());
+        assertThat(deadLetter).containsEntry("source", "INBOX").containsEntry("reference", shipped)
+                .containsEntry("attempts", 25);
+        assertThat((String) deadLetter.get("reason"))
+                .isEqualTo("waiting for order.paid: entity is created (still deferred after 24h)");
+        assertThat(entity()).isEqualTo("created@1");
+        assertReplays("shipped");
+    }
+
+    @Test
+    void poisonEventIsQuarantinedAtOnce() {
+        start(InboxSettings.defaults());
+
+        UUID noAggregateId = process("no-id", "order.paid", "order", null);
+        UUID unknownEventType = process("refund", "order.refunded", "order", ORDER);
+        UUID unknownAggregateType = process("invoice", "invoice.paid", "invoice", "7");
+
+        assertThat(List.of(noAggregateId, unknownEventType, unknownAggregateType)).allSatisfy(id -> {
+            assertThat(status(id)).isEqualTo("QUARANTINED");
+            assertThat(row(id, "attempts")).isEqualTo("1");
+        });
+        assertThat(deadLetterReason(noAggregateId)).isEqualTo("the event names no aggregate (type 'order', id 'null')");
+        assertThat(deadLetterReason(unknownEventType)).isEqualTo("unknown event type 'order.refunded' for order");
+        assertThat(deadLetterReason(unknownAggregateType))
+                .isEqualTo("no state machine is configured for aggregate type 'invoice'");
+        assertThat(row(unknownEventType, "last_error")).isEqualTo("unknown event type 'order.refunded' for order");
+        assertThat(count("SELECT count(*) FROM entities")).isZero();
+    }
+
+    @Test
+    void staleEventIsProcessedAsNoOp() {
+        start(InboxSettings.defaults());
+        process("created", "order.created");
+        process("paid", "order.paid");
+        process("shipped", "order.shipped");
+
+        UUID latePaid = process("paid-again", "order.paid");
+
+        assertThat(status(latePaid)).isEqualTo("PROCESSED");
+        assertThat(row(latePaid, "outcome")).isEqualTo("STALE");
+        assertThat(row(latePaid, "processed_at")).isNotNull();
+        assertThat(row(latePaid, "last_error"))
+                .isEqualTo("stale, nothing changed: entity is already shipped, at or past paid");
+        assertThat(entity()).isEqualTo("shipped@3");
+        assertThat(outboxEventTypes()).containsExactly("order.payment_confirmed", "order.shipped");
+        assertThat(openDeadLetters()).isZero();
+    }
+
+    @Test
+    void databaseGoingAwayMidProcessingDoesNotLoseTheEvent() {
+        start(InboxSettings.defaults());
+        // plan gets its connection; the first three decide attempts find the database gone.
+        activitiesDataSource.outage(1, 3);
+
+        UUID created = process("created", "order.created");
+
+        assertThat(activitiesDataSource.refused()).isEqualTo(3);
+        assertThat(status(created)).isEqualTo("PROCESSED");
+        assertThat(row(created, "outcome")).isEqualTo("APPLIED");
+        assertThat(row(created, "attempts")).as("refused attempts never reached the row").isEqualTo("1");
+        assertThat(entity()).isEqualTo("created@1");
+        assertThat(history("created").stream()
+                .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
+                .map(e -> e.getActivityTaskStartedEventAttributes().getAttempt())).containsExactly(1, 4);
+    }
+
+    @Test
+    void databaseDownThroughEveryDecideRetryDeadLettersTheEvent() {
+        start(InboxSettings.defaults());
+        activitiesDataSource.outage(1, 10);
+
+        UUID created = process("created", "order.created");
+
+        assertThat(status(created)).isEqualTo("QUARANTINED");
+        assertThat(deadLetterReason(created)).isEqualTo(
+                "could not be processed after 10 attempts: Connection refused: the database is restarting");
+        assertThat(entity()).isEqualTo("none");
+    }
+
+    @Test
+    void databaseDownEvenForTheDeadLetterFailsTheRunAndLeavesTheRowForTheReconciler() {
+        start(InboxSettings.defaults());
+        activitiesDataSource.outage(1, 20);
+        UUID created = receive("created", "order.created");
+
+        assertThatThrownBy(() -> InboxFixtures.workflow(client, "created").process(created))
+                .isInstanceOf(WorkflowFailedException.class);
+        assertThat(status(created)).isEqualTo("RECEIVED");
+        assertThat(openDeadLetters()).isZero();
+
+        // What the reconciler does: start the row's workflow again once the database is back.
+        InboxFixtures.workflow(client, "created").process(created);
+        assertThat(status(created)).isEqualTo("PROCESSED");
+        assertThat(entity()).isEqualTo("created@1");
+    }
+
+    @Test
+    void processingTwiceIsHarmless() {
+        start(InboxSettings.defaults());
+        process("created", "order.created");
+        UUID paid = process("paid", "order.paid");
+
+        InboxFixtures.workflow(client, "paid").process(paid);
+
+        assertThat(entity()).isEqualTo("paid@2");
+        assertThat(row(paid, "attempts")).isEqualTo("1");
+        assertThat(outboxEventTypes()).containsExactly("order.payment_confirmed");
+        assertThat(running("paid").status().outcome()).isEqualTo("APPLIED");
+        assertThat(history("paid").stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED))
+                .hasSize(1);
+    }
+
+    private UUID process(String eventId, String eventType) {
+        return process(eventId, eventType, "order", ORDER);
+    }
+
+    /** Receives the event and runs its workflow to the end. */
+    private UUID process(String eventId, String eventType, String aggregateType, String aggregateId) {
+        UUID id = InboxFixtures.receive(db, eventId, eventType, aggregateType, aggregateId, payload(eventType)).orElseThrow();
+        InboxFixtures.workflow(client, eventId).process(id);
+        return id;
+    }
+
+    private UUID receive(String eventId, String eventType) {
+        return InboxFixtures.receive(db, eventId, eventType, "order", ORDER, payload(eventType)).orElseThrow();
+    }
+
+    private static String payload(String eventType) {
+        return "{\"type\": \"" + eventType + "\", \"orderId\": \"" + ORDER + "\"}";
+    }
+
+    /** A stub bound to the event's existing workflow, for queries. */
+    private InboxEventWorkflow running(String eventId) {
+        return client.newWorkflowStub(InboxEventWorkflow.class, InboxEventWorkflow.workflowId(PARTNER, eventId));
+    }
+
+    private void waitForResult(String eventId) {
+        client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(PARTNER, eventId)).getResult(Void.class);
+    }
+
+    private List<HistoryEvent> history(String eventId) {
+        return client.fetchHistory(InboxEventWorkflow.workflowId(PARTNER, eventId)).getEvents();
+    }
+
+    private List<EventType> eventTypes(String eventId) {
+        return history(eventId).stream().map(HistoryEvent::getEventType).toList();
+    }
+
+    private void assertReplays(String eventId) {
+        WorkflowExecutionHistory recorded = client.fetchHistory(InboxEventWorkflow.workflowId(PARTNER, eventId));
+        try {
+            WorkflowReplayer.replayWorkflowExecution(recorded, InboxEventWorkflowImpl.class);
+        } catch (Exception e) {
+            throw new AssertionError("history of " + eventId + " no longer replays", e);
+        }
+    }
+
+    private String entity() {
+        return db.withHandle(h -> h.createQuery(
+                        "SELECT state || '@' || version FROM entities WHERE aggregate_type = 'order' AND aggregate_id = :id")
+                .bind("id", ORDER).mapTo(String.class).findOne().orElse("none"));
+    }
+
+    private String status(UUID id) {
+        return row(id, "status");
+    }
+
+    private String row(UUID id, String column) {
+        return db.withHandle(h -> h.createQuery("SELECT " + column + "::text FROM webhook_inbox WHERE id = :id")
+                .bind("id", id).mapTo(String.class).one());
+    }
+
+    private List<String> rows(String expression) {
+        return db.withHandle(h -> h.createQuery("SELECT " + expression + " FROM webhook_inbox ORDER BY received_at")
+                .mapTo(String.class).list());
+    }
+
+    private List<String> outboxEventTypes() {
+        return strings("SELECT event_type FROM outbox_events ORDER BY created_at");
+    }
+
+    private List<String> strings(String sql) {
+        return db.withHandle(h -> h.createQuery(sql).mapTo(String.class).list());
+    }
+
+    private int count(String sql) {
+        return db.withHandle(h -> h.createQuery(sql).mapTo(int.class).one());
+    }
+
+    private String deadLetterReason(UUID inboxId) {
+        return db.withHandle(h -> h.createQuery(
+                        "SELECT reason FROM dead_letters WHERE source = 'INBOX' AND reference = :id AND resolved_at IS NULL")
+                .bind("id", inboxId).mapTo(String.class).one());
+    }
+
+    private int openDeadLetters() {
+        return count("SELECT count(*) FROM dead_letters WHERE resolved_at IS NULL");
+    }
+}

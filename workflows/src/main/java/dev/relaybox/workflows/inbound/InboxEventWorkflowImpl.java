@@ -1,0 +1,249 @@
+package dev.relaybox.workflows.inbound;
+
+import dev.relaybox.workflows.RelaySearchAttributes;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.common.SearchAttributeUpdate;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.TemporalFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.SignalExternalWorkflowException;
+import io.temporal.workflow.TimerOptions;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Decides, and while the event is deferred waits for a release signal (or the recheck timer) and decides again.
+ *
+ * <p>The maximum deferral counts from this run's first DEFERRED decision, on Temporal's clock; a run restarted by
+ * the reconciler counts afresh. With the default 5m recheck and 24h maximum a deferral takes about 290 decisions,
+ * well inside a workflow's history limits.
+ *
+ * <p>When the database stays unavailable through every retry of {@code decide}, the event is dead-lettered; when
+ * even that fails, the workflow fails. The row is then still RECEIVED or DEFERRED, never lost: Relaybox's
+ * reconciler finds non-terminal rows whose workflow is not running and starts them again.
+ */
+public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
+    static final int STORE_ATTEMPTS = 10;
+
+    // Bounded: a database that stays down ends in a dead letter (or a failed run the reconciler restarts), rather
+    // than a workflow that retries forever without anyone noticing.
+    private static final ActivityOptions STORE = ActivityOptions.newBuilder()
+            .setStartToCloseTimeout(Duration.ofSeconds(30))
+            .setRetryOptions(RetryOptions.newBuilder()
+                    .setInitialInterval(Duration.ofSeconds(1))
+                    .setMaximumInterval(Duration.ofMinutes(1))
+                    .setMaximumAttempts(STORE_ATTEMPTS)
+                    .build())
+            .build();
+
+    private UUID inboxId;
+    private InboxPlan plan;
+    private boolean released;
+    private Promise<Void> recheck;
+    private String status = "pending";
+    private String outcome;
+    private int attempts;
+    private String reason;
+    private String waitingFor;
+    private Instant nextRecheckAt;
+    private String shownStatus;
+    private int shownAttempts = -1;
+
+    @Override
+    public void process(UUID inboxId) {
+        this.inboxId = inboxId;
+        plan = store("read inbox event " + inboxId).plan(inboxId);
+        describeEvent();
+        show("pending", "deciding " + subject());
+
+        Instant deferredSince = null;
+        while (true) {
+            // Cleared before deciding, not after: a release that lands while decide runs must not be lost.
+            released = false;
+            Optional<InboxOutcome> decided = decide();
+            if (decided.isEmpty()) {
+                return;
+            }
+            InboxOutcome result = decided.get();
+            outcome = result.outcome().name();
+            attempts = result.attempts();
+            reason = result.reason();
+            waitingFor = result.waitingFor();
+            String earlier = result.alreadyFinished() ? "already finished earlier: " : "";
+            switch (result.outcome()) {
+                case APPLIED -> {
+                    // Also after an earlier run: it may have committed and then crashed before releasing.
+                    release(result.release());
+                    show("processed", earlier + reason);
+                    return;
+                }
+                case STALE -> {
+                    show("processed", earlier + "ignored as stale: " + reason);
+                    return;
+                }
+                case REJECTED -> {
+                    show("dead_lettered", earlier + "quarantined: " + reason);
+                    return;
+                }
+                case DEFERRED -> {
+                    Instant now = now();
+                    deferredSince = deferredSince == null ? now : deferredSince;
+                    Instant deadline = deferredSince.plus(plan.maxDeferral());
+                    if (!now.isBefore(deadline)) {
+                        giveUp(reason + " (still deferred after " + words(plan.maxDeferral()) + ")", reason);
+                        return;
+                    }
+                    awaitReleaseOrRecheck(result, deadline);
+                }
+            }
+        }
+    }
+
+    /** The decision, or empty when the database stayed unavailable and the event was dead-lettered instead. */
+    private Optional<InboxOutcome> decide() {
+        try {
+            return Optional.of(store("decide " + subject()).decide(inboxId));
+        } catch (ActivityFailure e) {
+            if (e.getCause() instanceof ApplicationFailure failure && failure.isNonRetryable()) {
+                throw e;
+            }
+            String error = rootMessage(e);
+            show(status, "could not decide after " + STORE_ATTEMPTS + " attempts: " + error + "; dead-lettering");
+            // If this fails too, the workflow fails and the reconciler restarts it later: the row is still unfinished.
+            giveUp("could not be processed after " + STORE_ATTEMPTS + " attempts: " + error, error);
+            return Optional.empty();
+        }
+    }
+
+    private void awaitReleaseOrRecheck(InboxOutcome deferred, Instant deadline) {
+        Instant now = now();
+        Duration wait = Duration.between(now, deadline).compareTo(plan.recheckInterval()) < 0
+                ? Duration.between(now, deadline)
+                : plan.recheckInterval();
+        nextRecheckAt = now.plus(wait);
+        show("deferred", "waiting for " + deferred.waitingFor() + "; " + describe(deferred.entityState())
+                + "; rechecks every " + words(plan.recheckInterval()) + " until " + deadline.truncatedTo(ChronoUnit.SECONDS));
+
+        CancellationScope timerScope = Workflow.newCancellationScope(() -> recheck = Workflow.newTimer(wait,
+                TimerOptions.newBuilder()
+                        .setSummary("recheck " + plan.eventType() + " (waiting for " + deferred.waitingFor() + ")")
+                        .build()));
+        timerScope.run();
+        Workflow.await(() -> recheck.isCompleted() || released);
+        if (!recheck.isCompleted()) {
+            // Released early: drop the timer so a long deferral does not leave a trail of timers firing for nothing.
+            timerScope.cancel();
+        }
+        nextRecheckAt = null;
+        // Still "deferred" for search: flipping to pending for the moment of a recheck would only be noise.
+        Workflow.setCurrentDetails("deciding again " + (released ? "after a release" : "at the recheck"));
+    }
+
+    private void giveUp(String why, String lastError) {
+        store("dead-letter " + subject()).deadLetter(inboxId, why, lastError);
+        reason = why;
+        show("dead_lettered", "dead-lettered: " + why);
+    }
+
+    /** Signals every released workflow at once; one that is closed or missing has nothing left to wait for. */
+    private void release(List<String> workflowIds) {
+        List<Promise<Void>> signals = new ArrayList<>();
+        for (String workflowId : workflowIds) {
+            signals.add(Async.procedure(() -> {
+                try {
+                    Workflow.newUntypedExternalWorkflowStub(workflowId).signal("release");
+                } catch (SignalExternalWorkflowException | ApplicationFailure e) {
+                    // The SDK reports a closed or missing target as an ApplicationFailure of type
+                    // ..._EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND. Closed: an earlier release already let it finish.
+                    // Missing: the reconciler will start it and it decides afresh. Either way this row is PROCESSED,
+                    // and a release is only a shortcut past the recheck, so nothing here may fail the workflow.
+                }
+            }));
+        }
+        Promise.allOf(signals).get();
+    }
+
+    private InboxActivities store(String summary) {
+        return Workflow.newActivityStub(InboxActivities.class,
+                ActivityOptions.newBuilder(STORE).setSummary(summary).build());
+    }
+
+    private void describeEvent() {
+        List<SearchAttributeUpdate<?>> updates = new ArrayList<>();
+        updates.add(RelaySearchAttributes.DIRECTION.valueSet("inbound"));
+        updates.add(RelaySearchAttributes.PEER.valueSet(plan.partner()));
+        // A poison event may lack these; leaving them unset beats inventing a value operators would search for.
+        if (plan.eventType() != null) {
+            updates.add(RelaySearchAttributes.EVENT_TYPE.valueSet(plan.eventType()));
+        }
+        if (plan.aggregate() != null) {
+            updates.add(RelaySearchAttributes.AGGREGATE.valueSet(plan.aggregate()));
+        }
+        Workflow.upsertTypedSearchAttributes(updates.toArray(new SearchAttributeUpdate<?>[0]));
+    }
+
+    /**
+     * Keeps the Temporal UI's status, attempts and current details in step with the row. Search attributes are
+     * upserted only when they change: each upsert is a history event, and a long deferral rechecks many times.
+     */
+    private void show(String status, String details) {
+        this.status = status;
+        if (!status.equals(shownStatus) || attempts != shownAttempts) {
+            Workflow.upsertTypedSearchAttributes(
+                    RelaySearchAttributes.STATUS.valueSet(status),
+                    RelaySearchAttributes.ATTEMPTS.valueSet((long) attempts));
+            shownStatus = status;
+            shownAttempts = attempts;
+        }
+        Workflow.setCurrentDetails(details);
+    }
+
+    /** "order.paid for order:42", in summaries; a poison event may lack either part. */
+    private String subject() {
+        return (plan.eventType() == null ? "event without type" : plan.eventType())
+                + (plan.aggregate() == null ? " without aggregate" : " for " + plan.aggregate());
+    }
+
+    private static Instant now() {
+        return Instant.ofEpochMilli(Workflow.currentTimeMillis());
+    }
+
+    private static String describe(String entityState) {
+        return "none".equals(entityState) ? "entity does not exist yet" : "entity is " + entityState;
+    }
+
+    /** "5m", "24h", "1h30m": how operators write durations. */
+    private static String words(Duration duration) {
+        return duration.toString().substring(2).toLowerCase();
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable cause = e;
+        while (cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        // Temporal's own message adds type and retry flags; operators want what the database said.
+        return cause instanceof TemporalFailure failure ? failure.getOriginalMessage() : cause.getMessage();
+    }
+
+    @Override
+    public void release() {
+        released = true;
+    }
+
+    @Override
+    public InboxStatus status() {
+        return new InboxStatus(inboxId, status, outcome, attempts, reason, waitingFor,
+                nextRecheckAt == null ? null : nextRecheckAt.toString());
+    }
+}
