@@ -4,6 +4,7 @@ import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Store;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointDao;
@@ -11,15 +12,20 @@ import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
+import dev.relaybox.service.admin.AdminInboxResource;
 import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.auth.BearerTokens;
+import dev.relaybox.service.config.AuthFactory;
 import dev.relaybox.service.config.EndpointSeed;
 import dev.relaybox.service.dispatch.Dispatcher;
+import dev.relaybox.service.dispatch.InboxDispatchSource;
 import dev.relaybox.service.dispatch.NotifyListener;
 import dev.relaybox.service.dispatch.OutboxDispatchSource;
 import dev.relaybox.service.dispatch.WorkflowStarter;
+import dev.relaybox.service.inbound.EntitiesResource;
+import dev.relaybox.service.inbound.WebhookIntakeResource;
 import dev.relaybox.service.metrics.DeadLetterAlerts;
 import dev.relaybox.service.metrics.RelayMetrics;
 import dev.relaybox.service.outbound.EndpointsResource;
@@ -34,10 +40,13 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.ServerLifecycleListener;
+import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +79,18 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         if (!config.isEmbedded() && authProblem != null) {
             throw new IllegalStateException("refusing to start: " + authProblem);
         }
+        Map<String, StateMachine> machines;
+        try {
+            machines = config.stateMachines();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
+        }
+        config.getPartners().forEach((name, partner) -> {
+            if (!config.isEmbedded() && partner.getSignature().secrets().contains(AuthFactory.DEV_PARTNER_SECRET)) {
+                throw new IllegalStateException("refusing to start: partner '" + name
+                        + "' uses the development secret outside embedded mode; set its secret from the environment");
+            }
+        });
 
         startEmbeddedPostgresIfConfigured(config, environment);
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
@@ -86,14 +107,17 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 config.getAlerts().isEnabled()));
 
         TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal(), metrics.temporalScope());
-        temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
+        temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class,
+                InboxEventWorkflowImpl.class);
         temporal.worker().registerActivitiesImplementations(
-                new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry()));
+                new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry()),
+                new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters));
         environment.lifecycle().manage(temporal);
         environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));
 
         WorkflowStarter starter = new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
-        Dispatcher dispatcher = new Dispatcher(jdbi, List.of(new OutboxDispatchSource(starter)), config.getDispatcher());
+        Dispatcher dispatcher = new Dispatcher(jdbi,
+                List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher());
         environment.lifecycle().manage(dispatcher);
         environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(), config.getDatabase().getUser(),
                 config.getDatabase().getPassword(), dispatcher::wake));
@@ -107,6 +131,10 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminOverviewResource(jdbi));
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi));
+        environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
+        environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
+                metrics));
+        environment.jersey().register(new EntitiesResource(jdbi));
 
         environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal));
     }

@@ -74,8 +74,9 @@ final class InboxProcessor {
             return rejected("the event has no event type");
         }
         if (!row.hasAggregate()) {
-            return rejected("the event names no aggregate (type '" + row.aggregateType() + "', id '"
-                    + row.aggregateId() + "')");
+            return rejected(row.aggregateType() == null || row.aggregateType().isBlank()
+                    ? "the event has no aggregate type"
+                    : "the event has no aggregate id (aggregate type '" + row.aggregateType() + "')");
         }
         StateMachine machine = machines.get(row.aggregateType());
         if (machine == null) {

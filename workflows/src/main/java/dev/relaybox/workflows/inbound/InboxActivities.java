@@ -8,7 +8,7 @@ import java.util.UUID;
  * The database side of processing one inbox event. Every method is idempotent: updates are guarded by the row's
  * status, so a run repeated after a worker crash, or a second workflow for the same row, changes nothing twice.
  */
-@ActivityInterface
+@ActivityInterface(namePrefix = "Inbox")
 public interface InboxActivities {
 
     /**

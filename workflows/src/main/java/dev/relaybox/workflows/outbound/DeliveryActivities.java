@@ -9,7 +9,7 @@ import java.util.UUID;
  * The database and HTTP side of an outbound delivery. Every method is idempotent: it may run again after
  * a worker crash, and guarded updates make the second run harmless.
  */
-@ActivityInterface
+@ActivityInterface(namePrefix = "Delivery")
 public interface DeliveryActivities {
 
     /**

@@ -1,0 +1,249 @@
+package dev.relaybox.service.inbound;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.TestApp;
+import dev.relaybox.service.config.AuthFactory;
+import io.dropwizard.testing.ConfigOverride;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import jakarta.ws.rs.client.Entity;
+import jakarta.ws.rs.client.Invocation;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Partner webhooks through the running application: the example partner "shop" signs with Standard Webhooks,
+ * events drive the example order state machine. Signatures are computed here from the spec.
+ */
+@ExtendWith(DropwizardExtensionsSupport.class)
+class InboundApiTest {
+    // A long recheck: anything that happens quickly was caused by a release signal.
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort(),
+            ConfigOverride.config("inbox.recheckInterval", "1h"),
+            ConfigOverride.config("partners.shop.maxBodySize", "4KiB"));
+
+    @Test
+    void shippedBeforePaidIsDeferredThenAppliedWhenPaidArrives() {
+        String order = "ord-" + System.nanoTime();
+        assertThat(send("evt-c-" + order, event("order.created", order)).status()).isEqualTo(200);
+        awaitEntity(order, "created");
+
+        Answer shipped = send("evt-s-" + order, event("order.shipped", order));
+        assertThat(shipped.text("status")).isEqualTo("accepted");
+        JsonNode deferred = await().atMost(Duration.ofSeconds(30)).until(
+                () -> adminGet("/admin/inbox/" + shipped.text("id")).path("event"),
+                e -> e.path("status").asText().equals("DEFERRED"));
+        assertThat(deferred.path("deferReason").asText()).isEqualTo("waiting for order.paid: entity is created");
+
+        send("evt-p-" + order, event("order.paid", order));
+
+        JsonNode entity = awaitEntity(order, "shipped");
+        assertThat(entity.path("version").asInt()).isEqualTo(3);
+        assertThat(entity.path("events").findValuesAsText("eventType"))
+                .containsExactly("order.created", "order.paid", "order.shipped");
+    }
+
+    @Test
+    void sameEventPostedTenTimesConcurrentlyIsStoredAndAppliedOnce() throws Exception {
+        String order = "ord-" + System.nanoTime();
+        String body = event("order.created", order);
+        ExecutorService clients = Executors.newFixedThreadPool(10);
+        List<Callable<Answer>> posts = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            posts.add(() -> send("evt-dup-" + order, body));
+        }
+        List<String> statuses = new ArrayList<>();
+        for (Future<Answer> answer : clients.invokeAll(posts)) {
+            assertThat(answer.get().status()).isEqualTo(200);
+            statuses.add(answer.get().text("status"));
+        }
+        clients.shutdown();
+
+        assertThat(statuses).containsOnly("accepted", "duplicate").containsOnlyOnce("accepted");
+        assertThat(awaitEntity(order, "created").path("version").asInt()).isEqualTo(1);
+        int rows = jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox WHERE partner_event_id = :id")
+                .bind("id", "evt-dup-" + order).mapTo(int.class).one());
+        assertThat(rows).isEqualTo(1);
+    }
+
+    @Test
+    void refusalsAnswerWithTheDocumentedStatusAndStoreNothing() {
+        int before = inboxRows();
+        String body = event("order.created", "refused");
+        long now = Instant.now().getEpochSecond();
+
+        assertError(post("/webhooks/nobody", "evt-r1", now, body, AuthFactory.DEV_PARTNER_SECRET), 404, "unknown_partner");
+        assertError(post("/webhooks/shop", "evt-r2", now, body.replace("refused", "tampered"), AuthFactory.DEV_PARTNER_SECRET,
+                body), 401, "invalid_signature");
+        assertError(post("/webhooks/shop", "evt-r3", now, body, "whsec_" + Base64.getEncoder().encodeToString(
+                "another-secret-of-enough-length".getBytes())), 401, "invalid_signature");
+        assertError(post("/webhooks/shop", "evt-r4", now - 3600, body, AuthFactory.DEV_PARTNER_SECRET), 401,
+                "invalid_signature");
+        assertError(APP.client().target(url("/webhooks/shop")).request().post(Entity.json(body)), 401, "invalid_signature");
+        assertError(post("/webhooks/shop", "evt-r5", now, "not json", AuthFactory.DEV_PARTNER_SECRET), 400, "invalid_json");
+        assertError(post("/webhooks/shop", "evt-r6", now, "{\"type\": \"order.paid\", \"data\": {\"orderId\": \"" + "x".repeat(5000)
+                + "\"}}", AuthFactory.DEV_PARTNER_SECRET), 413, "payload_too_large");
+        assertError(APP.client().target(url("/webhooks/shop")).request()
+                .post(Entity.entity(body, MediaType.TEXT_PLAIN)), 415, "unsupported_media_type");
+
+        assertThat(inboxRows()).isEqualTo(before);
+    }
+
+    @Test
+    void poisonEventIsAcceptedThenQuarantinedAsADeadLetter() {
+        Answer receipt = send("evt-poison-" + System.nanoTime(), "{\"type\": \"order.paid\", \"data\": {}}");
+
+        JsonNode event = await().atMost(Duration.ofSeconds(30)).until(
+                () -> adminGet("/admin/inbox/" + receipt.text("id")).path("event"),
+                e -> e.path("status").asText().equals("QUARANTINED"));
+        assertThat(event.path("lastError").asText()).contains("no aggregate id");
+        assertThat(adminGet("/admin/dead-letters?source=inbox").path("items").findValuesAsText("reference"))
+                .contains(receipt.text("id"));
+    }
+
+    @Test
+    void releaseFromTheAdminApiAppliesADeferredEventWhosePreconditionNowHolds() {
+        String order = "ord-" + System.nanoTime();
+        send("evt-c-" + order, event("order.created", order));
+        awaitEntity(order, "created");
+        String shippedId = send("evt-s-" + order, event("order.shipped", order)).text("id");
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> adminGet("/admin/inbox/" + shippedId).path("event").path("status").asText(), "DEFERRED"::equals);
+        // An operator settles the payment by hand; nothing signals the deferred event.
+        jdbi().useHandle(h -> h.createUpdate(
+                        "UPDATE entities SET state = 'paid', version = version + 1 WHERE aggregate_type = 'order' AND aggregate_id = :id")
+                .bind("id", order).execute());
+
+        Answer released = Answer.of(admin("/admin/inbox/" + shippedId + "/release").post(Entity.json("{}")));
+
+        assertThat(released.status()).isEqualTo(200);
+        assertThat(awaitEntity(order, "shipped").path("version").asInt()).isEqualTo(3);
+        Answer again = Answer.of(admin("/admin/inbox/" + shippedId + "/release").post(Entity.json("{}")));
+        assertThat(again.status()).isEqualTo(409);
+    }
+
+    @Test
+    void metricsCountIntakeResultsAndShowTemporalWorkerMetrics() {
+        send("evt-m-" + System.nanoTime(), event("order.created", "metrics-" + System.nanoTime()));
+        post("/webhooks/shop", "evt-m-bad", Instant.now().getEpochSecond(), "{}", "whsec_"
+                + Base64.getEncoder().encodeToString("wrong-secret-wrong-secret-wrong".getBytes()));
+
+        String metrics = await().atMost(Duration.ofSeconds(30)).until(
+                () -> APP.client().target("http://localhost:" + APP.getAdminPort() + "/metrics").request().get(String.class),
+                text -> text.contains("temporal_"));
+
+        assertThat(metrics).contains("relaybox_inbox_requests_total{partner=\"shop\",reason=\"\",result=\"accepted\"}");
+        assertThat(metrics).contains("reason=\"invalid_signature\",result=\"rejected\"");
+        assertThat(metrics).contains("relaybox_dead_letters_open", "relaybox_dispatcher_lag_seconds");
+    }
+
+    /** A response read whole and closed, so the test client's connection pool never runs dry. */
+    record Answer(int status, JsonNode body) {
+        static Answer of(Response response) {
+            try (response) {
+                String text = response.readEntity(String.class);
+                return new Answer(response.getStatus(), text == null || text.isBlank() ? null : JSON.readTree(text));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        String text(String field) {
+            return body.path(field).asText();
+        }
+    }
+
+    static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    static String event(String type, String orderId) {
+        return "{\"type\": \"" + type + "\", \"data\": {\"orderId\": \"" + orderId + "\"}}";
+    }
+
+    private static Answer send(String eventId, String body) {
+        return post("/webhooks/shop", eventId, Instant.now().getEpochSecond(), body, AuthFactory.DEV_PARTNER_SECRET);
+    }
+
+    private static Answer post(String path, String eventId, long timestamp, String body, String secret) {
+        return post(path, eventId, timestamp, body, secret, body);
+    }
+
+    /** Signs {@code signedBody} but sends {@code body}: equal unless the test tampers. */
+    private static Answer post(String path, String eventId, long timestamp, String body, String secret,
+            String signedBody) {
+        return Answer.of(APP.client().target(url(path)).request()
+                .header("webhook-id", eventId)
+                .header("webhook-timestamp", Long.toString(timestamp))
+                .header("webhook-signature", "v1," + sign(secret, eventId + "." + timestamp + "." + signedBody))
+                .post(Entity.entity(body, MediaType.APPLICATION_JSON)));
+    }
+
+    private static String sign(String secret, String content) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(Base64.getDecoder().decode(secret.substring("whsec_".length())), "HmacSHA256"));
+            return Base64.getEncoder().encodeToString(mac.doFinal(content.getBytes(StandardCharsets.UTF_8)));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static JsonNode awaitEntity(String orderId, String state) {
+        return await().atMost(Duration.ofSeconds(30)).until(() -> {
+            Answer answer = Answer.of(producer("/entities/order/" + orderId).get());
+            return answer.status() == 200 ? answer.body() : null;
+        }, entity -> entity != null && entity.path("state").asText().equals(state));
+    }
+
+    private static void assertError(Answer answer, int status, String error) {
+        assertThat(answer.status()).isEqualTo(status);
+        assertThat(answer.text("error")).isEqualTo(error);
+        assertThat(answer.text("reason")).isNotBlank();
+    }
+
+    private static void assertError(Response response, int status, String error) {
+        assertError(Answer.of(response), status, error);
+    }
+
+    private static JsonNode adminGet(String path) {
+        return Answer.of(admin(path).get()).body();
+    }
+
+    private static int inboxRows() {
+        return jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox").mapTo(int.class).one());
+    }
+
+    private static Jdbi jdbi() {
+        return Jdbi.create(APP.getConfiguration().getDatabase().getUrl(), "postgres", "");
+    }
+
+    private static String url(String path) {
+        return "http://localhost:" + APP.getLocalPort() + path;
+    }
+
+    private static Invocation.Builder producer(String path) {
+        return APP.client().target(url(path)).request().header("Authorization", "Bearer " + TestApp.PRODUCER_TOKEN);
+    }
+
+    private static Invocation.Builder admin(String path) {
+        return APP.client().target(url(path)).request().header("Authorization", "Bearer " + TestApp.ADMIN_TOKEN);
+    }
+}
