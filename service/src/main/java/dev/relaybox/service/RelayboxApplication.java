@@ -130,7 +130,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new EndpointsResource(jdbi, urlPolicy, config.getDelivery().getSecretRotationGrace()));
         environment.jersey().register(new AdminOverviewResource(jdbi));
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
-        environment.jersey().register(new AdminDeadLettersResource(jdbi));
+        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, dispatcher::wake));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
         environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
                 metrics));

@@ -67,6 +67,7 @@ public final class OutboxDispatchSource implements DispatchSource {
 
     @Override
     public void start(Row row) {
-        starter.start(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id());
+        // A running workflow is told to plan again: a replayed delivery joins it instead of waiting for the reconciler.
+        starter.signalWithStart(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id(), "replan");
     }
 }

@@ -33,19 +33,27 @@ public final class WorkflowStarter {
         return attributes.build();
     }
 
-    /** Returns true when this call started it, false when it was already running. */
-    public boolean start(String workflowType, DispatchSource.Row row, String direction, Object argument) {
-        WorkflowStub stub = client.newUntypedWorkflowStub(workflowType, WorkflowOptions.newBuilder()
+    /** Starts the workflow; one already running is left as it is. */
+    public void start(String workflowType, DispatchSource.Row row, String direction, Object argument) {
+        try {
+            stub(workflowType, row, direction).start(argument);
+        } catch (WorkflowExecutionAlreadyStarted alreadyRunning) {
+            // Started before: by another instance, or by this one before a crash.
+        }
+    }
+
+    /** Starts the workflow, or signals it when it is already running, in one atomic call. */
+    public void signalWithStart(String workflowType, DispatchSource.Row row, String direction, Object argument,
+            String signal) {
+        stub(workflowType, row, direction).signalWithStart(signal, new Object[0], new Object[] {argument});
+    }
+
+    private WorkflowStub stub(String workflowType, DispatchSource.Row row, String direction) {
+        return client.newUntypedWorkflowStub(workflowType, WorkflowOptions.newBuilder()
                 .setTaskQueue(taskQueue)
                 .setWorkflowId(row.workflowId())
                 .setStaticSummary(row.summary())
                 .setTypedSearchAttributes(searchAttributes(row, direction))
                 .build());
-        try {
-            stub.start(argument);
-            return true;
-        } catch (WorkflowExecutionAlreadyStarted alreadyRunning) {
-            return false;
-        }
     }
 }

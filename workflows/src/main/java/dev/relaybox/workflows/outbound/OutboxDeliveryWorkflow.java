@@ -22,6 +22,13 @@ public interface OutboxDeliveryWorkflow {
     @SignalMethod
     void retryNow();
 
+    /**
+     * Deliveries may have been added or replayed: plan again before finishing. The dispatcher sends it with
+     * every start, so a row replayed while its workflow is closing is never left behind.
+     */
+    @SignalMethod
+    void replan();
+
     /** Stops retrying; unfinished deliveries become CANCELLED. */
     @SignalMethod
     void cancel();

@@ -34,31 +34,50 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private final Random random = Workflow.newRandom();
     private UUID outboxId;
     private boolean cancelled;
+    private boolean replanRequested;
     private int retryNowSignals;
 
     @Override
     public void deliver(UUID outboxId) {
         this.outboxId = outboxId;
-        DeliveryPlan plan = store.plan(outboxId);
-        for (DeliveryTarget target : plan.targets()) {
-            progress.put(target.deliveryId(), new Progress(target));
-        }
+        DeliveryPlan plan = planAgain();
         Workflow.upsertTypedSearchAttributes(
                 RelaySearchAttributes.DIRECTION.valueSet("outbound"),
                 RelaySearchAttributes.EVENT_TYPE.valueSet(plan.eventType()),
-                RelaySearchAttributes.AGGREGATE.valueSet(plan.aggregate()),
-                RelaySearchAttributes.PEER.valueSet(plan.targets().stream()
-                        .map(DeliveryTarget::url).collect(Collectors.joining(" "))));
-        refreshVisibility();
+                RelaySearchAttributes.AGGREGATE.valueSet(plan.aggregate()));
 
+        // A replayed delivery can join while others still run: go on until a plan comes back empty, and
+        // plan again if a replan signal arrives before the workflow has closed.
+        while (true) {
+            while (!plan.targets().isEmpty() && !cancelled) {
+                deliverAll(plan);
+                plan = planAgain();
+            }
+            store.finish(outboxId);
+            refreshVisibility();
+            if (!replanRequested || cancelled) {
+                return;
+            }
+            plan = planAgain();
+        }
+    }
+
+    private DeliveryPlan planAgain() {
+        replanRequested = false;
+        return store.plan(outboxId);
+    }
+
+    private void deliverAll(DeliveryPlan plan) {
         List<Promise<Void>> deliveries = new ArrayList<>();
         for (DeliveryTarget target : plan.targets()) {
+            progress.put(target.deliveryId(), new Progress(target));
             // Each endpoint on its own branch: a slow or failing one never holds back the others.
             deliveries.add(Async.procedure(() -> deliverTo(target, plan.schedule())));
         }
-        Promise.allOf(deliveries).get();
-        store.finish(outboxId);
+        Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.PEER.valueSet(progress.values().stream()
+                .map(p -> p.target.url()).distinct().collect(Collectors.joining(" "))));
         refreshVisibility();
+        Promise.allOf(deliveries).get();
     }
 
     private void deliverTo(DeliveryTarget target, DeliverySchedule schedule) {
@@ -178,6 +197,11 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     @Override
     public void retryNow() {
         retryNowSignals++;
+    }
+
+    @Override
+    public void replan() {
+        replanRequested = true;
     }
 
     @Override
