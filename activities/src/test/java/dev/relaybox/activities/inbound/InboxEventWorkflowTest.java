@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import io.temporal.api.enums.v1.EventType;
@@ -95,6 +97,13 @@ class InboxEventWorkflowTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> status(shipped).equals("DEFERRED"));
         assertThat(row(shipped, "defer_reason")).isEqualTo("waiting for order.paid: entity is created");
         assertThat(running("shipped").status().status()).isEqualTo("deferred");
+        String shippedWorkflow = InboxEventWorkflow.workflowId(PARTNER, "shipped");
+        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.STATUS)).isEqualTo("deferred");
+        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.DIRECTION)).isEqualTo("inbound");
+        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.AGGREGATE)).isEqualTo("order:42");
+        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.PEER)).isEqualTo(PARTNER);
+        assertThat(Visibility.currentDetails(client, shippedWorkflow))
+                .startsWith("waiting for order.paid; entity is created; rechecks every 1h");
         long clockBefore = env.currentTimeMillis();
 
         UUID paid = receive("paid", "order.paid");
@@ -106,6 +115,7 @@ class InboxEventWorkflowTest {
         assertThat(row(shipped, "outcome")).isEqualTo("APPLIED");
         assertThat(entity()).isEqualTo("shipped@3");
         waitForResult("shipped");
+        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.STATUS)).isEqualTo("processed");
         List<EventType> history = eventTypes("shipped");
         assertThat(history).contains(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
                 EventType.EVENT_TYPE_TIMER_CANCELED).doesNotContain(EventType.EVENT_TYPE_TIMER_FIRED);

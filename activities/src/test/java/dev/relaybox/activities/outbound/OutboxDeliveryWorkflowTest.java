@@ -1,6 +1,7 @@
 package dev.relaybox.activities.outbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
@@ -10,7 +11,12 @@ import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import dev.relaybox.activities.Visibility;
+import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.WorkflowReplayer;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
@@ -104,6 +110,40 @@ class OutboxDeliveryWorkflowTest {
         assertThat(deadLetter).containsEntry("source", "OUTBOX").containsEntry("attempts", 4);
         assertThat((String) deadLetter.get("reason")).contains("gave up after 4 attempts", "503");
         assertThat(processedAt(outboxId)).isNotNull();
+    }
+
+    @Test
+    void searchAttributesAndDetailsFollowTheDeliveryFromRetryingToDeadLettered() throws Exception {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(503));
+        UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
+        String workflowId = OutboxDeliveryWorkflow.workflowId(outboxId);
+        WorkflowClient client = env.getWorkflowClient();
+        OutboxDeliveryWorkflow workflow = client.newWorkflowStub(OutboxDeliveryWorkflow.class,
+                WorkflowOptions.newBuilder().setTaskQueue(QUEUE).setWorkflowId(workflowId).build());
+        WorkflowClient.start(workflow::deliver, outboxId);
+
+        // Nobody waits on the result yet, so Temporal's clock stays put and the first backoff holds.
+        await().atMost(Duration.ofSeconds(20)).until(
+                () -> "retrying".equals(Visibility.attribute(client, workflowId, RelaySearchAttributes.STATUS)));
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.DIRECTION)).isEqualTo("outbound");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.EVENT_TYPE)).isEqualTo("order.paid");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.AGGREGATE)).isEqualTo("order:42");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER)).isEqualTo(receiver.url("/hooks"));
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ATTEMPTS)).isEqualTo(1L);
+        assertThat(Visibility.currentDetails(client, workflowId))
+                .matches("shop: attempt 1 failed: 503 Service Unavailable; next attempt \\S+Z");
+        assertThat(workflow.status().deliveries()).singleElement()
+                .satisfies(d -> assertThat(d.status()).isEqualTo("retrying"));
+
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
+
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.STATUS)).isEqualTo("dead_lettered");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ATTEMPTS)).isEqualTo(4L);
+        WorkflowExecutionHistory history = client.fetchHistory(workflowId);
+        assertThat(history.getEvents()).filteredOn(e -> e.hasTimerStartedEventAttributes()).hasSize(3);
+        // The recorded history replays against today's code: a change that breaks running workflows fails here.
+        WorkflowReplayer.replayWorkflowExecution(history, OutboxDeliveryWorkflowImpl.class);
     }
 
     @Test
