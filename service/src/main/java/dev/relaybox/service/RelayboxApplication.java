@@ -14,6 +14,7 @@ import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
 import dev.relaybox.service.admin.AdminInboxResource;
 import dev.relaybox.service.admin.AdminOverviewResource;
+import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.auth.BearerTokens;
@@ -129,6 +130,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 config.getOutbox().maxPayloadBytes(), config.getOutbox().getAggregateTypes()));
         environment.jersey().register(new EndpointsResource(jdbi, urlPolicy, config.getDelivery().getSecretRotationGrace()));
         environment.jersey().register(new AdminOverviewResource(jdbi));
+        environment.jersey().register(new AdminPageResource());
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, dispatcher::wake));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));

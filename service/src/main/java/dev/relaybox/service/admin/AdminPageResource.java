@@ -1,0 +1,33 @@
+package dev.relaybox.service.admin;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+
+/**
+ * {@code /admin/}: one static page over the admin API. It holds no data itself; the operator's token stays
+ * in the browser tab and goes with each API call, so the page loads without one (no role annotation here:
+ * any would make the bearer filter demand a token).
+ */
+@Path("/admin")
+public final class AdminPageResource {
+    private final byte[] page;
+
+    public AdminPageResource() {
+        try (InputStream in = AdminPageResource.class.getResourceAsStream("/admin/index.html")) {
+            page = in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @GET
+    @Produces(MediaType.TEXT_HTML)
+    public byte[] page() {
+        return page;
+    }
+}

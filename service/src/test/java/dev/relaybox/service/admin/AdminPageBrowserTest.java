@@ -1,0 +1,104 @@
+package dev.relaybox.service.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.TestApp;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import jakarta.ws.rs.client.Entity;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/** The admin page in a real headless Chromium: find a dead letter, replay it, see it resolved. */
+@ExtendWith(DropwizardExtensionsSupport.class)
+class AdminPageBrowserTest {
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    static final TestReceiver RECEIVER = new TestReceiver();
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+
+    static ChromeDriver browser;
+
+    @BeforeAll
+    static void startBrowser() {
+        Browsers.requireChromium(CHROMIUM, CHROMEDRIVER);
+        ChromeOptions options = new ChromeOptions()
+                .setBinary(CHROMIUM.toFile())
+                .addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        "--disable-dev-shm-usage", "--window-size=1400,1000");
+        browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort().build(), options);
+    }
+
+    @AfterAll
+    static void stopBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+        RECEIVER.close();
+    }
+
+    @Test
+    void operatorFindsADeadLetterReplaysItAndSeesItResolved() throws Exception {
+        RECEIVER.script("/page", TestReceiver.Reply.of(400));
+        admin("/admin/endpoints").post(Entity.json(Map.of("name", "page", "url", RECEIVER.url("/page"),
+                "eventTypes", List.of("order.*")))).close();
+        APP.client().target(url("/outbox")).request().header("Authorization", "Bearer " + TestApp.PRODUCER_TOKEN)
+                .post(Entity.json(Map.of("eventType", "order.refunded", "aggregateType", "order", "aggregateId", "7",
+                        "payload", Map.of("amount", 12)))).close();
+        await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters() == 1);
+
+        browser.get(url("/admin/"));
+        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
+        browser.findElement(By.id("connect")).click();
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        WebElement row = wait.until(d -> d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).stream()
+                .findFirst().orElse(null));
+        assertThat(row.getText()).contains("order.refunded", "400 Bad Request", "outbound");
+        assertThat(browser.findElement(By.id("count-dead")).getText()).isEqualTo("1");
+        assertThat(row.findElement(By.linkText("Temporal")).getAttribute("href")).contains("/workflows/outbox-");
+        Files.createDirectories(Path.of("target"));
+        Files.write(Path.of("target/admin-page.png"), browser.getScreenshotAs(OutputType.BYTES));
+
+        RECEIVER.script("/page", TestReceiver.Reply.of(200));
+        row.findElement(By.xpath(".//button[text()='Replay']")).click();
+
+        wait.until(d -> d.findElement(By.id("message")).getText().startsWith("Replayed dead letter"));
+        wait.until(d -> d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).isEmpty());
+        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/page").size() == 2);
+        assertThat(openDeadLetters()).isZero();
+    }
+
+    private static int openDeadLetters() {
+        try (var response = admin("/admin/dead-letters").get()) {
+            return response.readEntity(JsonNode.class).path("items").size();
+        }
+    }
+
+    private static jakarta.ws.rs.client.Invocation.Builder admin(String path) {
+        return APP.client().target(url(path)).request().header("Authorization", "Bearer " + TestApp.ADMIN_TOKEN);
+    }
+
+    private static String url(String path) {
+        return "http://localhost:" + APP.getLocalPort() + path;
+    }
+}
