@@ -15,6 +15,7 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 public final class InboxActivitiesImpl implements InboxActivities {
     private static final Logger LOG = LoggerFactory.getLogger(InboxActivitiesImpl.class);
@@ -44,12 +45,14 @@ public final class InboxActivitiesImpl implements InboxActivities {
 
     @Override
     public InboxOutcome decide(UUID inboxId) {
-        InboxProcessor.Result result = jdbi.inTransaction(h -> processor.process(h, inboxId));
-        result.deadLetter().ifPresent(deadLetters::announce);
-        InboxOutcome outcome = result.outcome();
-        LOG.info("inbox event {}: {}{} ({}, attempt {})", inboxId, outcome.alreadyFinished() ? "already " : "",
-                outcome.outcome(), outcome.reason(), outcome.attempts());
-        return outcome;
+        try (MDC.MDCCloseable ignored = MDC.putCloseable("inboxId", inboxId.toString())) {
+            InboxProcessor.Result result = jdbi.inTransaction(h -> processor.process(h, inboxId));
+            result.deadLetter().ifPresent(deadLetters::announce);
+            InboxOutcome outcome = result.outcome();
+            LOG.info("inbox event {}: {}{} ({}, attempt {})", inboxId, outcome.alreadyFinished() ? "already " : "",
+                    outcome.outcome(), outcome.reason(), outcome.attempts());
+            return outcome;
+        }
     }
 
     @Override

@@ -59,9 +59,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         DeliveryDao.AttemptContext ctx = jdbi.withExtension(DeliveryDao.class, dao -> dao.attemptContext(deliveryId))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
-        MDC.put("outboxId", ctx.outboxId().toString());
-        MDC.put("deliveryId", deliveryId.toString());
-        try {
+        try (MDC.MDCCloseable outbox = MDC.putCloseable("outboxId", ctx.outboxId().toString());
+                MDC.MDCCloseable delivery = MDC.putCloseable("deliveryId", deliveryId.toString())) {
             if (ctx.status().equals("DELIVERED")) {
                 // A re-run after a crash that happened once the receiver had it: do not send it again.
                 return new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered");
@@ -89,9 +88,6 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             LOG.info("attempt {} of delivery {} to {}: {} in {} ms", attempt, deliveryId, ctx.url(),
                     sent.result().summary(), sent.latencyMs());
             return sent.result();
-        } finally {
-            MDC.remove("outboxId");
-            MDC.remove("deliveryId");
         }
     }
 
