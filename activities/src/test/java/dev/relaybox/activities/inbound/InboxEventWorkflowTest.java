@@ -156,7 +156,7 @@ class InboxEventWorkflowTest {
             assertThat(status(id)).isEqualTo("QUARANTINED");
             assertThat(row(id, "attempts")).isEqualTo("1");
         });
-        assertThat(deadLetterReason(noAggregateId)).isEqualTo("the event names no aggregate (type 'order', id 'null')");
+        assertThat(deadLetterReason(noAggregateId)).isEqualTo("the event has no aggregate id (aggregate type 'order')");
         assertThat(deadLetterReason(unknownEventType)).isEqualTo("unknown event type 'order.refunded' for order");
         assertThat(deadLetterReason(unknownAggregateType))
                 .isEqualTo("no state machine is configured for aggregate type 'invoice'");
