@@ -3,13 +3,12 @@ package dev.relaybox.service.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.service.Api;
 import dev.relaybox.service.RelayboxConfiguration;
 import dev.relaybox.service.TestApp;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
-import jakarta.ws.rs.client.Entity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +33,7 @@ class AdminPageBrowserTest {
     static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+    static final Api API = new Api(APP);
 
     static ChromeDriver browser;
 
@@ -60,14 +60,13 @@ class AdminPageBrowserTest {
     @Test
     void operatorFindsADeadLetterReplaysItAndSeesItResolved() throws Exception {
         RECEIVER.script("/page", TestReceiver.Reply.of(400));
-        admin("/admin/endpoints").post(Entity.json(Map.of("name", "page", "url", RECEIVER.url("/page"),
-                "eventTypes", List.of("order.*")))).close();
-        APP.client().target(url("/outbox")).request().header("Authorization", "Bearer " + TestApp.PRODUCER_TOKEN)
-                .post(Entity.json(Map.of("eventType", "order.refunded", "aggregateType", "order", "aggregateId", "7",
-                        "payload", Map.of("amount", 12)))).close();
+        API.admin("POST", "/admin/endpoints", Map.of("name", "page", "url", RECEIVER.url("/page"),
+                "eventTypes", List.of("order.*")));
+        API.producer("POST", "/outbox", Map.of("eventType", "order.refunded", "aggregateType", "order",
+                "aggregateId", "7", "payload", Map.of("amount", 12)));
         await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters() == 1);
 
-        browser.get(url("/admin/"));
+        browser.get(API.url("/admin/"));
         browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
         browser.findElement(By.id("connect")).click();
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
@@ -89,16 +88,6 @@ class AdminPageBrowserTest {
     }
 
     private static int openDeadLetters() {
-        try (var response = admin("/admin/dead-letters").get()) {
-            return response.readEntity(JsonNode.class).path("items").size();
-        }
-    }
-
-    private static jakarta.ws.rs.client.Invocation.Builder admin(String path) {
-        return APP.client().target(url(path)).request().header("Authorization", "Bearer " + TestApp.ADMIN_TOKEN);
-    }
-
-    private static String url(String path) {
-        return "http://localhost:" + APP.getLocalPort() + path;
+        return API.adminGet("/admin/dead-letters").path("items").size();
     }
 }

@@ -4,18 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.service.Api;
+import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RelayboxConfiguration;
 import dev.relaybox.service.TestApp;
-import dev.relaybox.service.metrics.DeadLetterAlerts;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
-import jakarta.ws.rs.client.Entity;
-import jakarta.ws.rs.core.Response;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +22,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** An operator's way back from a dead letter, through the running application and a real receiver. */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class DeadLetterOperationsTest {
-    static final ObjectMapper JSON = new ObjectMapper();
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort(),
             ConfigOverride.config("delivery.retryDelays", "1s"),
@@ -34,17 +29,7 @@ class DeadLetterOperationsTest {
             ConfigOverride.config("alerts.endpointUrl", RECEIVER.url("/alerts")),
             ConfigOverride.config("alerts.endpointSecret", "whsec_" + java.util.Base64.getEncoder()
                     .encodeToString("alert-secret-alert-secret-alert".getBytes())));
-
-    record Answer(int status, JsonNode body) {
-        static Answer of(Response response) {
-            try (response) {
-                String text = response.readEntity(String.class);
-                return new Answer(response.getStatus(), text == null || text.isBlank() ? null : JSON.readTree(text));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    }
+    static final Api API = new Api(APP);
 
     @AfterAll
     static void closeReceiver() {
@@ -64,16 +49,16 @@ class DeadLetterOperationsTest {
                 .anyMatch(r -> new String(r.body()).contains(deadLetter.path("id").asText())));
 
         RECEIVER.script("/replay-once", TestReceiver.Reply.of(200));
-        Answer replayed = admin("POST", "/admin/dead-letters/" + deadLetter.path("id").asText() + "/replay",
+        Answer replayed = API.admin("POST", "/admin/dead-letters/" + deadLetter.path("id").asText() + "/replay",
                 Map.of("by", "alice"));
-        Answer again = admin("POST", "/admin/dead-letters/" + deadLetter.path("id").asText() + "/replay", Map.of());
+        Answer again = API.admin("POST", "/admin/dead-letters/" + deadLetter.path("id").asText() + "/replay", Map.of());
 
         assertThat(replayed.status()).isEqualTo(200);
         assertThat(again.status()).isEqualTo(409);
         await().atMost(Duration.ofSeconds(30)).until(() -> deliveryStatus("replay-once").equals("DELIVERED"));
         assertThat(RECEIVER.received("/replay-once").stream().filter(r -> outboxId.equals(r.header("webhook-id"))))
                 .hasSize(3);
-        JsonNode resolved = admin("GET", "/admin/dead-letters/" + deadLetter.path("id").asText(), null).body();
+        JsonNode resolved = API.adminGet("/admin/dead-letters/" + deadLetter.path("id").asText());
         assertThat(resolved.path("resolution").asText()).isEqualTo("REPLAYED");
         assertThat(resolved.path("resolvedBy").asText()).startsWith("alice");
     }
@@ -90,15 +75,15 @@ class DeadLetterOperationsTest {
                 && openDeadLetters("bulk-b").size() == 2);
         RECEIVER.script("/bulk-a", TestReceiver.Reply.of(200));
 
-        Answer answer = admin("POST", "/admin/dead-letters/replay",
+        Answer answer = API.admin("POST", "/admin/dead-letters/replay",
                 Map.of("filter", Map.of("peer", "bulk-a"), "by", "bob"));
 
         assertThat(answer.status()).isEqualTo(200);
         assertThat(answer.body().path("replayed").asInt()).isEqualTo(2);
         assertThat(openDeadLetters("bulk-a")).isEmpty();
         assertThat(openDeadLetters("bulk-b")).hasSize(2);
-        await().atMost(Duration.ofSeconds(30)).until(() -> admin("GET",
-                "/admin/deliveries?endpoint=bulk-a&status=delivered", null).body().path("items").size() == 2);
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> API.adminGet("/admin/deliveries?endpoint=bulk-a&status=delivered").path("items").size() == 2);
     }
 
     @Test
@@ -108,12 +93,12 @@ class DeadLetterOperationsTest {
         post("audit.logged", "a-1");
         JsonNode deadLetter = awaitOpenDeadLetter("discard");
 
-        Answer missingReason = admin("POST", "/admin/dead-letters/" + deadLetter.path("id").asText() + "/discard",
+        Answer missingReason = API.admin("POST", "/admin/dead-letters/" + deadLetter.path("id").asText() + "/discard",
                 Map.of());
-        Answer discarded = admin("POST", "/admin/dead-letters/" + deadLetter.path("id").asText() + "/discard",
+        Answer discarded = API.admin("POST", "/admin/dead-letters/" + deadLetter.path("id").asText() + "/discard",
                 Map.of("reason", "receiver retired the audit feed"));
 
-        assertThat(missingReason.status()).isEqualTo(400);
+        missingReason.assertError(400, "invalid_request");
         assertThat(discarded.status()).isEqualTo(200);
         assertThat(discarded.body().path("resolution").asText()).isEqualTo("DISCARDED: receiver retired the audit feed");
         assertThat(openDeadLetters("discard")).isEmpty();
@@ -123,25 +108,20 @@ class DeadLetterOperationsTest {
     @Test
     void adminOperationsRefuseRequestsWithoutAValidToken() {
         for (String path : List.of("/admin/dead-letters", "/admin/inbox", "/admin/deliveries", "/admin/endpoints")) {
-            Answer answer = Answer.of(APP.client().target(url(path)).request().header("Authorization", "Bearer wrong").get());
-            assertThat(answer.status()).as(path).isEqualTo(401);
-            assertThat(answer.body().path("error").asText()).isEqualTo("unauthorized");
+            Answer.of(API.request(path, "wrong").get()).assertError(401, "unauthorized");
+            API.anonymous("GET", path, null).assertError(401, "unauthorized");
         }
-        Answer replay = Answer.of(APP.client().target(url("/admin/dead-letters/replay")).request()
-                .header("Authorization", "Bearer " + TestApp.PRODUCER_TOKEN).post(Entity.json(Map.of())));
-        assertThat(replay.status()).isEqualTo(403);
+        API.producer("POST", "/admin/dead-letters/replay", Map.of()).assertError(403, "forbidden");
     }
 
     private static void endpoint(String name, String path, String eventTypes) {
-        assertThat(admin("POST", "/admin/endpoints", Map.of("name", name, "url", RECEIVER.url(path),
+        assertThat(API.admin("POST", "/admin/endpoints", Map.of("name", name, "url", RECEIVER.url(path),
                 "eventTypes", List.of(eventTypes))).status()).isEqualTo(201);
     }
 
     private static String post(String eventType, String aggregateId) {
-        Answer answer = Answer.of(APP.client().target(url("/outbox")).request()
-                .header("Authorization", "Bearer " + TestApp.PRODUCER_TOKEN)
-                .post(Entity.json(Map.of("eventType", eventType, "aggregateType", "order", "aggregateId", aggregateId,
-                        "payload", Map.of("id", aggregateId)))));
+        Answer answer = API.producer("POST", "/outbox", Map.of("eventType", eventType, "aggregateType", "order",
+                "aggregateId", aggregateId, "payload", Map.of("id", aggregateId)));
         assertThat(answer.status()).isEqualTo(202);
         return answer.body().path("id").asText();
     }
@@ -152,26 +132,11 @@ class DeadLetterOperationsTest {
     }
 
     private static List<JsonNode> openDeadLetters(String endpointName) {
-        JsonNode items = admin("GET", "/admin/dead-letters?source=outbox&peer=" + endpointName, null).body().path("items");
+        JsonNode items = API.adminGet("/admin/dead-letters?source=outbox&peer=" + endpointName).path("items");
         return java.util.stream.StreamSupport.stream(items.spliterator(), false).toList();
     }
 
     private static String deliveryStatus(String endpointName) {
-        return admin("GET", "/admin/deliveries?endpoint=" + endpointName, null).body().path("items").get(0)
-                .path("status").asText();
-    }
-
-    private static Answer admin(String method, String path, Object body) {
-        var request = APP.client().target(url(path)).request().header("Authorization", "Bearer " + TestApp.ADMIN_TOKEN);
-        return Answer.of(body == null ? request.method(method) : request.method(method, Entity.json(body)));
-    }
-
-    private static String url(String path) {
-        return "http://localhost:" + APP.getLocalPort() + path;
-    }
-
-    static {
-        // The alert endpoint is seeded from config; its events are what the first test checks for.
-        assertThat(DeadLetterAlerts.ALERT_EVENT).isEqualTo("relaybox.dead_letter.created");
+        return API.adminGet("/admin/deliveries?endpoint=" + endpointName).path("items").get(0).path("status").asText();
     }
 }

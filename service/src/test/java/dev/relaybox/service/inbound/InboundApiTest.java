@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.service.Api;
+import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RelayboxConfiguration;
 import dev.relaybox.service.TestApp;
 import dev.relaybox.service.config.AuthFactory;
@@ -20,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,6 +43,7 @@ class InboundApiTest {
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort(),
             ConfigOverride.config("inbox.recheckInterval", "1h"),
             ConfigOverride.config("partners.shop.maxBodySize", "4KiB"));
+    static final Api API = new Api(APP);
 
     @Test
     void shippedBeforePaidIsDeferredThenAppliedWhenPaidArrives() {
@@ -50,7 +54,7 @@ class InboundApiTest {
         Answer shipped = send("evt-s-" + order, event("order.shipped", order));
         assertThat(shipped.text("status")).isEqualTo("accepted");
         JsonNode deferred = await().atMost(Duration.ofSeconds(30)).until(
-                () -> adminGet("/admin/inbox/" + shipped.text("id")).path("event"),
+                () -> API.adminGet("/admin/inbox/" + shipped.text("id")).path("event"),
                 e -> e.path("status").asText().equals("DEFERRED"));
         assertThat(deferred.path("deferReason").asText()).isEqualTo("waiting for order.paid: entity is created");
 
@@ -80,7 +84,7 @@ class InboundApiTest {
 
         assertThat(statuses).containsOnly("accepted", "duplicate").containsOnlyOnce("accepted");
         assertThat(awaitEntity(order, "created").path("version").asInt()).isEqualTo(1);
-        int rows = jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox WHERE partner_event_id = :id")
+        int rows = API.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox WHERE partner_event_id = :id")
                 .bind("id", "evt-dup-" + order).mapTo(int.class).one());
         assertThat(rows).isEqualTo(1);
     }
@@ -91,19 +95,18 @@ class InboundApiTest {
         String body = event("order.created", "refused");
         long now = Instant.now().getEpochSecond();
 
-        assertError(post("/webhooks/nobody", "evt-r1", now, body, AuthFactory.DEV_PARTNER_SECRET), 404, "unknown_partner");
-        assertError(post("/webhooks/shop", "evt-r2", now, body.replace("refused", "tampered"), AuthFactory.DEV_PARTNER_SECRET,
-                body), 401, "invalid_signature");
-        assertError(post("/webhooks/shop", "evt-r3", now, body, "whsec_" + Base64.getEncoder().encodeToString(
-                "another-secret-of-enough-length".getBytes())), 401, "invalid_signature");
-        assertError(post("/webhooks/shop", "evt-r4", now - 3600, body, AuthFactory.DEV_PARTNER_SECRET), 401,
-                "invalid_signature");
-        assertError(APP.client().target(url("/webhooks/shop")).request().post(Entity.json(body)), 401, "invalid_signature");
-        assertError(post("/webhooks/shop", "evt-r5", now, "not json", AuthFactory.DEV_PARTNER_SECRET), 400, "invalid_json");
-        assertError(post("/webhooks/shop", "evt-r6", now, "{\"type\": \"order.paid\", \"data\": {\"orderId\": \"" + "x".repeat(5000)
-                + "\"}}", AuthFactory.DEV_PARTNER_SECRET), 413, "payload_too_large");
-        assertError(APP.client().target(url("/webhooks/shop")).request()
-                .post(Entity.entity(body, MediaType.TEXT_PLAIN)), 415, "unsupported_media_type");
+        post("/webhooks/nobody", "evt-r1", now, body, AuthFactory.DEV_PARTNER_SECRET).assertError(404, "unknown_partner");
+        post("/webhooks/shop", "evt-r2", now, body.replace("refused", "tampered"), AuthFactory.DEV_PARTNER_SECRET,
+                body).assertError(401, "invalid_signature");
+        post("/webhooks/shop", "evt-r3", now, body, "whsec_" + Base64.getEncoder().encodeToString(
+                "another-secret-of-enough-length".getBytes())).assertError(401, "invalid_signature");
+        post("/webhooks/shop", "evt-r4", now - 3600, body, AuthFactory.DEV_PARTNER_SECRET).assertError(401, "invalid_signature");
+        Answer.of(API.request("/webhooks/shop", null).post(Entity.json(body))).assertError(401, "invalid_signature");
+        post("/webhooks/shop", "evt-r5", now, "not json", AuthFactory.DEV_PARTNER_SECRET).assertError(400, "invalid_json");
+        post("/webhooks/shop", "evt-r6", now, "{\"type\": \"order.paid\", \"data\": {\"orderId\": \"" + "x".repeat(5000)
+                + "\"}}", AuthFactory.DEV_PARTNER_SECRET).assertError(413, "payload_too_large");
+        Answer.of(API.request("/webhooks/shop", null).post(Entity.entity(body, MediaType.TEXT_PLAIN)))
+                .assertError(415, "unsupported_media_type");
 
         assertThat(inboxRows()).isEqualTo(before);
     }
@@ -113,10 +116,10 @@ class InboundApiTest {
         Answer receipt = send("evt-poison-" + System.nanoTime(), "{\"type\": \"order.paid\", \"data\": {}}");
 
         JsonNode event = await().atMost(Duration.ofSeconds(30)).until(
-                () -> adminGet("/admin/inbox/" + receipt.text("id")).path("event"),
+                () -> API.adminGet("/admin/inbox/" + receipt.text("id")).path("event"),
                 e -> e.path("status").asText().equals("QUARANTINED"));
         assertThat(event.path("lastError").asText()).contains("no aggregate id");
-        assertThat(adminGet("/admin/dead-letters?source=inbox").path("items").findValuesAsText("reference"))
+        assertThat(API.adminGet("/admin/dead-letters?source=inbox").path("items").findValuesAsText("reference"))
                 .contains(receipt.text("id"));
     }
 
@@ -127,18 +130,17 @@ class InboundApiTest {
         awaitEntity(order, "created");
         String shippedId = send("evt-s-" + order, event("order.shipped", order)).text("id");
         await().atMost(Duration.ofSeconds(30)).until(
-                () -> adminGet("/admin/inbox/" + shippedId).path("event").path("status").asText(), "DEFERRED"::equals);
+                () -> API.adminGet("/admin/inbox/" + shippedId).path("event").path("status").asText(), "DEFERRED"::equals);
         // An operator settles the payment by hand; nothing signals the deferred event.
-        jdbi().useHandle(h -> h.createUpdate(
+        API.jdbi().useHandle(h -> h.createUpdate(
                         "UPDATE entities SET state = 'paid', version = version + 1 WHERE aggregate_type = 'order' AND aggregate_id = :id")
                 .bind("id", order).execute());
 
-        Answer released = Answer.of(admin("/admin/inbox/" + shippedId + "/release").post(Entity.json("{}")));
+        Answer released = API.admin("POST", "/admin/inbox/" + shippedId + "/release", Map.of());
 
         assertThat(released.status()).isEqualTo(200);
         assertThat(awaitEntity(order, "shipped").path("version").asInt()).isEqualTo(3);
-        Answer again = Answer.of(admin("/admin/inbox/" + shippedId + "/release").post(Entity.json("{}")));
-        assertThat(again.status()).isEqualTo(409);
+        API.admin("POST", "/admin/inbox/" + shippedId + "/release", Map.of()).assertError(409, "not_deferred");
     }
 
     @Test
@@ -156,24 +158,6 @@ class InboundApiTest {
         assertThat(metrics).contains("relaybox_dead_letters_open", "relaybox_dispatcher_lag_seconds");
     }
 
-    /** A response read whole and closed, so the test client's connection pool never runs dry. */
-    record Answer(int status, JsonNode body) {
-        static Answer of(Response response) {
-            try (response) {
-                String text = response.readEntity(String.class);
-                return new Answer(response.getStatus(), text == null || text.isBlank() ? null : JSON.readTree(text));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-
-        String text(String field) {
-            return body.path(field).asText();
-        }
-    }
-
-    static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
-
     static String event(String type, String orderId) {
         return "{\"type\": \"" + type + "\", \"data\": {\"orderId\": \"" + orderId + "\"}}";
     }
@@ -189,7 +173,7 @@ class InboundApiTest {
     /** Signs {@code signedBody} but sends {@code body}: equal unless the test tampers. */
     private static Answer post(String path, String eventId, long timestamp, String body, String secret,
             String signedBody) {
-        return Answer.of(APP.client().target(url(path)).request()
+        return Answer.of(API.request(path, null)
                 .header("webhook-id", eventId)
                 .header("webhook-timestamp", Long.toString(timestamp))
                 .header("webhook-signature", "v1," + sign(secret, eventId + "." + timestamp + "." + signedBody))
@@ -208,42 +192,12 @@ class InboundApiTest {
 
     private static JsonNode awaitEntity(String orderId, String state) {
         return await().atMost(Duration.ofSeconds(30)).until(() -> {
-            Answer answer = Answer.of(producer("/entities/order/" + orderId).get());
+            Answer answer = API.producer("GET", "/entities/order/" + orderId, null);
             return answer.status() == 200 ? answer.body() : null;
         }, entity -> entity != null && entity.path("state").asText().equals(state));
     }
 
-    private static void assertError(Answer answer, int status, String error) {
-        assertThat(answer.status()).isEqualTo(status);
-        assertThat(answer.text("error")).isEqualTo(error);
-        assertThat(answer.text("reason")).isNotBlank();
-    }
-
-    private static void assertError(Response response, int status, String error) {
-        assertError(Answer.of(response), status, error);
-    }
-
-    private static JsonNode adminGet(String path) {
-        return Answer.of(admin(path).get()).body();
-    }
-
     private static int inboxRows() {
-        return jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox").mapTo(int.class).one());
-    }
-
-    private static Jdbi jdbi() {
-        return Jdbi.create(APP.getConfiguration().getDatabase().getUrl(), "postgres", "");
-    }
-
-    private static String url(String path) {
-        return "http://localhost:" + APP.getLocalPort() + path;
-    }
-
-    private static Invocation.Builder producer(String path) {
-        return APP.client().target(url(path)).request().header("Authorization", "Bearer " + TestApp.PRODUCER_TOKEN);
-    }
-
-    private static Invocation.Builder admin(String path) {
-        return APP.client().target(url(path)).request().header("Authorization", "Bearer " + TestApp.ADMIN_TOKEN);
+        return API.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox").mapTo(int.class).one());
     }
 }

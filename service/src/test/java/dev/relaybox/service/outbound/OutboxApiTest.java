@@ -8,16 +8,17 @@ import dev.relaybox.activities.outbound.Outbox;
 import dev.relaybox.activities.outbound.OutboxEvent;
 import dev.relaybox.activities.outbound.StandardWebhooksVerifier;
 import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.service.Api;
+import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RelayboxConfiguration;
 import dev.relaybox.service.TestApp;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import jakarta.ws.rs.client.Entity;
-import jakarta.ws.rs.client.Invocation;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
@@ -36,18 +37,19 @@ class OutboxApiTest {
             ConfigOverride.config("delivery.retryDelays", "1s,1s"),
             ConfigOverride.config("delivery.jitter", "0"));
 
+    static final Api API = new Api(APP);
     static String secret;
 
     @BeforeAll
     static void registerEndpoints() {
-        Response created = admin("/admin/endpoints").post(Entity.json(Map.of(
-                "name", "shop", "url", RECEIVER.url("/shop"), "eventTypes", java.util.List.of("order.*"))));
-        assertThat(created.getStatus()).isEqualTo(201);
-        secret = created.readEntity(JsonNode.class).path("secret").asText();
+        Answer created = API.admin("POST", "/admin/endpoints", Map.of(
+                "name", "shop", "url", RECEIVER.url("/shop"), "eventTypes", List.of("order.*")));
+        assertThat(created.status()).isEqualTo(201);
+        secret = created.text("secret");
         assertThat(secret).startsWith("whsec_");
-        Response failing = admin("/admin/endpoints").post(Entity.json(Map.of(
-                "name", "down", "url", RECEIVER.url("/down"), "eventTypes", java.util.List.of("invoice.*"))));
-        assertThat(failing.getStatus()).isEqualTo(201);
+        Answer failing = API.admin("POST", "/admin/endpoints", Map.of(
+                "name", "down", "url", RECEIVER.url("/down"), "eventTypes", List.of("invoice.*")));
+        assertThat(failing.status()).isEqualTo(201);
         RECEIVER.script("/down", TestReceiver.Reply.of(503));
     }
 
@@ -58,21 +60,20 @@ class OutboxApiTest {
 
     @Test
     void postedEventArrivesSignedAtTheReceiver() throws Exception {
-        Response response = producer("/outbox").post(Entity.json(
+        Answer response = API.producer("POST", "/outbox",
                 Map.of("eventType", "order.shipped", "aggregateType", "order", "aggregateId", "A-1",
-                        "payload", Map.of("orderId", "A-1", "carrier", "DHL"))));
+                        "payload", Map.of("orderId", "A-1", "carrier", "DHL")));
 
-        assertThat(response.getStatus()).isEqualTo(202);
-        String id = response.readEntity(JsonNode.class).path("id").asText();
-        TestReceiver.Received request = awaitReceived("/shop", id);
+        assertThat(response.status()).isEqualTo(202);
+        TestReceiver.Received request = awaitReceived("/shop", response.text("id"));
         assertThat(StandardWebhooksVerifier.verify(secret, request.header("webhook-id"),
                 request.header("webhook-timestamp"), request.body(), request.header("webhook-signature"))).isTrue();
-        assertThat(new ObjectMapperHolder().read(request.body()).path("carrier").asText()).isEqualTo("DHL");
+        assertThat(APP.getObjectMapper().readTree(request.body()).path("carrier").asText()).isEqualTo("DHL");
     }
 
     @Test
     void committedEnqueueIsDeliveredAndRolledBackOneIsNot() throws Exception {
-        Jdbi jdbi = jdbi();
+        Jdbi jdbi = API.jdbi();
         int before = count(jdbi);
         try {
             jdbi.useTransaction(h -> {
@@ -92,70 +93,63 @@ class OutboxApiTest {
     void sameIdempotencyKeyAndBodyReturnsTheSameRowWhileADifferentBodyConflicts() {
         Map<String, Object> body = Map.of("eventType", "order.paid", "aggregateType", "order", "aggregateId", 77,
                 "payload", Map.of("amount", 10));
-        Response first = producer("/outbox").header("Idempotency-Key", "pay-77").post(Entity.json(body));
-        Response again = producer("/outbox").header("Idempotency-Key", "pay-77").post(Entity.json(body));
-        Response other = producer("/outbox").header("Idempotency-Key", "pay-77").post(Entity.json(
-                Map.of("eventType", "order.paid", "aggregateType", "order", "aggregateId", 77,
-                        "payload", Map.of("amount", 11))));
+        Answer first = withKey("pay-77", body);
+        Answer again = withKey("pay-77", body);
+        Answer other = withKey("pay-77", Map.of("eventType", "order.paid", "aggregateType", "order", "aggregateId", 77,
+                "payload", Map.of("amount", 11)));
 
-        assertThat(first.getStatus()).isEqualTo(202);
-        assertThat(again.getStatus()).isEqualTo(200);
-        JsonNode duplicate = again.readEntity(JsonNode.class);
-        assertThat(duplicate.path("id").asText()).isEqualTo(first.readEntity(JsonNode.class).path("id").asText());
-        assertThat(duplicate.path("status").asText()).isEqualTo("duplicate");
-        assertThat(other.getStatus()).isEqualTo(409);
-        assertThat(other.readEntity(JsonNode.class).path("error").asText()).isEqualTo("idempotency_key_reused");
+        assertThat(first.status()).isEqualTo(202);
+        assertThat(again.status()).isEqualTo(200);
+        assertThat(again.text("id")).isEqualTo(first.text("id"));
+        assertThat(again.text("status")).isEqualTo("duplicate");
+        other.assertError(409, "idempotency_key_reused");
     }
 
     @Test
     void badInputIsRefusedWithAReasonAndStoresNothing() {
-        Jdbi jdbi = jdbi();
+        Jdbi jdbi = API.jdbi();
         int before = count(jdbi);
 
-        assertError(producer("/outbox").post(Entity.entity("{\"eventType\": ", MediaType.APPLICATION_JSON)),
-                400, "invalid_json");
-        assertError(producer("/outbox").post(Entity.json(Map.of("aggregateType", "order", "aggregateId", "1",
-                "payload", Map.of()))), 400, "invalid_request");
-        assertError(producer("/outbox").post(Entity.json(Map.of("eventType", "order.paid", "aggregateType", "ship",
-                "aggregateId", "1", "payload", Map.of()))), 422, "unknown_aggregate_type");
-        assertError(producer("/outbox").post(Entity.json(Map.of("eventType", "order.paid", "aggregateType", "order",
-                "aggregateId", "1", "payload", Map.of("blob", "x".repeat(4000))))), 413, "payload_too_large");
-        assertError(producer("/outbox").post(Entity.json(Map.of("eventType", "order.paid", "aggregateType", "order",
-                "aggregateId", "1", "payload", Map.of(), "extra", 1))), 400, "unknown_field");
-        assertError(producer("/outbox").post(Entity.entity("eventType=x", MediaType.APPLICATION_FORM_URLENCODED)),
-                415, "unsupported_media_type");
-        assertError(APP.client().target(url("/outbox")).request().post(Entity.json(Map.of())), 401, "unauthorized");
+        raw(Entity.entity("{\"eventType\": ", MediaType.APPLICATION_JSON)).assertError(400, "invalid_json");
+        API.producer("POST", "/outbox", Map.of("aggregateType", "order", "aggregateId", "1", "payload", Map.of()))
+                .assertError(400, "invalid_request");
+        API.producer("POST", "/outbox", Map.of("eventType", "order.paid", "aggregateType", "ship", "aggregateId", "1",
+                "payload", Map.of())).assertError(422, "unknown_aggregate_type");
+        API.producer("POST", "/outbox", Map.of("eventType", "order.paid", "aggregateType", "order", "aggregateId", "1",
+                "payload", Map.of("blob", "x".repeat(4000)))).assertError(413, "payload_too_large");
+        API.producer("POST", "/outbox", Map.of("eventType", "order.paid", "aggregateType", "order", "aggregateId", "1",
+                "payload", Map.of(), "extra", 1)).assertError(400, "unknown_field");
+        raw(Entity.entity("eventType=x", MediaType.APPLICATION_FORM_URLENCODED)).assertError(415, "unsupported_media_type");
+        API.anonymous("POST", "/outbox", Map.of()).assertError(401, "unauthorized");
 
         assertThat(count(jdbi)).isEqualTo(before);
     }
 
     @Test
     void endpointWithUnsupportedSchemeIsRefused() {
-        assertError(admin("/admin/endpoints").post(Entity.json(Map.of("name", "ftp", "url", "ftp://example.com/x"))),
-                422, "url_refused");
+        API.admin("POST", "/admin/endpoints", Map.of("name", "ftp", "url", "ftp://example.com/x"))
+                .assertError(422, "url_refused");
     }
 
     @Test
     void receiverDownForTheWholeScheduleEndsAsADeadLetterVisibleInTheAdminApi() {
-        Response response = producer("/outbox").post(Entity.json(Map.of("eventType", "invoice.issued",
-                "aggregateType", "invoice", "aggregateId", "I-9", "payload", Map.of("total", 5))));
-        String outboxId = response.readEntity(JsonNode.class).path("id").asText();
+        String outboxId = API.producer("POST", "/outbox", Map.of("eventType", "invoice.issued",
+                "aggregateType", "invoice", "aggregateId", "I-9", "payload", Map.of("total", 5))).text("id");
 
         JsonNode deadLettered = await().atMost(Duration.ofSeconds(30)).until(
-                () -> admin("/admin/deliveries?status=dead_lettered&eventType=invoice.issued").get(JsonNode.class)
-                        .path("items"),
+                () -> API.adminGet("/admin/deliveries?status=dead_lettered&eventType=invoice.issued").path("items"),
                 items -> items.size() == 1);
         JsonNode delivery = deadLettered.get(0);
         assertThat(delivery.path("outboxId").asText()).isEqualTo(outboxId);
         assertThat(delivery.path("attempts").asInt()).isEqualTo(3);
         assertThat(delivery.path("temporalUrl").asText()).endsWith("/workflows/outbox-" + outboxId);
 
-        JsonNode detail = admin("/admin/deliveries/" + delivery.path("id").asText()).get(JsonNode.class);
+        JsonNode detail = API.adminGet("/admin/deliveries/" + delivery.path("id").asText());
         assertThat(detail.path("attempts")).hasSize(3);
         assertThat(detail.path("attempts").get(0).path("statusCode").asInt()).isEqualTo(503);
         assertThat(detail.path("payload").path("total").asInt()).isEqualTo(5);
 
-        JsonNode deadLetters = admin("/admin/dead-letters").get(JsonNode.class).path("items");
+        JsonNode deadLetters = API.adminGet("/admin/dead-letters").path("items");
         assertThat(deadLetters.findValuesAsText("reference")).contains(delivery.path("id").asText());
         assertThat(RECEIVER.received("/down")).hasSize(3);
     }
@@ -167,36 +161,16 @@ class OutboxApiTest {
                 java.util.Objects::nonNull);
     }
 
-    private static void assertError(Response response, int status, String error) {
-        assertThat(response.getStatus()).isEqualTo(status);
-        JsonNode body = response.readEntity(JsonNode.class);
-        assertThat(body.path("error").asText()).isEqualTo(error);
-        assertThat(body.path("reason").asText()).isNotBlank();
+    private static Answer withKey(String idempotencyKey, Object body) {
+        return Answer.of(API.request("/outbox", TestApp.PRODUCER_TOKEN).header("Idempotency-Key", idempotencyKey)
+                .post(Entity.json(body)));
     }
 
-    private static Jdbi jdbi() {
-        return Jdbi.create(APP.getConfiguration().getDatabase().getUrl(), "postgres", "");
+    private static Answer raw(Entity<String> body) {
+        return Answer.of(API.request("/outbox", TestApp.PRODUCER_TOKEN).post(body));
     }
 
     private static int count(Jdbi jdbi) {
         return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events").mapTo(int.class).one());
-    }
-
-    private static String url(String path) {
-        return "http://localhost:" + APP.getLocalPort() + path;
-    }
-
-    private static Invocation.Builder producer(String path) {
-        return APP.client().target(url(path)).request().header("Authorization", "Bearer " + TestApp.PRODUCER_TOKEN);
-    }
-
-    private static Invocation.Builder admin(String path) {
-        return APP.client().target(url(path)).request().header("Authorization", "Bearer " + TestApp.ADMIN_TOKEN);
-    }
-
-    private static final class ObjectMapperHolder {
-        JsonNode read(byte[] body) throws java.io.IOException {
-            return APP.getObjectMapper().readTree(body);
-        }
     }
 }

@@ -1,0 +1,81 @@
+package dev.relaybox.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import jakarta.ws.rs.client.Entity;
+import jakarta.ws.rs.client.Invocation;
+import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.jdbi.v3.core.Jdbi;
+
+/** Calls the running application as producers and operators do; every response is read whole and closed. */
+public final class Api {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final DropwizardAppExtension<RelayboxConfiguration> app;
+
+    public Api(DropwizardAppExtension<RelayboxConfiguration> app) {
+        this.app = app;
+    }
+
+    /** A response read whole and closed, so the test client's connection pool never runs dry. */
+    public record Answer(int status, JsonNode body) {
+        public static Answer of(Response response) {
+            try (response) {
+                String text = response.readEntity(String.class);
+                return new Answer(response.getStatus(), text == null || text.isBlank() ? null : JSON.readTree(text));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        public String text(String field) {
+            return body.path(field).asText();
+        }
+
+        /** Asserts the one error shape: this status, this error code, and a reason for people. */
+        public void assertError(int expectedStatus, String error) {
+            assertThat(status).isEqualTo(expectedStatus);
+            assertThat(text("error")).isEqualTo(error);
+            assertThat(text("reason")).isNotBlank();
+        }
+    }
+
+    public String url(String path) {
+        return "http://localhost:" + app.getLocalPort() + path;
+    }
+
+    public Invocation.Builder request(String path, String token) {
+        Invocation.Builder request = app.client().target(url(path)).request();
+        return token == null ? request : request.header("Authorization", "Bearer " + token);
+    }
+
+    public Answer admin(String method, String path, Object body) {
+        return send(request(path, TestApp.ADMIN_TOKEN), method, body);
+    }
+
+    public JsonNode adminGet(String path) {
+        return admin("GET", path, null).body();
+    }
+
+    public Answer producer(String method, String path, Object body) {
+        return send(request(path, TestApp.PRODUCER_TOKEN), method, body);
+    }
+
+    public Answer anonymous(String method, String path, Object body) {
+        return send(request(path, null), method, body);
+    }
+
+    private static Answer send(Invocation.Builder request, String method, Object body) {
+        return Answer.of(body == null ? request.method(method) : request.method(method, Entity.json(body)));
+    }
+
+    /** The application's own database, for what the API does not show. */
+    public Jdbi jdbi() {
+        return Jdbi.create(app.getConfiguration().getDatabase().getUrl(), "postgres", "");
+    }
+}
