@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dropwizard.testing.DropwizardTestSupport;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import jakarta.ws.rs.client.Client;
+import jakarta.ws.rs.client.ClientBuilder;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.client.Invocation;
 import jakarta.ws.rs.core.Response;
@@ -16,10 +19,20 @@ import org.jdbi.v3.core.Jdbi;
 public final class Api {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final DropwizardAppExtension<RelayboxConfiguration> app;
+    private final DropwizardTestSupport<RelayboxConfiguration> app;
+    private final Client client;
 
     public Api(DropwizardAppExtension<RelayboxConfiguration> app) {
+        this(app.getTestSupport(), app.client());
+    }
+
+    public Api(DropwizardTestSupport<RelayboxConfiguration> app) {
+        this(app, ClientBuilder.newClient());
+    }
+
+    private Api(DropwizardTestSupport<RelayboxConfiguration> app, Client client) {
         this.app = app;
+        this.client = client;
     }
 
     /** A response read whole and closed, so the test client's connection pool never runs dry. */
@@ -50,7 +63,7 @@ public final class Api {
     }
 
     public Invocation.Builder request(String path, String token) {
-        Invocation.Builder request = app.client().target(url(path)).request();
+        Invocation.Builder request = client.target(url(path)).request();
         return token == null ? request : request.header("Authorization", "Bearer " + token);
     }
 

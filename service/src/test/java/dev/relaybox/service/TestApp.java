@@ -52,7 +52,9 @@ public final class TestApp {
                 overrides(freshDataDirectory(), temporalPort, extra));
     }
 
-    static DropwizardTestSupport<RelayboxConfiguration> support(Path dataDirectory, int temporalPort) {
-        return new DropwizardTestSupport<>(RelayboxApplication.class, CONFIG, overrides(dataDirectory, temporalPort));
+    static DropwizardTestSupport<RelayboxConfiguration> support(Path dataDirectory, int temporalPort,
+            ConfigOverride... extra) {
+        return new DropwizardTestSupport<>(RelayboxApplication.class, CONFIG,
+                overrides(dataDirectory, temporalPort, extra));
     }
 }
