@@ -76,22 +76,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
     @Override
     public void run(RelayboxConfiguration config, Environment environment) {
-        String authProblem = config.getAuth().productionProblem();
-        if (!config.isEmbedded() && authProblem != null) {
-            throw new IllegalStateException("refusing to start: " + authProblem);
-        }
-        Map<String, StateMachine> machines;
-        try {
-            machines = config.stateMachines();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
-        }
-        config.getPartners().forEach((name, partner) -> {
-            if (!config.isEmbedded() && partner.getSignature().secrets().contains(AuthFactory.DEV_PARTNER_SECRET)) {
-                throw new IllegalStateException("refusing to start: partner '" + name
-                        + "' uses the development secret outside embedded mode; set its secret from the environment");
-            }
-        });
+        Map<String, StateMachine> machines = checkedStateMachines(config);
 
         startEmbeddedPostgresIfConfigured(config, environment);
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
@@ -139,6 +124,28 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new EntitiesResource(jdbi));
 
         environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal));
+    }
+
+    /**
+     * The validated state machines; refuses configurations that must not start: bad machines or partners
+     * anywhere, development tokens or secrets outside embedded mode.
+     */
+    private static Map<String, StateMachine> checkedStateMachines(RelayboxConfiguration config) {
+        String authProblem = config.getAuth().productionProblem();
+        if (!config.isEmbedded() && authProblem != null) {
+            throw new IllegalStateException("refusing to start: " + authProblem);
+        }
+        config.getPartners().forEach((name, partner) -> {
+            if (!config.isEmbedded() && partner.getSignature().secrets().contains(AuthFactory.DEV_PARTNER_SECRET)) {
+                throw new IllegalStateException("refusing to start: partner '" + name
+                        + "' uses the development secret outside embedded mode; set its secret from the environment");
+            }
+        });
+        try {
+            return config.stateMachines();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
+        }
     }
 
     /** Creates or updates the endpoints declared in config.yml; a bad one stops start-up with its name. */

@@ -1,0 +1,54 @@
+package dev.relaybox.service;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dropwizard.testing.ConfigOverride;
+import io.dropwizard.testing.DropwizardTestSupport;
+import org.junit.jupiter.api.Test;
+
+/** Configurations that must not serve traffic stop start-up, before anything starts, with a reason that names the problem. */
+class StartupChecksTest {
+    static final ConfigOverride[] PRODUCTION = {
+        ConfigOverride.config("database.url", "jdbc:postgresql://localhost:1/relaybox"),
+        ConfigOverride.config("temporal.address", "localhost:1"),
+    };
+
+    @Test
+    void productionWithTheDevelopmentTokensRefusesToStart() {
+        assertThatThrownBy(() -> start(PRODUCTION))
+                .hasMessageContaining("refusing to start")
+                .hasMessageContaining("development tokens");
+    }
+
+    @Test
+    void productionWithTheExamplePartnersDevelopmentSecretRefusesToStart() {
+        assertThatThrownBy(() -> start(PRODUCTION[0], PRODUCTION[1],
+                ConfigOverride.config("auth.adminTokens", "a-real-admin-token"),
+                ConfigOverride.config("auth.producerTokens", "a-real-producer-token")))
+                .hasMessageContaining("partner 'shop' uses the development secret");
+    }
+
+    @Test
+    void stateMachineWithATypoRefusesToStartNamingIt() {
+        assertThatThrownBy(() -> start(
+                ConfigOverride.config("stateMachines.order.transitions.order\\.paid.to", "payed")))
+                .hasMessageContaining("state machine 'order'")
+                .hasMessageContaining("payed");
+    }
+
+    @Test
+    void partnerWithoutAStateMachineForItsAggregateRefusesToStart() {
+        assertThatThrownBy(() -> start(ConfigOverride.config("partners.shop.aggregateType", "invoice")))
+                .hasMessageContaining("partner 'shop': no state machine for aggregate type 'invoice'");
+    }
+
+    private static void start(ConfigOverride... overrides) throws Exception {
+        DropwizardTestSupport<RelayboxConfiguration> app = TestApp.support(TestApp.freshDataDirectory(),
+                TestApp.freePort(), overrides);
+        try {
+            app.before();
+        } finally {
+            app.after();
+        }
+    }
+}
