@@ -80,13 +80,19 @@ public final class Bench {
                 } else {
                     InboxScenarios inbox = new InboxScenarios(ctx);
                     MemoryScenario.Sample boot = atBoot;
-                    run(ctx, stamp, "inbox", inbox::accept);
-                    run(ctx, stamp, "duplicates", inbox::duplicates);
-                    run(ctx, stamp, "outbound", () -> new OutboundScenario(ctx).run());
-                    run(ctx, stamp, "inbound", () -> new InboundScenario(ctx).run());
-                    run(ctx, stamp, "drain", () -> new DrainScenario(ctx).run());
-                    run(ctx, stamp, "memory", () -> new MemoryScenario(ctx).run(boot));
+                    run(ctx, stamp, "inbox", "Inbox accept", inbox::accept);
+                    run(ctx, stamp, "duplicates", "Duplicate storm", inbox::duplicates);
+                    run(ctx, stamp, "outbound", "Outbound end to end", () -> new OutboundScenario(ctx).run());
+                    run(ctx, stamp, "inbound", "Inbound end to end", () -> new InboundScenario(ctx).run());
+                    run(ctx, stamp, "drain", "Backlog drain", () -> new DrainScenario(ctx).run());
+                    run(ctx, stamp, "memory", "Memory", () -> new MemoryScenario(ctx).run(boot));
                 }
+                ctx.probe.ifPresent(p -> {
+                    report.fact("Embedded Temporal server", "executions it holds at the end",
+                            String.format(Locale.ROOT, "%,d", p.executions()), "–");
+                    report.fact("Embedded Temporal server", "lock-event list entries at the end",
+                            String.format(Locale.ROOT, "%,d", p.lockEvents()), "–");
+                });
             } finally {
                 admin.disableEndpoint(endpointId);
                 ctx.closeBare();
@@ -129,7 +135,7 @@ public final class Bench {
         System.exit(0);
     }
 
-    private static void run(Context ctx, String stamp, String name, Scenario scenario) {
+    private static void run(Context ctx, String stamp, String name, String title, Scenario scenario) {
         if (!ctx.options.scenarios.contains(name)) {
             return;
         }
@@ -145,11 +151,11 @@ public final class Bench {
             scenario.run();
             System.out.printf(Locale.ROOT, "   (%s took %.0f s)%n", name, (System.nanoTime() - began) / 1e9);
             if (ctx.probe.isPresent()) {
-                ctx.report.note(name, "Embedded Temporal server afterwards: " + ctx.serverState() + ".");
+                ctx.report.note(title, "Embedded Temporal server afterwards: " + ctx.serverState() + ".");
             }
         } catch (Exception | AssertionError e) {
             e.printStackTrace();
-            ctx.report.fact(name, "scenario failed", e.toString().replace('|', '/'), "–");
+            ctx.report.fact(title, "scenario failed", e.toString().replace('|', '/'), "–");
         } finally {
             if (recording != null) {
                 Path jfr = ctx.options.results.resolve(stamp + "-" + name + ".jfr");
@@ -157,7 +163,7 @@ public final class Bench {
                     recording.stop();
                     recording.dump(jfr);
                     recording.close();
-                    ctx.report.note(name, "JFR recording: " + jfr.getFileName());
+                    ctx.report.note(title, "JFR recording: " + jfr.getFileName());
                 } catch (Exception e) {
                     System.err.println("could not write " + jfr + ": " + e);
                 }

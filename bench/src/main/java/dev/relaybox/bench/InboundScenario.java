@@ -63,7 +63,7 @@ final class InboundScenario {
                         "SELECT count(*) FROM entities WHERE aggregate_type = 'order' AND aggregate_id LIKE :like AND state = 'paid'")
                 .bind("like", like).mapTo(int.class).one());
         ctx.settle();
-        ctx.workflowsRun += 2 * o.n;
+        ctx.workflowsRun += 2 * orders + orders;
 
         long events = ((Number) stats.get("events")).longValue();
         double seconds = ((Number) stats.get("seconds")).doubleValue();

@@ -14,10 +14,12 @@ import javax.sql.DataSource;
  * {@code webhook_inbox} from the same number of threads through a pool built from Relaybox's own settings.
  */
 final class InboxScenarios {
+    // The intake's own statement, plus three columns that mark the row finished: the baseline measures the insert
+    // alone and leaves no background work for the dispatcher (its trigger still fires, as for the intake).
     private static final String INSERT = """
             INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type, aggregate_id,
-                                       payload, signature_verified)
-            VALUES ('shop', ?, 'order.created', 'order', ?, CAST(? AS jsonb), true)
+                                       payload, signature_verified, status, dispatched_at, processed_at)
+            VALUES ('shop', ?, 'order.created', 'order', ?, CAST(? AS jsonb), true, 'PROCESSED', now(), now())
             ON CONFLICT (partner_name, partner_event_id) DO NOTHING
             RETURNING id""";
 
@@ -56,7 +58,7 @@ final class InboxScenarios {
         ctx.settle();
         Run pacedBase = Load.paced(pacedCount, c, half, () -> raw(prefix + "rawpaced-"));
         ctx.settle();
-        ctx.workflowsRun += 2 * o.warmup + 2 * o.n + 2 * pacedCount;
+        ctx.workflowsRun += o.warmup + o.n + pacedCount;
 
         Report r = ctx.report;
         String baseline = "raw JDBC INSERT … ON CONFLICT, " + c + " threads";
@@ -75,8 +77,9 @@ final class InboxScenarios {
                 + "paced run sends %d at half the peak rate on an open-loop schedule (latency counted from when each "
                 + "request was due).", o.n, c, o.warmup, pacedCount));
         r.note(scenario, "Relaybox peak: " + peakCpu + ". Raw JDBC: " + baseCpu + ".");
-        r.note(scenario, "Accepted rows are dispatched and processed in the background while the intake runs (the "
-                + "baseline's rows too: same table, same trigger); each scenario waits until they are processed.");
+        r.note(scenario, "Accepted rows are dispatched and processed (one workflow each) in the background while the "
+                + "intake runs, on the same cores; the scenario waits for them before the next run. Baseline rows are "
+                + "inserted already marked processed, so nothing runs behind them; the insert trigger still NOTIFYs.");
     }
 
     void duplicates() throws Exception {
@@ -111,7 +114,7 @@ final class InboxScenarios {
         int entityVersion = ctx.jdbi().withHandle(h -> h.createQuery(
                         "SELECT coalesce(max(version), 0) FROM entities WHERE aggregate_type = 'order' AND aggregate_id = :id")
                 .bind("id", ctx.runId + "-dup-order").mapTo(int.class).one());
-        ctx.workflowsRun += 2;
+        ctx.workflowsRun += 1;
 
         Report r = ctx.report;
         String baseline = "raw JDBC INSERT … ON CONFLICT of one row";

@@ -31,6 +31,8 @@ final class MemoryScenario {
         Options o = ctx.options;
         BareTemporal.TOUCHED.clear();
         Sample idle = measure(0);
+        // The server's own count when it can be read; the scenarios' tally otherwise.
+        int finished = ctx.probe.map(TestServerProbe::executions).orElse(ctx.workflowsRun);
         String prefix = ctx.runId + "-mem-";
         String like = prefix + "%";
         int sent = 0;
@@ -68,16 +70,16 @@ final class MemoryScenario {
             r.metric(scenario, String.format(Locale.ROOT, "heap KiB per workflow, %,d → %,d", first.waiting(), last.waiting()),
                     (last.heapMiB() - first.heapMiB()) * 1024 / (last.waiting() - first.waiting()), Double.NaN, "");
         }
-        if (ctx.workflowsRun > 0) {
+        if (finished > 0) {
             r.metric(scenario, "heap KiB kept per finished workflow (earlier scenarios)",
-                    (idle.heapMiB() - atBoot.heapMiB()) * 1024 / ctx.workflowsRun, Double.NaN, "");
+                    (idle.heapMiB() - atBoot.heapMiB()) * 1024 / finished, Double.NaN, "");
         }
         r.note(scenario, String.format(Locale.ROOT, "Heap after boot: %.0f MiB; before this scenario, after about %,d "
                         + "finished workflows: %.0f MiB. The embedded Temporal server (temporal-test-server) runs inside "
                         + "this JVM and keeps every execution, finished or not, in memory, so both its state and "
                         + "Relaybox's worker cache are in these numbers; with an external Temporal they are not. "
                         + "PostgreSQL is a separate process (PSS: shared memory split between its processes).",
-                atBoot.heapMiB(), ctx.workflowsRun, idle.heapMiB()));
+                atBoot.heapMiB(), finished, idle.heapMiB()));
         r.note(scenario, "Waiting workflows: order.paid for orders never created, each DEFERRED on a one-hour recheck "
                 + "timer (inbox.recheckInterval overridden to 1h). JVM max heap: "
                 + String.format(Locale.ROOT, "%.0f MiB", Runtime.getRuntime().maxMemory() / 1024.0 / 1024.0) + ".");

@@ -11,15 +11,15 @@ import java.util.Set;
 final class Options {
     static final List<String> SCENARIOS = List.of("inbox", "duplicates", "outbound", "inbound", "drain", "memory");
 
-    int n = 2000;
+    int n = 1000;
     int concurrency = 8;
     int warmup = 200;
     int pollerThreads = 8;
     Duration pacedDuration = Duration.ofSeconds(10);
-    int drainN = 10_000;
+    int drainN = 2000;
     String drainDelays = "1s,2s,5s,10s";
     Duration drainOutage = Duration.ofSeconds(10);
-    List<Integer> memorySizes = new ArrayList<>(List.of(1_000, 10_000));
+    List<Integer> memorySizes = new ArrayList<>(List.of(1_000, 3_000));
     Set<String> scenarios = new LinkedHashSet<>(SCENARIOS);
     String jfr;
     Path config = Path.of("config.yml");
@@ -33,15 +33,15 @@ final class Options {
     static final String USAGE = """
             java -jar bench/target/relaybox-bench.jar [options]
 
-              --n N                 items per throughput scenario (default 2000)
+              --n N                 items per throughput scenario (default 1000)
               --concurrency C       concurrent HTTP clients / producers / JDBC threads (default 8)
               --warmup W            warm-up requests before measuring (default 200)
               --poller-threads P    threads of the hand-rolled SKIP LOCKED poller (default 8)
               --paced-seconds S     length of each paced (half-rate) run (default 10)
-              --drain-n N           rows in the backlog-drain scenario (default 10000)
+              --drain-n N           rows in the backlog-drain scenario (default 2000; 10000 adds about 8 minutes)
               --drain-delays LIST   retry schedule during the drain, e.g. 1s,2s,5s,10s (default)
               --drain-outage S      seconds the receiver stays down (default 10; must be shorter than the schedule)
-              --memory-sizes LIST   waiting workflows to measure at (default 1000,10000)
+              --memory-sizes LIST   waiting workflows to measure at (default 1000,3000; 1000,10000 adds about 6 minutes)
               --memory-100k         also measure at 100000 waiting workflows (about 15 minutes more)
               --only LIST           scenarios to run: inbox,duplicates,outbound,inbound,drain,memory
               --jfr SCENARIO|all    record a JFR profile around the scenario(s) into the results directory
