@@ -104,7 +104,8 @@ public final class Bench {
         StringBuilder md = new StringBuilder();
         md.append("# Relaybox benchmark, ").append(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")
                 .withZone(ZoneOffset.UTC).format(startedAt)).append("\n\n");
-        md.append("- Command: `java -jar bench/target/relaybox-bench.jar ").append(String.join(" ", args)).append("`\n");
+        md.append("- Command: `").append(("java -jar bench/target/relaybox-bench.jar " + String.join(" ", args)).trim())
+                .append("`\n");
         md.append("- Effective options: `").append(o.describe()).append("`\n");
         md.append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores (")
                 .append(Machine.cpuModel()).append("), ").append(Machine.memory()).append(" memory; load average ")
