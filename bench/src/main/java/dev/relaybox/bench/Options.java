@@ -1,0 +1,150 @@
+package dev.relaybox.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/** Command-line options; every size is a parameter so a quick run and a long one use the same code. */
+final class Options {
+    static final List<String> SCENARIOS = List.of("inbox", "duplicates", "outbound", "inbound", "drain", "memory");
+
+    int n = 1000;
+    int concurrency = 8;
+    int warmup = 200;
+    int pollerThreads = 8;
+    Duration pacedDuration = Duration.ofSeconds(10);
+    int drainN = 2000;
+    String drainDelays = "1s,2s,5s,10s";
+    Duration drainOutage = Duration.ofSeconds(10);
+    List<Integer> memorySizes = new ArrayList<>(List.of(1_000, 3_000));
+    Set<String> scenarios = new LinkedHashSet<>(SCENARIOS);
+    String jfr;
+    Path config = Path.of("config.yml");
+    Path results = Path.of("bench", "results");
+    Duration waitLimit = Duration.ofMinutes(10);
+    boolean wedgeProbe;
+    boolean patchTestServer;
+    int wedgeThreads = 16;
+    int wedgeN = 5000;
+
+    static final String USAGE = """
+            java -jar bench/target/relaybox-bench.jar [options]
+
+              --n N                 items per throughput scenario (default 1000)
+              --concurrency C       concurrent HTTP clients / producers / JDBC threads (default 8)
+              --warmup W            warm-up requests before measuring (default 200)
+              --poller-threads P    threads of the hand-rolled SKIP LOCKED poller (default 8)
+              --paced-seconds S     length of each paced (half-rate) run (default 10)
+              --drain-n N           rows in the backlog-drain scenario (default 2000; 10000 adds about 8 minutes)
+              --drain-delays LIST   retry schedule during the drain, e.g. 1s,2s,5s,10s (default)
+              --drain-outage S      seconds the receiver stays down (default 10; must be shorter than the schedule)
+              --memory-sizes LIST   waiting workflows to measure at (default 1000,3000; 1000,10000 adds about 6 minutes)
+              --memory-100k         also measure at 100000 waiting workflows (about 15 minutes more)
+              --only LIST           scenarios to run: inbox,duplicates,outbound,inbound,drain,memory
+              --jfr SCENARIO|all    record a JFR profile around the scenario(s) into the results directory
+              --config PATH         Relaybox configuration (default config.yml)
+              --results DIR         where the results file goes (default bench/results)
+              --wait-minutes M      give up waiting for a scenario to finish after M minutes (default 10)
+              --patch-test-server   for comparison only: make the embedded server's lock-event list O(1) (see
+                                    docs/performance.md); results are then not those of Relaybox as shipped
+              --wedge-probe         only start --wedge-n bare workflows from --wedge-threads threads at once and
+                                    watch for a stall (default 5000 from 16); dumps threads if it stalls
+
+            DATABASE_URL / TEMPORAL_ADDRESS (and the production tokens and SHOP_WEBHOOK_SECRET) switch the
+            embedded PostgreSQL / Temporal off, as for the service itself.
+            """;
+
+    static Options parse(String[] args) {
+        Options o = new Options();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                value = arg.substring(eq + 1);
+                arg = arg.substring(0, eq);
+            }
+            switch (arg) {
+                case "--help", "-h" -> {
+                    System.out.println(USAGE);
+                    System.exit(0);
+                }
+                case "--memory-100k" -> o.memorySizes.add(100_000);
+                case "--wedge-probe" -> o.wedgeProbe = true;
+                case "--patch-test-server" -> o.patchTestServer = true;
+                default -> {
+                    if (value == null) {
+                        if (i + 1 >= args.length) {
+                            throw new IllegalArgumentException(arg + " needs a value\n\n" + USAGE);
+                        }
+                        value = args[++i];
+                    }
+                    o.set(arg, value);
+                }
+            }
+        }
+        if (o.n < 10 || o.concurrency < 1 || o.drainN < 1) {
+            throw new IllegalArgumentException("--n must be at least 10, --concurrency and --drain-n at least 1");
+        }
+        return o;
+    }
+
+    private void set(String name, String value) {
+        switch (name) {
+            case "--n" -> n = Integer.parseInt(value);
+            case "--concurrency" -> concurrency = Integer.parseInt(value);
+            case "--warmup" -> warmup = Integer.parseInt(value);
+            case "--poller-threads" -> pollerThreads = Integer.parseInt(value);
+            case "--paced-seconds" -> pacedDuration = Duration.ofSeconds(Long.parseLong(value));
+            case "--drain-n" -> drainN = Integer.parseInt(value);
+            case "--drain-delays" -> drainDelays = value;
+            case "--drain-outage" -> drainOutage = Duration.ofSeconds(Long.parseLong(value));
+            case "--memory-sizes" -> {
+                memorySizes = new ArrayList<>();
+                for (String size : value.split(",")) {
+                    memorySizes.add(Integer.parseInt(size.trim()));
+                }
+            }
+            case "--only" -> {
+                scenarios = new LinkedHashSet<>();
+                for (String s : value.split(",")) {
+                    if (!SCENARIOS.contains(s.trim())) {
+                        throw new IllegalArgumentException("unknown scenario " + s + "; expected " + SCENARIOS);
+                    }
+                    scenarios.add(s.trim());
+                }
+            }
+            case "--jfr" -> jfr = value;
+            case "--config" -> config = Path.of(value);
+            case "--results" -> results = Path.of(value);
+            case "--wait-minutes" -> waitLimit = Duration.ofMinutes(Long.parseLong(value));
+            case "--wedge-threads" -> wedgeThreads = Integer.parseInt(value);
+            case "--wedge-n" -> wedgeN = Integer.parseInt(value);
+            default -> throw new IllegalArgumentException("unknown option " + name + "\n\n" + USAGE);
+        }
+    }
+
+    /** The drain schedule in seconds, to check that the outage is shorter than it. */
+    long drainScheduleSeconds() {
+        long total = 0;
+        for (String delay : drainDelays.split(",")) {
+            total += io.dropwizard.util.Duration.parse(delay.trim()).toSeconds();
+        }
+        return total;
+    }
+
+    boolean profiles(String scenario) {
+        return jfr != null && (jfr.equals("all") || jfr.equals(scenario));
+    }
+
+    String describe() {
+        return "--n " + n + " --concurrency " + concurrency + " --warmup " + warmup + " --poller-threads " + pollerThreads
+                + " --paced-seconds " + pacedDuration.toSeconds() + " --drain-n " + drainN + " --drain-delays "
+                + drainDelays + " --drain-outage " + drainOutage.toSeconds() + " --memory-sizes "
+                + memorySizes.stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElse("")
+                + " --only " + String.join(",", scenarios) + (patchTestServer ? " --patch-test-server" : "");
+    }
+}
