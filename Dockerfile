@@ -8,11 +8,12 @@ COPY pom.xml ./
 COPY workflows/pom.xml workflows/
 COPY activities/pom.xml activities/
 COPY service/pom.xml service/
-RUN mvn -B -q -DskipTests package
+COPY bench/pom.xml bench/
+RUN mvn -B -q -DskipTests -pl service -am package
 COPY workflows/src workflows/src
 COPY activities/src activities/src
 COPY service/src service/src
-RUN mvn -B -q -DskipTests package
+RUN mvn -B -q -DskipTests -pl service -am package
 
 FROM eclipse-temurin:17-jre
 RUN groupadd --system relaybox \

@@ -104,8 +104,9 @@ public final class Dispatcher implements Managed {
     int dispatchBatch(DispatchSource source) {
         return jdbi.inTransaction(handle -> {
             List<DispatchSource.Row> rows = source.claimUndispatched(handle, config.getBatchSize());
-            List<UUID> started = startAll(source, rows);
-            source.markDispatched(handle, started);
+            if (!rows.isEmpty()) {
+                source.markDispatched(handle, startAll(source, rows));
+            }
             return rows.size();
         });
     }
@@ -139,7 +140,9 @@ public final class Dispatcher implements Managed {
             do {
                 batch = jdbi.inTransaction(handle -> {
                     List<DispatchSource.Row> rows = source.claimStranded(handle, before, config.getBatchSize());
-                    source.markDispatched(handle, startAll(source, rows));
+                    if (!rows.isEmpty()) {
+                        source.markDispatched(handle, startAll(source, rows));
+                    }
                     return rows.size();
                 });
                 total += batch;
