@@ -13,6 +13,7 @@ import jakarta.ws.rs.client.Invocation;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.function.Supplier;
 import org.jdbi.v3.core.Jdbi;
 
 /** Calls the running application as producers and operators do; every response is read whole and closed. */
@@ -20,17 +21,22 @@ public final class Api {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final DropwizardTestSupport<RelayboxConfiguration> app;
-    private final Client client;
+    // Asked for at the first call: tests build their Api before the application has started.
+    private final Supplier<Client> client;
 
     public Api(DropwizardAppExtension<RelayboxConfiguration> app) {
-        this(app.getTestSupport(), app.client());
+        this(app.getTestSupport(), app::client);
     }
 
     public Api(DropwizardTestSupport<RelayboxConfiguration> app) {
-        this(app, ClientBuilder.newClient());
+        this(app, fixed(ClientBuilder.newClient()));
     }
 
-    private Api(DropwizardTestSupport<RelayboxConfiguration> app, Client client) {
+    private static Supplier<Client> fixed(Client client) {
+        return () -> client;
+    }
+
+    private Api(DropwizardTestSupport<RelayboxConfiguration> app, Supplier<Client> client) {
         this.app = app;
         this.client = client;
     }
@@ -63,7 +69,7 @@ public final class Api {
     }
 
     public Invocation.Builder request(String path, String token) {
-        Invocation.Builder request = client.target(url(path)).request();
+        Invocation.Builder request = client.get().target(url(path)).request();
         return token == null ? request : request.header("Authorization", "Bearer " + token);
     }
 
