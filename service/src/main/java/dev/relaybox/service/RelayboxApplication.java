@@ -13,6 +13,7 @@ import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
 import dev.relaybox.service.admin.AdminInboxResource;
+import dev.relaybox.service.admin.AdminOutboxResource;
 import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.admin.TemporalLinks;
@@ -116,6 +117,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new EndpointsResource(jdbi, urlPolicy, config.getDelivery().getSecretRotationGrace()));
         environment.jersey().register(new AdminOverviewResource(jdbi));
         environment.jersey().register(new AdminPageResource());
+        environment.jersey().register(new AdminOutboxResource(jdbi, links));
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, dispatcher::wake));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));

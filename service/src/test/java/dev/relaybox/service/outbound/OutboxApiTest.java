@@ -149,6 +149,12 @@ class OutboxApiTest {
         assertThat(detail.path("attempts").get(0).path("statusCode").asInt()).isEqualTo(503);
         assertThat(detail.path("payload").path("total").asInt()).isEqualTo(5);
 
+        JsonNode outboxRow = await().atMost(Duration.ofSeconds(30)).until(
+                () -> API.adminGet("/admin/outbox?aggregate=invoice:I-9").path("items").get(0),
+                row -> row.path("status").asText().equals("PROCESSED"));
+        assertThat(outboxRow.path("id").asText()).isEqualTo(outboxId);
+        assertThat(outboxRow.path("deliveries").asText()).isEqualTo("DEAD_LETTERED:1");
+
         JsonNode deadLetters = API.adminGet("/admin/dead-letters").path("items");
         assertThat(deadLetters.findValuesAsText("reference")).contains(delivery.path("id").asText());
         assertThat(RECEIVER.received("/down")).hasSize(3);
