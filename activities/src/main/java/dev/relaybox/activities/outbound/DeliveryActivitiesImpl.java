@@ -122,25 +122,24 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
 
     @Override
     public void deadLetter(UUID deliveryId, String reason, String lastError) {
-        Optional<DeadLetters.DeadLetter> created = jdbi.inTransaction(h -> {
+        Optional<Recorded> created = jdbi.inTransaction(h -> {
             DeliveryDao dao = h.attach(DeliveryDao.class);
             if (!dao.finishUnsuccessfully(deliveryId, "DEAD_LETTERED", lastError)) {
                 return Optional.empty();
             }
             DeliveryDao.DeadLetterContext ctx = dao.deadLetterContext(deliveryId);
             return deadLetters.record(h, DeadLetters.Source.OUTBOX, deliveryId, ctx.url(), ctx.eventType(), reason,
-                    lastError, ctx.attempts());
+                    lastError, ctx.attempts()).map(deadLetter -> new Recorded(deadLetter, ctx.endpointName()));
         });
-        created.ifPresent(deadLetter -> {
-            metrics.counter("relaybox.deliveries.finished", "endpoint", endpointName(deliveryId), "result",
+        created.ifPresent(recorded -> {
+            metrics.counter("relaybox.deliveries.finished", "endpoint", recorded.endpointName(), "result",
                     "dead_lettered").increment();
-            deadLetters.announce(deadLetter);
+            deadLetters.announce(recorded.deadLetter());
         });
     }
 
-    private String endpointName(UUID deliveryId) {
-        return jdbi.withExtension(DeliveryDao.class, dao -> dao.deadLetterContext(deliveryId).endpointName());
-    }
+    /** A dead letter this call created, with the endpoint name its metric is tagged with. */
+    private record Recorded(DeadLetters.DeadLetter deadLetter, String endpointName) {}
 
     @Override
     public void cancel(UUID deliveryId) {

@@ -145,8 +145,8 @@ public final class AdminDeadLettersResource {
                         : InboxEventWorkflow.workflowId(rs.getString("partner_name"), rs.getString("partner_event_id")));
         return new DeadLetter(rs.getObject("id", UUID.class), source, rs.getObject("reference", UUID.class),
                 rs.getString("event_type"), rs.getString("peer"), rs.getString("aggregate"), rs.getString("reason"),
-                rs.getString("last_error"), rs.getInt("attempts"), AdminDeliveriesResource.instant(rs, "created_at"),
-                AdminDeliveriesResource.instant(rs, "resolved_at"), rs.getString("resolved_by"),
+                rs.getString("last_error"), rs.getInt("attempts"), Rows.instant(rs, "created_at"),
+                Rows.instant(rs, "resolved_at"), rs.getString("resolved_by"),
                 rs.getString("resolution"), workflowId, workflowId == null ? null : links.workflow(workflowId));
     }
 }

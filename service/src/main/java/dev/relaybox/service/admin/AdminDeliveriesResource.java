@@ -94,7 +94,7 @@ public final class AdminDeliveriesResource {
                             SELECT attempt, started_at, status_code, latency_ms, response_excerpt, error
                               FROM delivery_attempts WHERE delivery_id = :id ORDER BY id""")
                     .bind("id", id)
-                    .map((rs, ctx) -> new Attempt(rs.getInt("attempt"), instant(rs, "started_at"),
+                    .map((rs, ctx) -> new Attempt(rs.getInt("attempt"), Rows.instant(rs, "started_at"),
                             (Integer) rs.getObject("status_code"), rs.getInt("latency_ms"),
                             rs.getString("response_excerpt"), rs.getString("error")))
                     .list();
@@ -127,13 +127,8 @@ public final class AdminDeliveriesResource {
         UUID outboxId = rs.getObject("outbox_id", UUID.class);
         return new Delivery(rs.getObject("id", UUID.class), outboxId, rs.getString("event_type"),
                 rs.getString("aggregate"), rs.getString("endpoint"), rs.getString("url"), rs.getString("status"),
-                rs.getInt("attempts"), instant(rs, "next_attempt_at"), (Integer) rs.getObject("last_status"),
-                rs.getString("last_error"), instant(rs, "created_at"), instant(rs, "completed_at"),
+                rs.getInt("attempts"), Rows.instant(rs, "next_attempt_at"), (Integer) rs.getObject("last_status"),
+                rs.getString("last_error"), Rows.instant(rs, "created_at"), Rows.instant(rs, "completed_at"),
                 links.workflow(OutboxDeliveryWorkflow.workflowId(outboxId)));
-    }
-
-    static Instant instant(ResultSet rs, String column) throws SQLException {
-        var value = rs.getObject(column, java.time.OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
     }
 }

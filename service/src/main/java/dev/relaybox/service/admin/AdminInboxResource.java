@@ -112,7 +112,7 @@ public final class AdminInboxResource {
                 rs.getString("partner_event_id"), rs.getString("event_type"),
                 aggregateId == null ? null : rs.getString("aggregate_type") + ":" + aggregateId,
                 rs.getString("status"), rs.getString("outcome"), rs.getInt("attempts"), rs.getString("defer_reason"),
-                rs.getString("last_error"), AdminDeliveriesResource.instant(rs, "received_at"),
-                AdminDeliveriesResource.instant(rs, "processed_at"), workflowId, links.workflow(workflowId));
+                rs.getString("last_error"), Rows.instant(rs, "received_at"),
+                Rows.instant(rs, "processed_at"), workflowId, links.workflow(workflowId));
     }
 }

@@ -57,9 +57,9 @@ public final class AdminOutboxResource {
                         .map((rs, ctx) -> {
                             UUID id = rs.getObject("id", UUID.class);
                             return new OutboxRow(id, rs.getString("event_type"), rs.getString("aggregate"),
-                                    rs.getString("status"), AdminDeliveriesResource.instant(rs, "created_at"),
-                                    AdminDeliveriesResource.instant(rs, "dispatched_at"),
-                                    AdminDeliveriesResource.instant(rs, "processed_at"), rs.getString("deliveries"),
+                                    rs.getString("status"), Rows.instant(rs, "created_at"),
+                                    Rows.instant(rs, "dispatched_at"),
+                                    Rows.instant(rs, "processed_at"), rs.getString("deliveries"),
                                     links.workflow(OutboxDeliveryWorkflow.workflowId(id)));
                         })
                         .list(),
