@@ -238,15 +238,20 @@ class InboxEventWorkflowTest {
         start(InboxSettings.defaults());
         process("created", "order.created");
         UUID paid = process("paid", "order.paid");
+        String firstRun = runId("paid");
 
         InboxFixtures.workflow(client, "paid").process(paid);
 
+        assertThat(runId("paid")).as("a second run really happened").isNotEqualTo(firstRun);
         assertThat(entity()).isEqualTo("paid@2");
         assertThat(row(paid, "attempts")).isEqualTo("1");
         assertThat(outboxEventTypes()).containsExactly("order.payment_confirmed");
         assertThat(running("paid").status().outcome()).isEqualTo("APPLIED");
-        assertThat(history("paid").stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED))
-                .hasSize(1);
+    }
+
+    private String runId(String eventId) {
+        return client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(PARTNER, eventId)).describe().getExecution()
+                .getRunId();
     }
 
     @Test
