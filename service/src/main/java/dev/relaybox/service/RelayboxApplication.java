@@ -7,6 +7,8 @@ import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
+import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
+import dev.relaybox.activities.outbound.EndpointControlDao;
 import dev.relaybox.activities.outbound.EndpointDao;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.WebhookSigner;
@@ -98,6 +100,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 InboxEventWorkflowImpl.class);
         temporal.worker().registerActivitiesImplementations(
                 new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry()),
+                new EndpointControlActivitiesImpl(jdbi, config.getDelivery().circuitSettings(), metrics.registry()),
                 new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters));
         environment.lifecycle().manage(temporal);
         environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));
@@ -164,6 +167,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             }
             jdbi.useExtension(EndpointDao.class, dao -> dao.upsert(seed.name(), seed.url(), seed.secret(),
                     seed.eventTypes(), Instant.now().plus(rotationGrace)));
+            jdbi.useExtension(EndpointControlDao.class, dao -> dao.setControlsByName(seed.name(), seed.controls()));
         }
     }
 

@@ -62,7 +62,13 @@ public interface DeliveryDao {
     List<Target> unfinished(@Bind("outboxId") UUID outboxId);
 
     @SqlQuery("""
-            SELECT d.id AS delivery_id, d.outbox_id, d.status, o.payload::text AS payload, e.id AS endpoint_id,
+            SELECT d.id AS delivery_id, d.outbox_id, d.status,
+                   -- The body sent: the Standard Webhooks envelope unless the endpoint asks for the raw payload.
+                   CASE WHEN e.payload_format = 'raw' THEN o.payload::text
+                        ELSE json_build_object('type', o.event_type,
+                                 'timestamp', to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                                 'data', o.payload)::text
+                   END AS payload, e.id AS endpoint_id,
                    e.name AS endpoint_name, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
                    e.enabled, e.disabled_reason
               FROM deliveries d

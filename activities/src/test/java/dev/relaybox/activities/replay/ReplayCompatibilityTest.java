@@ -96,6 +96,11 @@ class ReplayCompatibilityTest {
         }
 
         @Override
+        public void endpointReady(UUID endpointId) {
+            current.endpointReady(endpointId);
+        }
+
+        @Override
         public void cancel() {
             current.cancel();
         }

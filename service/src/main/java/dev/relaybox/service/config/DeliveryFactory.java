@@ -1,9 +1,11 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import io.dropwizard.util.Duration;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.NotNull;
@@ -41,6 +43,16 @@ public final class DeliveryFactory {
     @NotNull
     @JsonProperty
     private Duration secretRotationGrace = Duration.hours(24);
+
+    /** Per-endpoint circuit breaker: see {@link CircuitBreakerFactory}. */
+    @NotNull
+    @Valid
+    @JsonProperty
+    private CircuitBreakerFactory circuitBreaker = new CircuitBreakerFactory();
+
+    public CircuitSettings circuitSettings() {
+        return circuitBreaker.build();
+    }
 
     public boolean allowPrivateNetworks(boolean embedded) {
         return allowPrivateNetworks == null ? embedded : allowPrivateNetworks;

@@ -1,6 +1,8 @@
 package dev.relaybox.service.outbound;
 
 import dev.relaybox.activities.outbound.Endpoint;
+import dev.relaybox.activities.outbound.EndpointControlDao;
+import dev.relaybox.activities.outbound.EndpointControls;
 import dev.relaybox.activities.outbound.EndpointDao;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.WebhookSigner;
@@ -8,6 +10,10 @@ import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
@@ -23,7 +29,9 @@ import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 
 /** {@code /admin/endpoints}: subscribers, their filters and secrets. Secrets are shown once, when created or rotated. */
@@ -46,50 +54,95 @@ public final class EndpointsResource {
             @NotNull @Pattern(regexp = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}") String name,
             @NotNull @Size(max = 2000) String url,
             @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = "\\*|[A-Za-z0-9_.-]+(\\.\\*)?") String> eventTypes,
-            String secret) {}
+            String secret,
+            @DecimalMin("0") @DecimalMax("100000") Double rateLimit,
+            @Min(1) @Max(100_000) Integer burst,
+            @Min(0) @Max(10_000) Integer maxInFlight,
+            Boolean ordered,
+            @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"") String payloadFormat) {}
 
     public record EndpointChange(
             @Size(max = 2000) String url,
             @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = "\\*|[A-Za-z0-9_.-]+(\\.\\*)?") String> eventTypes,
             Boolean enabled,
             @Size(max = 500) String disabledReason,
-            Boolean rotateSecret) {}
+            Boolean rotateSecret,
+            @DecimalMin("0") @DecimalMax("100000") Double rateLimit,
+            @Min(1) @Max(100_000) Integer burst,
+            @Min(0) @Max(10_000) Integer maxInFlight,
+            Boolean ordered,
+            @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"") String payloadFormat) {}
 
     /** What the API shows; {@code secret} only in the answer that created it. */
     public record EndpointView(UUID id, String name, String url, List<String> eventTypes, boolean enabled,
-            String disabledReason, boolean rotatingSecret, String secret, Instant createdAt, Instant updatedAt) {
+            String disabledReason, boolean rotatingSecret, String secret, Instant createdAt, Instant updatedAt,
+            ControlsView controls, EndpointHealthView health) {
         static EndpointView of(Endpoint e, String revealedSecret) {
             return new EndpointView(e.id(), e.name(), e.url(), e.eventTypes(), e.enabled(), e.disabledReason(),
                     e.previousSecret() != null && e.previousSecretExpiresAt() != null
                             && Instant.now().isBefore(e.previousSecretExpiresAt()),
-                    revealedSecret, e.createdAt(), e.updatedAt());
+                    revealedSecret, e.createdAt(), e.updatedAt(), null, null);
+        }
+
+        EndpointView with(EndpointControls controls, EndpointControlDao.Health health) {
+            return new EndpointView(id, name, url, eventTypes, enabled, disabledReason, rotatingSecret, secret,
+                    createdAt, updatedAt, ControlsView.of(controls), health == null ? null : EndpointHealthView.of(health));
+        }
+    }
+
+    /** The endpoint's pacing and body format; null limits are unlimited. */
+    public record ControlsView(Double rateLimit, Integer burst, Integer maxInFlight, boolean ordered,
+            String payloadFormat) {
+        static ControlsView of(EndpointControls c) {
+            return new ControlsView(c.rateLimit(), c.rateLimit() == null ? null : c.effectiveBurst(), c.maxInFlight(),
+                    c.ordered(), c.payloadFormat());
         }
     }
 
     @POST
     public Response create(@NotNull @Valid NewEndpoint request) {
         checkUrl(request.url());
+        checkBurst(request.burst(), request.rateLimit(), null);
         String secret = request.secret() == null ? WebhookSigner.newSecret() : request.secret();
         checkSecret(secret);
         List<String> eventTypes = request.eventTypes() == null ? List.of("*") : request.eventTypes();
-        Endpoint created = jdbi.withExtension(EndpointDao.class,
-                        dao -> dao.insert(request.name(), request.url(), secret, eventTypes))
-                .orElseThrow(() -> ApiException.conflict("endpoint_exists",
-                        "an endpoint named \"" + request.name() + "\" already exists"));
-        return Response.status(201).entity(EndpointView.of(created, secret)).build();
+        EndpointControls controls = new EndpointControls(positiveOrNull(request.rateLimit()), request.burst(),
+                positiveOrNull(request.maxInFlight()), Boolean.TRUE.equals(request.ordered()),
+                request.payloadFormat() == null ? EndpointControls.ENVELOPE : request.payloadFormat());
+        Endpoint created = jdbi.inTransaction(h -> {
+            Endpoint endpoint = h.attach(EndpointDao.class).insert(request.name(), request.url(), secret, eventTypes)
+                    .orElseThrow(() -> ApiException.conflict("endpoint_exists",
+                            "an endpoint named \"" + request.name() + "\" already exists"));
+            h.attach(EndpointControlDao.class).setControls(endpoint.id(), controls);
+            return endpoint;
+        });
+        return Response.status(201).entity(view(created, secret)).build();
+    }
+
+    /** The whole JSON for one endpoint: its controls and its health over the last hour. */
+    private EndpointView view(Endpoint endpoint, String revealedSecret) {
+        return jdbi.withExtension(EndpointControlDao.class, dao -> EndpointView.of(endpoint, revealedSecret).with(
+                dao.controls(endpoint.id()).orElse(EndpointControls.defaults()),
+                dao.health(endpoint.id(), Instant.now().minus(Duration.ofHours(1))).stream().findFirst().orElse(null)));
     }
 
     @GET
     public List<EndpointView> list() {
-        return jdbi.withExtension(EndpointDao.class, EndpointDao::list).stream()
-                .map(e -> EndpointView.of(e, null))
-                .toList();
+        return jdbi.withHandle(h -> {
+            EndpointControlDao controls = h.attach(EndpointControlDao.class);
+            Map<UUID, EndpointControlDao.Health> health = controls.health(null, Instant.now().minus(Duration.ofHours(1)))
+                    .stream().collect(Collectors.toMap(EndpointControlDao.Health::endpointId, x -> x));
+            return h.attach(EndpointDao.class).list().stream()
+                    .map(e -> EndpointView.of(e, null).with(controls.controls(e.id()).orElse(EndpointControls.defaults()),
+                            health.get(e.id())))
+                    .toList();
+        });
     }
 
     @GET
     @Path("/{id}")
     public EndpointView get(@PathParam("id") UUID id) {
-        return EndpointView.of(find(id), null);
+        return view(find(id), null);
     }
 
     @PATCH
@@ -98,9 +151,10 @@ public final class EndpointsResource {
         if (change.url() != null) {
             checkUrl(change.url());
         }
-        return jdbi.inTransaction(h -> {
+        EndpointView changed = jdbi.inTransaction(h -> {
             EndpointDao dao = h.attach(EndpointDao.class);
             Endpoint current = dao.find(id).orElseThrow(() -> notFound(id));
+            changeControls(h.attach(EndpointControlDao.class), id, change);
             if (change.url() != null || change.eventTypes() != null) {
                 dao.update(id, change.url() == null ? current.url() : change.url(),
                         change.eventTypes() == null ? current.eventTypes() : change.eventTypes());
@@ -116,6 +170,38 @@ public final class EndpointsResource {
             }
             return EndpointView.of(dao.find(id).orElseThrow(), revealed);
         });
+        return view(find(id), changed.secret());
+    }
+
+    private static void changeControls(EndpointControlDao dao, UUID id, EndpointChange change) {
+        EndpointControls current = dao.controls(id).orElse(EndpointControls.defaults());
+        Double rateLimit = change.rateLimit() == null ? current.rateLimit() : positiveOrNull(change.rateLimit());
+        checkBurst(change.burst(), rateLimit, change.rateLimit());
+        dao.setControls(id, new EndpointControls(rateLimit,
+                change.burst() != null ? change.burst() : rateLimit == null ? null : current.burst(),
+                change.maxInFlight() == null ? current.maxInFlight() : positiveOrNull(change.maxInFlight()),
+                change.ordered() == null ? current.ordered() : change.ordered(),
+                change.payloadFormat() == null ? current.payloadFormat() : change.payloadFormat()));
+        if (Boolean.TRUE.equals(change.enabled())) {
+            // Re-enabled by an operator: start again with a closed circuit rather than the old failure streak.
+            dao.closeCircuit(id);
+        }
+    }
+
+    private static void checkBurst(Integer burst, Double rateLimit, Double requestedRate) {
+        if (burst != null && rateLimit == null) {
+            throw new ApiException(422, "invalid_controls", requestedRate == null
+                    ? "burst needs a rateLimit" : "burst needs a rateLimit above 0");
+        }
+    }
+
+    /** 0 in a request means "no limit". */
+    private static Double positiveOrNull(Double value) {
+        return value == null || value <= 0 ? null : value;
+    }
+
+    private static Integer positiveOrNull(Integer value) {
+        return value == null || value <= 0 ? null : value;
     }
 
     private Endpoint find(UUID id) {

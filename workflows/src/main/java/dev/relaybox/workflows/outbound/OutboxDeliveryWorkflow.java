@@ -29,6 +29,13 @@ public interface OutboxDeliveryWorkflow {
     @SignalMethod
     void replan();
 
+    /**
+     * An endpoint this workflow may be waiting on has room now: its circuit closed, a slot was freed, or the
+     * previous event of the aggregate finished. Waiting deliveries to it ask again at once.
+     */
+    @SignalMethod
+    void endpointReady(UUID endpointId);
+
     /** Stops retrying; unfinished deliveries become CANCELLED. */
     @SignalMethod
     void cancel();

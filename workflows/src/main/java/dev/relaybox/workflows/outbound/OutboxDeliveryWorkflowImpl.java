@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,22 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                     .build())
             .build());
 
+    private final EndpointControlActivities controls = Workflow.newActivityStub(EndpointControlActivities.class,
+            ActivityOptions.newBuilder()
+                    .setStartToCloseTimeout(Duration.ofSeconds(30))
+                    .setRetryOptions(RetryOptions.newBuilder()
+                            .setInitialInterval(Duration.ofSeconds(1))
+                            .setMaximumInterval(Duration.ofMinutes(1))
+                            .setMaximumAttempts(20)
+                            .build())
+                    .build());
+
+    /** Histories recorded before endpoint controls existed replay without them. */
+    static final String ENDPOINT_CONTROLS = "endpoint-controls";
+
     private final Map<UUID, Progress> progress = new LinkedHashMap<>();
+    private final Map<UUID, Integer> endpointReadySignals = new HashMap<>();
+    private boolean controlled;
     private final Random random = Workflow.newRandom();
     private UUID outboxId;
     private boolean cancelled;
@@ -40,6 +56,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     @Override
     public void deliver(UUID outboxId) {
         this.outboxId = outboxId;
+        controlled = Workflow.getVersion(ENDPOINT_CONTROLS, Workflow.DEFAULT_VERSION, 1) >= 1;
         DeliveryPlan plan = planAgain();
         Workflow.upsertTypedSearchAttributes(
                 RelaySearchAttributes.DIRECTION.valueSet("outbound"),
@@ -87,30 +104,46 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             if (cancelled) {
                 store.cancel(target.deliveryId());
                 p.finish("cancelled", "cancelled by signal");
+                if (controlled) {
+                    controls.finished(target.deliveryId());
+                }
                 refreshVisibility();
                 return;
+            }
+            if (controlled && !awaitAdmission(p)) {
+                continue;
             }
             attempt++;
             AttemptResult result = attempt(target, attempt);
             p.attempts = attempt;
             p.lastResult = result.summary();
+            Settlement settlement = controlled ? controls.settle(target.deliveryId(), result) : null;
             switch (result.outcome()) {
                 case DELIVERED -> {
                     p.finish("delivered", "delivered on attempt " + attempt + ": " + result.summary());
                     refreshVisibility();
+                    finishedUnderControls(p);
                     return;
                 }
                 case GONE -> {
                     deadLetter(p, "endpoint answered 410 Gone; it has been disabled", result);
+                    finishedUnderControls(p);
                     return;
                 }
                 case PERMANENT -> {
                     deadLetter(p, "endpoint answered " + result.summary() + "; not retried", result);
+                    finishedUnderControls(p);
                     return;
                 }
                 case RETRYABLE -> {
+                    if (settlement != null && settlement.circuitOpen()) {
+                        // The endpoint is down, not this event: wait for the circuit instead of spending the schedule.
+                        waitForCircuit(p, attempt, result, settlement);
+                        continue;
+                    }
                     if (attempt >= schedule.maxAttempts()) {
                         deadLetter(p, "gave up after " + attempt + " attempts; last: " + result.summary(), result);
+                        finishedUnderControls(p);
                         return;
                     }
                     waitBeforeRetry(p, schedule, attempt, result);
@@ -119,7 +152,51 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         }
     }
 
-    private AttemptResult attempt(DeliveryTarget target, int attempt) {
+    /**
+     * Asks the endpoint's controls until this delivery may attempt, waiting on durable timers (or an
+     * {@code endpointReady} signal) meanwhile; waiting spends no attempt. False when cancelled while waiting.
+     */
+    private boolean awaitAdmission(Progress p) {
+        while (!cancelled) {
+            Admission admission = controls.admit(p.target.deliveryId());
+            p.endpointId = admission.endpointId();
+            p.ordered = admission.ordered();
+            if (admission.go() && admission.waitMillis() <= 0) {
+                return true;
+            }
+            p.status = "waiting";
+            p.details = admission.reason();
+            refreshVisibility();
+            int readyBefore = endpointReadySignals.getOrDefault(p.endpointId, 0);
+            int retryNowBefore = retryNowSignals;
+            Promise<Void> timer = Workflow.newTimer(Duration.ofMillis(admission.waitMillis()),
+                    TimerOptions.newBuilder().setSummary(admission.reason()).build());
+            if (admission.go()) {
+                // A reserved slot of the rate limit: go when it comes.
+                Workflow.await(() -> timer.isCompleted() || cancelled);
+                return !cancelled;
+            }
+            Workflow.await(() -> timer.isCompleted() || cancelled || retryNowSignals > retryNowBefore
+                    || endpointReadySignals.getOrDefault(p.endpointId, 0) > readyBefore);
+        }
+        return false;
+    }
+
+    private void waitForCircuit(Progress p, int attempt, AttemptResult result, Settlement settlement) {
+        Instant nextProbe = settlement.nextProbeAt() == null ? null : Instant.parse(settlement.nextProbeAt());
+        store.scheduleRetry(p.target.deliveryId(), nextProbe, result.summary());
+        p.status = "waiting";
+        p.details = "attempt " + attempt + " failed: " + result.summary() + "; circuit open, next probe " + nextProbe;
+        refreshVisibility();
+    }
+
+    private void finishedUnderControls(Progress p) {
+        if (controlled && p.ordered) {
+            controls.finished(p.target.deliveryId());
+        }
+    }
+
+        private AttemptResult attempt(DeliveryTarget target, int attempt) {
         // One activity call is one HTTP try: Temporal must not retry it behind the schedule's back.
         DeliveryActivities http = Workflow.newActivityStub(DeliveryActivities.class, ActivityOptions.newBuilder()
                 .setStartToCloseTimeout(Duration.ofMinutes(2))
@@ -186,7 +263,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private String overallStatus() {
         List<String> statuses = progress.values().stream().map(p -> p.status).toList();
-        for (String status : List.of("retrying", "sending", "pending", "dead_lettered", "cancelled")) {
+        for (String status : List.of("retrying", "waiting", "sending", "pending", "dead_lettered", "cancelled")) {
             if (statuses.contains(status)) {
                 return status.equals("sending") ? "pending" : status;
             }
@@ -197,6 +274,11 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     @Override
     public void retryNow() {
         retryNowSignals++;
+    }
+
+    @Override
+    public void endpointReady(UUID endpointId) {
+        endpointReadySignals.merge(endpointId, 1, Integer::sum);
     }
 
     @Override
@@ -225,6 +307,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         int attempts;
         String lastResult;
         String nextAttemptAt;
+        UUID endpointId;
+        boolean ordered;
 
         Progress(DeliveryTarget target) {
             this.target = target;

@@ -1,0 +1,177 @@
+package dev.relaybox.activities.outbound;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
+import org.jdbi.v3.sqlobject.customizer.Bind;
+import org.jdbi.v3.sqlobject.customizer.BindMethods;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
+
+/**
+ * The controls of each endpoint (rate limit, in-flight slots, ordering, body format) and its circuit-breaker
+ * state. Every change to {@code endpoint_state} happens with its row locked ({@link #lockState}), so workers
+ * and instances see one state.
+ */
+public interface EndpointControlDao {
+
+    /** What admitting or settling one delivery needs, read in one query. */
+    record DeliveryContext(UUID deliveryId, UUID outboxId, String status, UUID endpointId, String endpointName,
+            boolean enabled, Double rateLimit, Integer rateBurst, Integer maxInFlight, boolean ordered,
+            String aggregateType, String aggregateId, long seq) {
+        EndpointControls controls() {
+            return new EndpointControls(rateLimit, rateBurst, maxInFlight, ordered, null);
+        }
+
+        String aggregate() {
+            return aggregateType + ":" + aggregateId;
+        }
+    }
+
+    record State(UUID endpointId, Instant rateTat, String circuit, int consecutiveFailures, Instant failingSince,
+            Instant openedAt, Instant nextProbeAt, UUID nextProber, UUID probeDelivery, Instant probeLeaseUntil,
+            Instant lastSuccessAt, Instant lastFailureAt) {
+        boolean open() {
+            return "OPEN".equals(circuit);
+        }
+    }
+
+    /** The health of one endpoint as operators see it; attempts, successes and latencies over the last hour. */
+    record Health(UUID endpointId, String endpointName, boolean enabled, String circuit, int consecutiveFailures,
+            Instant failingSince, Instant openedAt, Instant nextProbeAt, Instant lastSuccessAt, Instant lastFailureAt,
+            long attemptsLastHour, long successesLastHour, Double p50LatencyMs, Double p99LatencyMs, long inFlight,
+            long waiting) {
+        public Double successRate() {
+            return attemptsLastHour == 0 ? null : (double) successesLastHour / attemptsLastHour;
+        }
+    }
+
+    @SqlQuery("""
+            SELECT d.id AS delivery_id, d.outbox_id, d.status, e.id AS endpoint_id, e.name AS endpoint_name, e.enabled,
+                   e.rate_limit, e.rate_burst, e.max_in_flight, e.ordered, o.aggregate_type, o.aggregate_id, o.seq
+              FROM deliveries d
+              JOIN endpoints e ON e.id = d.endpoint_id
+              JOIN outbox_events o ON o.id = d.outbox_id
+             WHERE d.id = :deliveryId""")
+    @RegisterConstructorMapper(DeliveryContext.class)
+    Optional<DeliveryContext> deliveryContext(@Bind("deliveryId") UUID deliveryId);
+
+    @SqlUpdate("INSERT INTO endpoint_state (endpoint_id) VALUES (:endpointId) ON CONFLICT (endpoint_id) DO NOTHING")
+    void ensureState(@Bind("endpointId") UUID endpointId);
+
+    @SqlQuery("SELECT * FROM endpoint_state WHERE endpoint_id = :endpointId FOR UPDATE")
+    @RegisterConstructorMapper(State.class)
+    State lockState(@Bind("endpointId") UUID endpointId);
+
+    @SqlUpdate("""
+            UPDATE endpoint_state SET rate_tat = :rateTat, circuit = :circuit,
+                   consecutive_failures = :consecutiveFailures, failing_since = :failingSince, opened_at = :openedAt,
+                   next_probe_at = :nextProbeAt, next_prober = :nextProber, probe_delivery = :probeDelivery,
+                   probe_lease_until = :probeLeaseUntil, last_success_at = :lastSuccessAt,
+                   last_failure_at = :lastFailureAt, updated_at = now()
+             WHERE endpoint_id = :endpointId""")
+    void saveState(@BindMethods State state);
+
+    /** An operator re-enabled the endpoint: it starts with a closed circuit and a clean record. */
+    @SqlUpdate("""
+            UPDATE endpoint_state SET circuit = 'CLOSED', consecutive_failures = 0, failing_since = NULL,
+                   opened_at = NULL, next_probe_at = NULL, next_prober = NULL, probe_delivery = NULL,
+                   probe_lease_until = NULL, updated_at = now()
+             WHERE endpoint_id = :endpointId""")
+    void closeCircuit(@Bind("endpointId") UUID endpointId);
+
+    /**
+     * Is an earlier event of the same aggregate still to be delivered to this endpoint? Earlier rows not yet
+     * planned count too: their deliveries do not exist yet but may be to this endpoint.
+     */
+    @SqlQuery("""
+            SELECT o2.id FROM outbox_events o2
+             WHERE o2.aggregate_type = :aggregateType AND o2.aggregate_id = :aggregateId AND o2.seq < :seq
+               AND o2.processed_at IS NULL
+               AND (EXISTS (SELECT 1 FROM deliveries d2
+                             WHERE d2.outbox_id = o2.id AND d2.endpoint_id = :endpointId
+                               AND d2.status IN ('PENDING', 'RETRYING'))
+                    OR NOT EXISTS (SELECT 1 FROM deliveries d3 WHERE d3.outbox_id = o2.id))
+             ORDER BY o2.seq LIMIT 1""")
+    Optional<UUID> earlierUnfinished(@Bind("endpointId") UUID endpointId, @Bind("aggregateType") String aggregateType,
+            @Bind("aggregateId") String aggregateId, @Bind("seq") long seq);
+
+    /** The outbox row of the next unfinished delivery of the same aggregate to this endpoint. */
+    @SqlQuery("""
+            SELECT o2.id FROM outbox_events o2 JOIN deliveries d2 ON d2.outbox_id = o2.id
+             WHERE o2.aggregate_type = :aggregateType AND o2.aggregate_id = :aggregateId AND o2.seq > :seq
+               AND d2.endpoint_id = :endpointId AND d2.status IN ('PENDING', 'RETRYING')
+             ORDER BY o2.seq LIMIT 1""")
+    Optional<UUID> nextInOrder(@Bind("endpointId") UUID endpointId, @Bind("aggregateType") String aggregateType,
+            @Bind("aggregateId") String aggregateId, @Bind("seq") long seq);
+
+    @SqlUpdate("DELETE FROM endpoint_leases WHERE endpoint_id = :endpointId AND expires_at < :now")
+    void dropExpiredLeases(@Bind("endpointId") UUID endpointId, @Bind("now") Instant now);
+
+    @SqlQuery("SELECT count(*) FROM endpoint_leases WHERE endpoint_id = :endpointId AND delivery_id <> :deliveryId")
+    int leasesHeldByOthers(@Bind("endpointId") UUID endpointId, @Bind("deliveryId") UUID deliveryId);
+
+    @SqlUpdate("""
+            INSERT INTO endpoint_leases (delivery_id, endpoint_id, expires_at) VALUES (:deliveryId, :endpointId, :expiresAt)
+            ON CONFLICT (delivery_id) DO UPDATE SET expires_at = excluded.expires_at""")
+    void holdLease(@Bind("deliveryId") UUID deliveryId, @Bind("endpointId") UUID endpointId,
+            @Bind("expiresAt") Instant expiresAt);
+
+    @SqlUpdate("DELETE FROM endpoint_leases WHERE delivery_id = :deliveryId")
+    boolean releaseLease(@Bind("deliveryId") UUID deliveryId);
+
+    @SqlUpdate("""
+            UPDATE deliveries SET waiting_for = :waitingFor,
+                   waiting_since = CASE WHEN waiting_for IS NOT DISTINCT FROM :waitingFor THEN waiting_since ELSE now() END
+             WHERE id = :deliveryId""")
+    void markWaiting(@Bind("deliveryId") UUID deliveryId, @Bind("waitingFor") String waitingFor);
+
+    /** Outbox rows of the deliveries waiting on this endpoint for {@code waitingFor}, longest waiting first. */
+    @SqlQuery("""
+            SELECT outbox_id FROM deliveries
+             WHERE endpoint_id = :endpointId AND waiting_for = :waitingFor AND status IN ('PENDING', 'RETRYING')
+             ORDER BY waiting_since, id LIMIT :limit""")
+    List<UUID> waiting(@Bind("endpointId") UUID endpointId, @Bind("waitingFor") String waitingFor,
+            @Bind("limit") int limit);
+
+    @SqlQuery("SELECT rate_limit, rate_burst AS burst, max_in_flight, ordered, payload_format FROM endpoints WHERE id = :id")
+    @RegisterConstructorMapper(EndpointControls.class)
+    Optional<EndpointControls> controls(@Bind("id") UUID endpointId);
+
+    @SqlUpdate("""
+            UPDATE endpoints SET rate_limit = :rateLimit, rate_burst = :burst, max_in_flight = :maxInFlight,
+                   ordered = :ordered, payload_format = :payloadFormat, updated_at = now()
+             WHERE id = :id""")
+    boolean setControls(@Bind("id") UUID endpointId, @BindMethods EndpointControls controls);
+
+    @SqlUpdate("""
+            UPDATE endpoints SET rate_limit = :rateLimit, rate_burst = :burst, max_in_flight = :maxInFlight,
+                   ordered = :ordered, payload_format = :payloadFormat, updated_at = now()
+             WHERE name = :name""")
+    boolean setControlsByName(@Bind("name") String name, @BindMethods EndpointControls controls);
+
+    @SqlQuery("""
+            SELECT e.id AS endpoint_id, e.name AS endpoint_name, e.enabled, COALESCE(s.circuit, 'CLOSED') AS circuit,
+                   COALESCE(s.consecutive_failures, 0) AS consecutive_failures, s.failing_since, s.opened_at,
+                   s.next_probe_at, s.last_success_at, s.last_failure_at,
+                   h.attempts AS attempts_last_hour, h.successes AS successes_last_hour,
+                   h.p50 AS p50_latency_ms, h.p99 AS p99_latency_ms,
+                   (SELECT count(*) FROM endpoint_leases l WHERE l.endpoint_id = e.id) AS in_flight,
+                   (SELECT count(*) FROM deliveries w WHERE w.endpoint_id = e.id AND w.waiting_for IS NOT NULL
+                       AND w.status IN ('PENDING', 'RETRYING')) AS waiting
+              FROM endpoints e
+              LEFT JOIN endpoint_state s ON s.endpoint_id = e.id
+              LEFT JOIN LATERAL (
+                   SELECT count(*) AS attempts,
+                          count(*) FILTER (WHERE a.status_code BETWEEN 200 AND 299) AS successes,
+                          percentile_cont(0.5) WITHIN GROUP (ORDER BY a.latency_ms) AS p50,
+                          percentile_cont(0.99) WITHIN GROUP (ORDER BY a.latency_ms) AS p99
+                     FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                    WHERE d.endpoint_id = e.id AND a.started_at > :since) h ON true
+             WHERE :endpointId::uuid IS NULL OR e.id = :endpointId::uuid
+             ORDER BY e.name""")
+    @RegisterConstructorMapper(Health.class)
+    List<Health> health(@Bind("endpointId") UUID endpointId, @Bind("since") Instant since);
+}
