@@ -21,6 +21,9 @@ CREATE TABLE endpoint_state (
     endpoint_id          uuid             PRIMARY KEY REFERENCES endpoints (id),
     -- GCRA: the theoretical arrival time of the next request; a request may go at (tat - burst tolerance).
     rate_tat             timestamptz,
+    -- The same schedule on the real clock at the moment of sending, which evens out the jitter between a
+    -- reserved slot and the request actually leaving.
+    send_tat             timestamptz,
     circuit              text             NOT NULL DEFAULT 'CLOSED' CHECK (circuit IN ('CLOSED', 'OPEN')),
     consecutive_failures integer          NOT NULL DEFAULT 0,
     failing_since        timestamptz,

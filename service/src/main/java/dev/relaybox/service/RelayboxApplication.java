@@ -98,9 +98,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal(), metrics.temporalScope());
         temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class,
                 InboxEventWorkflowImpl.class);
+        EndpointControlActivitiesImpl endpointControls = new EndpointControlActivitiesImpl(jdbi,
+                config.getDelivery().circuitSettings(), metrics.registry());
         temporal.worker().registerActivitiesImplementations(
-                new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry()),
-                new EndpointControlActivitiesImpl(jdbi, config.getDelivery().circuitSettings(), metrics.registry()),
+                new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry(), endpointControls),
+                endpointControls,
                 new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters));
         environment.lifecycle().manage(temporal);
         environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));

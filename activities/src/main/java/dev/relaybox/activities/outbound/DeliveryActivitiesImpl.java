@@ -29,8 +29,15 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final EndpointUrlPolicy urlPolicy;
     private final DeadLetters deadLetters;
     private final MeterRegistry metrics;
+    private final SendGate sendGate;
 
     public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics) {
+        this(jdbi, settings, deadLetters, metrics, SendGate.NONE);
+    }
+
+    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics,
+            SendGate sendGate) {
+        this.sendGate = sendGate;
         this.jdbi = jdbi;
         this.metrics = metrics;
         this.settings = settings;
@@ -74,6 +81,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 record(ctx, attempt, startedAt, new WebhookSender.Sent(refused, 0, null, refusal.get()));
                 return refused;
             }
+            sendGate.awaitTurn(deliveryId);
             Instant now = Instant.now();
             WebhookSender.Sent sent = sender.send(ctx.url(), ctx.outboxId().toString(),
                     ctx.payload().getBytes(StandardCharsets.UTF_8),

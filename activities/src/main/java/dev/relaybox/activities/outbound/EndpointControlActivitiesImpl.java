@@ -28,10 +28,12 @@ import org.slf4j.LoggerFactory;
  * workers ask at once they see one circuit, one rate-limit schedule and one set of in-flight slots. Times are
  * the workflow clock of the asking activity (the real clock in production; skipped ahead in tests).
  */
-public final class EndpointControlActivitiesImpl implements EndpointControlActivities {
+public final class EndpointControlActivitiesImpl implements EndpointControlActivities, SendGate {
     private static final Logger LOG = LoggerFactory.getLogger(EndpointControlActivitiesImpl.class);
     private static final Duration SHORTEST_WAIT = Duration.ofSeconds(1);
     private static final int MAX_WAKE_UPS = 1000;
+    /** The gate only evens out jitter; a longer hold means the reserved schedule was not followed. */
+    private static final Duration LONGEST_GATE_HOLD = Duration.ofSeconds(5);
 
     private final Jdbi jdbi;
     private final CircuitSettings settings;
@@ -141,6 +143,44 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                 state.failingSince(), state.openedAt(), state.nextProbeAt(), state.nextProber(), state.probeDelivery(),
                 state.probeLeaseUntil(), state.lastSuccessAt(), state.lastFailureAt()));
         return sendAt;
+    }
+
+    /**
+     * The rate limit once more at the moment of sending, on the real clock: a delivery reserved its slot in
+     * {@link #admit} and waited for it on a durable timer, but timers, workflow tasks and activity dispatch add
+     * uneven delays that can bunch requests together. Holding each request until it conforms keeps any one
+     * second within {@code rate + burst}; it is short, since the reserved schedule already conforms.
+     */
+    @Override
+    public void awaitTurn(UUID deliveryId) {
+        Instant sendAt = jdbi.inTransaction(h -> {
+            EndpointControlDao dao = h.attach(EndpointControlDao.class);
+            DeliveryContext ctx = context(dao, deliveryId);
+            Instant now = Instant.now();
+            if (ctx.rateLimit() == null) {
+                return now;
+            }
+            dao.ensureState(ctx.endpointId());
+            dao.lockState(ctx.endpointId());
+            Duration interval = Duration.ofNanos(Math.round(1_000_000_000d / ctx.rateLimit()));
+            Duration tolerance = interval.multipliedBy(ctx.controls().effectiveBurst() - 1L);
+            Instant tat = dao.sendTat(ctx.endpointId()).filter(t -> t.isAfter(now)).orElse(now);
+            Instant earliest = tat.minus(tolerance);
+            Instant at = earliest.isAfter(now) ? earliest : now;
+            if (Duration.between(now, at).compareTo(LONGEST_GATE_HOLD) > 0) {
+                at = now.plus(LONGEST_GATE_HOLD);
+            }
+            dao.setSendTat(ctx.endpointId(), tat.plus(interval));
+            return at;
+        });
+        long millis = Duration.between(Instant.now(), sendAt).toMillis();
+        if (millis > 0) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** What {@link #settle} changed, to act on after its transaction committed. */

@@ -74,6 +74,12 @@ public interface EndpointControlDao {
              WHERE endpoint_id = :endpointId""")
     void saveState(@BindMethods State state);
 
+    @SqlQuery("SELECT send_tat FROM endpoint_state WHERE endpoint_id = :endpointId AND send_tat IS NOT NULL")
+    Optional<Instant> sendTat(@Bind("endpointId") UUID endpointId);
+
+    @SqlUpdate("UPDATE endpoint_state SET send_tat = :sendTat WHERE endpoint_id = :endpointId")
+    void setSendTat(@Bind("endpointId") UUID endpointId, @Bind("sendTat") Instant sendTat);
+
     /** An operator re-enabled the endpoint: it starts with a closed circuit and a clean record. */
     @SqlUpdate("""
             UPDATE endpoint_state SET circuit = 'CLOSED', consecutive_failures = 0, failing_since = NULL,

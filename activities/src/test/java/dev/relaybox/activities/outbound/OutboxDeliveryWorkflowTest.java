@@ -3,6 +3,8 @@ package dev.relaybox.activities.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import dev.relaybox.activities.replay.RecordedHistories;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /** The delivery workflow with its real activities: real PostgreSQL, real HTTP, Temporal's clock skipped ahead. */
 class OutboxDeliveryWorkflowTest {
+    static final ObjectMapper JSON = new ObjectMapper();
     static final String QUEUE = "outbound-test";
     static final DeliverySchedule SCHEDULE = new DeliverySchedule(
             List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)), 0, Duration.ofMinutes(10));
@@ -52,8 +55,11 @@ class OutboxDeliveryWorkflowTest {
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults().withSchedule(SCHEDULE).withAllowPrivateNetworks(true)
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
-        worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry()));
+        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(),
+                metrics);
+        worker.registerActivitiesImplementations(
+                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls), controls);
         env.start();
     }
 
@@ -75,11 +81,29 @@ class OutboxDeliveryWorkflowTest {
         assertThat(request.header("webhook-id")).isEqualTo(outboxId.toString());
         assertThat(request.header("content-type")).isEqualTo("application/json");
         assertThat(request.header("user-agent")).startsWith("Relaybox/");
-        assertThat(new String(request.body())).isEqualTo("{\"orderId\": 42}");
+        // The Standard Webhooks envelope: the receiver can tell the event type and when it happened.
+        JsonNode envelope = JSON.readTree(request.body());
+        assertThat(envelope.path("type").asText()).isEqualTo("order.shipped");
+        assertThat(Instant.parse(envelope.path("timestamp").asText())).isEqualTo(createdAt(outboxId));
+        assertThat(envelope.path("data")).isEqualTo(JSON.readTree("{\"orderId\": 42}"));
         assertThat(StandardWebhooksVerifier.verify(secret, request.header("webhook-id"),
                 request.header("webhook-timestamp"), request.body(), request.header("webhook-signature"))).isTrue();
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
         assertThat(processedAt(outboxId)).isNotNull();
+    }
+
+    @Test
+    void rawPayloadFormatSendsThePayloadAloneStillSigned() throws Exception {
+        String secret = endpoint("legacy", "/legacy", "*");
+        jdbi.useExtension(EndpointControlDao.class, dao -> dao.setControlsByName("legacy",
+                new EndpointControls(null, null, null, false, EndpointControls.RAW)));
+
+        deliver("order.shipped", "{\"orderId\": 42}");
+
+        TestReceiver.Received request = receiver.received("/legacy").get(0);
+        assertThat(new String(request.body())).isEqualTo("{\"orderId\": 42}");
+        assertThat(StandardWebhooksVerifier.verify(secret, request.header("webhook-id"),
+                request.header("webhook-timestamp"), request.body(), request.header("webhook-signature"))).isTrue();
     }
 
     @Test
@@ -325,6 +349,11 @@ class OutboxDeliveryWorkflowTest {
             gaps.add(Duration.ofSeconds(Duration.between(times.get(i - 1), times.get(i)).toSeconds()));
         }
         return gaps;
+    }
+
+    private Instant createdAt(UUID outboxId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT created_at FROM outbox_events WHERE id = :id")
+                .bind("id", outboxId).mapTo(Instant.class).one());
     }
 
     private Instant processedAt(UUID outboxId) {

@@ -27,6 +27,7 @@ public final class RelayMetrics implements IntakeMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final AtomicReference<Snapshot> snapshot = new AtomicReference<>(new Snapshot(Instant.EPOCH, 0, 0, 0, 0));
     private final Jdbi jdbi;
+    private final EndpointHealthGauges endpointHealth;
 
     /** Open work as the database sees it, read at most every few seconds however often it is scraped. */
     private record Snapshot(Instant readAt, long openDeadLetters, long deferredInbox, double outboxLagSeconds,
@@ -34,6 +35,7 @@ public final class RelayMetrics implements IntakeMetrics {
 
     public RelayMetrics(Jdbi jdbi) {
         this.jdbi = jdbi;
+        this.endpointHealth = new EndpointHealthGauges(jdbi, registry);
         Gauge.builder("relaybox.dead_letters.open", () -> snapshot().openDeadLetters())
                 .description("dead letters not yet replayed or discarded").register(registry);
         Gauge.builder("relaybox.inbox.deferred", () -> snapshot().deferredInbox())
@@ -60,6 +62,7 @@ public final class RelayMetrics implements IntakeMetrics {
         return new HttpServlet() {
             @Override
             protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+                endpointHealth.refresh();
                 response.setContentType("text/plain; version=0.0.4; charset=utf-8");
                 response.getWriter().write(registry.scrape());
             }

@@ -26,7 +26,10 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
-/** The admin page in a real headless Chromium: find a dead letter, replay it, see it resolved. */
+/**
+ * The admin page in a real headless Chromium: find a dead letter, replay it, see it resolved; see each
+ * endpoint's health and controls.
+ */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class AdminPageBrowserTest {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -85,6 +88,29 @@ class AdminPageBrowserTest {
         wait.until(d -> d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).isEmpty());
         await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/page").size() == 2);
         assertThat(openDeadLetters()).isZero();
+    }
+
+    @Test
+    void operatorSeesEachEndpointsHealthAndControls() {
+        API.admin("POST", "/admin/endpoints", Map.of("name", "health-page", "url", RECEIVER.url("/health-page"),
+                "eventTypes", List.of("invoice.*"), "rateLimit", 20, "maxInFlight", 4, "ordered", true));
+        API.producer("POST", "/outbox", Map.of("eventType", "invoice.paid", "aggregateType", "invoice",
+                "aggregateId", "9", "payload", Map.of("amount", 3)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/health-page").size() == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> API.adminGet("/admin/endpoints").findValues("health")
+                .stream().anyMatch(h -> h.path("attemptsLastHour").asInt() == 1 && h.path("lastSuccessAt").isTextual()));
+
+        browser.get(API.url("/admin/"));
+        browser.findElement(By.id("token")).clear();
+        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
+        browser.findElement(By.id("connect")).click();
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        WebElement row = wait.until(d -> d.findElements(By.cssSelector("#endpoint-rows tr[data-name='health-page']"))
+                .stream().findFirst().orElse(null));
+
+        assertThat(row.getText()).contains("health-page", "closed", "100% of 1", "20/s (burst 20)",
+                "max 4 in flight", "ordered", "envelope");
+        assertThat(row.findElement(By.cssSelector(".circuit-closed")).getText()).isEqualTo("closed");
     }
 
     private static int openDeadLetters() {

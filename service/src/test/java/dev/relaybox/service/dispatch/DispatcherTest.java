@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
+import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointDao;
 import dev.relaybox.activities.outbound.Outbox;
@@ -52,9 +54,11 @@ class DispatcherTest {
         RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
+        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(),
+                new SimpleMeterRegistry());
         worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi,
                 DeliverySettings.defaults().withAllowPrivateNetworks(true), DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry()));
+                new SimpleMeterRegistry(), controls), controls);
         env.start();
         jdbi.useExtension(EndpointDao.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));
@@ -105,7 +109,8 @@ class DispatcherTest {
         dispatcher(new DispatcherFactory()).dispatchAll();
 
         await().atMost(Duration.ofSeconds(30)).until(() -> receiver.received("/hooks").size() == 1);
-        assertThat(new String(receiver.received("/hooks").get(0).body())).isEqualTo("{\"total\": 12.5}");
+        assertThat(new String(receiver.received("/hooks").get(0).body()))
+                .contains("\"type\" : \"invoice.issued\"", "\"data\" : {\"total\": 12.5}");
     }
 
     @Test

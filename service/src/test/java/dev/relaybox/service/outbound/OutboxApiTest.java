@@ -68,7 +68,9 @@ class OutboxApiTest {
         TestReceiver.Received request = awaitReceived("/shop", response.text("id"));
         assertThat(StandardWebhooksVerifier.verify(secret, request.header("webhook-id"),
                 request.header("webhook-timestamp"), request.body(), request.header("webhook-signature"))).isTrue();
-        assertThat(APP.getObjectMapper().readTree(request.body()).path("carrier").asText()).isEqualTo("DHL");
+        JsonNode envelope = APP.getObjectMapper().readTree(request.body());
+        assertThat(envelope.path("type").asText()).isEqualTo("order.shipped");
+        assertThat(envelope.path("data").path("carrier").asText()).isEqualTo("DHL");
     }
 
     @Test

@@ -1,0 +1,90 @@
+package dev.relaybox.activities.outbound;
+
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.outbound.DeliverySchedule;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The outbound side for tests of endpoint controls: a fresh PostgreSQL, the delivery workflow with both of its
+ * real activity implementations, and a Temporal test server with or without time skipping.
+ */
+final class OutboundHarness implements AutoCloseable {
+    static final String QUEUE = "controls-test";
+
+    final Jdbi jdbi = TestDatabase.fresh();
+    final TestWorkflowEnvironment env;
+
+    OutboundHarness(boolean timeSkipping, DeliverySchedule schedule, CircuitSettings circuit) {
+        env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+                .setUseTimeskipping(timeSkipping).build());
+        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
+        Worker worker = env.newWorker(QUEUE);
+        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
+        DeliverySettings settings = DeliverySettings.defaults().withSchedule(schedule).withAllowPrivateNetworks(true)
+                .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(10));
+        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, circuit, metrics);
+        worker.registerActivitiesImplementations(
+                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls), controls);
+        env.start();
+    }
+
+    UUID endpoint(String name, String url, EndpointControls controls) {
+        return jdbi.inTransaction(h -> {
+            Endpoint endpoint = h.attach(EndpointDao.class).insert(name, url, WebhookSigner.newSecret(), List.of("*"))
+                    .orElseThrow();
+            h.attach(EndpointControlDao.class).setControls(endpoint.id(), controls);
+            return endpoint.id();
+        });
+    }
+
+    UUID enqueue(String aggregateId, String payload) {
+        return jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.updated", "order", aggregateId, payload)));
+    }
+
+    /** Starts the delivery workflow of each row without waiting for it. */
+    void start(List<UUID> outboxIds) {
+        WorkflowClient client = env.getWorkflowClient();
+        for (UUID outboxId : outboxIds) {
+            OutboxDeliveryWorkflow workflow = client.newWorkflowStub(OutboxDeliveryWorkflow.class,
+                    WorkflowOptions.newBuilder().setTaskQueue(QUEUE)
+                            .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build());
+            WorkflowClient.start(workflow::deliver, outboxId);
+        }
+    }
+
+    /** Waits for every one of them; with time skipping, Temporal's clock runs ahead meanwhile. */
+    void awaitAll(List<UUID> outboxIds) {
+        for (UUID outboxId : outboxIds) {
+            env.getWorkflowClient().newUntypedWorkflowStub(OutboxDeliveryWorkflow.workflowId(outboxId))
+                    .getResult(Void.class);
+        }
+    }
+
+    int count(String sql) {
+        return jdbi.withHandle(h -> h.createQuery(sql).mapTo(int.class).one());
+    }
+
+    String circuit(UUID endpointId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT circuit FROM endpoint_state WHERE endpoint_id = :id")
+                .bind("id", endpointId).mapTo(String.class).findOne().orElse("CLOSED"));
+    }
+
+    @Override
+    public void close() {
+        env.close();
+    }
+}
