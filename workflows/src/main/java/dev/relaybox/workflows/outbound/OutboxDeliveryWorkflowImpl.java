@@ -196,7 +196,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         }
     }
 
-        private AttemptResult attempt(DeliveryTarget target, int attempt) {
+    private AttemptResult attempt(DeliveryTarget target, int attempt) {
         // One activity call is one HTTP try: Temporal must not retry it behind the schedule's back.
         DeliveryActivities http = Workflow.newActivityStub(DeliveryActivities.class, ActivityOptions.newBuilder()
                 .setStartToCloseTimeout(Duration.ofMinutes(2))
