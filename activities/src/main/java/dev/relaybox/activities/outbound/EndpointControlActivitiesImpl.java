@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Endpoint controls on PostgreSQL. Each decision locks the endpoint's {@code endpoint_state} row, so however many
  * workers ask at once they see one circuit, one rate-limit schedule and one set of in-flight slots. Times are
- * the workflow clock of the asking activity (the real clock in production; skipped ahead in tests).
+ * the asking workflow's clock (the real clock in production; skipped ahead in tests).
  */
 public final class EndpointControlActivitiesImpl implements EndpointControlActivities, SendGate {
     private static final Logger LOG = LoggerFactory.getLogger(EndpointControlActivitiesImpl.class);
@@ -46,8 +46,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     }
 
     @Override
-    public Admission admit(UUID deliveryId) {
-        Instant now = scheduledTime();
+    public Admission admit(UUID deliveryId, Instant now) {
         return jdbi.inTransaction(h -> {
             EndpointControlDao dao = h.attach(EndpointControlDao.class);
             DeliveryContext ctx = context(dao, deliveryId);
@@ -188,8 +187,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             boolean disabled, boolean slotFreed, int failures) {}
 
     @Override
-    public Settlement settle(UUID deliveryId, AttemptResult result) {
-        Instant now = scheduledTime();
+    public Settlement settle(UUID deliveryId, AttemptResult result, Instant now) {
         Settled settled = jdbi.inTransaction(h -> {
             EndpointControlDao dao = h.attach(EndpointControlDao.class);
             DeliveryContext ctx = context(dao, deliveryId);
@@ -344,10 +342,5 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     private static Duration jittered(Duration base) {
         double factor = 0.8 + 0.4 * ThreadLocalRandom.current().nextDouble();
         return Duration.ofMillis(Math.round(base.toMillis() * factor));
-    }
-
-    /** When Temporal scheduled this call: the workflow's clock, which tests can skip ahead. */
-    private static Instant scheduledTime() {
-        return Instant.ofEpochMilli(Activity.getExecutionContext().getInfo().getCurrentAttemptScheduledTimestamp());
     }
 }

@@ -63,6 +63,30 @@ class CircuitBreakerTest {
         assertThat(outage.failedAttempts).isGreaterThan(2 * EVENTS);
     }
 
+    @Test
+    void endpointFailingLongerThanDisableAfterIsDisabledWithAReasonAndItsEventsStayRecorded() {
+        outbound = new OutboundHarness(true, SCHEDULE, BREAKER.withDisableAfter(Duration.ofMinutes(10)));
+        UUID endpoint = outbound.endpoint("gone-quiet", receiver.url("/quiet"), EndpointControls.defaults());
+        receiver.respond(body -> 503);
+        List<UUID> events = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            events.add(outbound.enqueue("quiet-" + i, "{}"));
+        }
+        outbound.start(events);
+        await().atMost(Duration.ofSeconds(60)).until(() -> receiver.requests() >= 6);
+
+        outbound.env.sleep(Duration.ofMinutes(15));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> outbound.count(
+                "SELECT count(*) FROM endpoints WHERE NOT enabled AND disabled_reason LIKE 'failing continuously since %'")
+                == 1);
+        assertThat(outbound.circuit(endpoint)).isEqualTo("OPEN");
+        // Not one of them was delivered, and not one is lost: each is still a delivery row (replayable once
+        // dead-lettered, or delivered when the endpoint is enabled again).
+        assertThat(outbound.count("SELECT count(*) FROM deliveries WHERE status <> 'DELIVERED'")).isEqualTo(6);
+        assertThat(outbound.count("SELECT count(*) FROM delivery_attempts")).isLessThan(6 + 2 * 20);
+    }
+
     static final int TRIP_EVENTS = 10;
 
     private record Outage(int delivered, int deadLetters, int failedAttempts, int allAttempts) {}

@@ -73,7 +73,7 @@ class EndpointRateLimitTest {
         receiver.latency(Duration.ofMillis(300));
         outbound.endpoint("open", receiver.url("/open"), EndpointControls.defaults());
 
-        List<UUID> events = enqueue(30);
+        List<UUID> events = enqueue(60);
         outbound.start(events);
         outbound.awaitAll(events);
 

@@ -2,12 +2,14 @@ package dev.relaybox.workflows.outbound;
 
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
+import java.time.Instant;
 import java.util.UUID;
 
 /**
  * Per-endpoint controls around each attempt: the circuit breaker, FIFO per aggregate, {@code maxInFlight} and
  * the rate limit. Their state lives in the database, so every worker and instance enforces the same limits.
- * A delivery asks before each attempt and reports after it; waiting is never an attempt.
+ * A delivery asks before each attempt and reports after it; waiting is never an attempt. {@code now} is the
+ * workflow's clock (run as local activities, they have no scheduled time of their own in history).
  */
 @ActivityInterface(namePrefix = "Controls")
 public interface EndpointControlActivities {
@@ -18,14 +20,14 @@ public interface EndpointControlActivities {
      * rate limit's reserved slot; a go holds an in-flight slot until {@link #settle}. Idempotent per delivery.
      */
     @ActivityMethod
-    Admission admit(UUID deliveryId);
+    Admission admit(UUID deliveryId, Instant now);
 
     /**
      * Reports how an attempt went: releases its slot and feeds the circuit breaker (which may open, close,
      * or disable an endpoint failing for too long). Wakes the workflows that can go now.
      */
     @ActivityMethod
-    Settlement settle(UUID deliveryId, AttemptResult result);
+    Settlement settle(UUID deliveryId, AttemptResult result, Instant now);
 
     /** The delivery finished (delivered, dead-lettered, cancelled): frees what it held and wakes the next event of its aggregate. */
     @ActivityMethod

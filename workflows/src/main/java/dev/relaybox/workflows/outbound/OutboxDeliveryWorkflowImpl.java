@@ -2,6 +2,7 @@ package dev.relaybox.workflows.outbound;
 
 import dev.relaybox.workflows.RelaySearchAttributes;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
@@ -31,8 +32,9 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                     .build())
             .build());
 
-    private final EndpointControlActivities controls = Workflow.newActivityStub(EndpointControlActivities.class,
-            ActivityOptions.newBuilder()
+    // Local: asked before and after every attempt, they must not double the round trips through the server.
+    private final EndpointControlActivities controls = Workflow.newLocalActivityStub(EndpointControlActivities.class,
+            LocalActivityOptions.newBuilder()
                     .setStartToCloseTimeout(Duration.ofSeconds(30))
                     .setRetryOptions(RetryOptions.newBuilder()
                             .setInitialInterval(Duration.ofSeconds(1))
@@ -117,7 +119,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             AttemptResult result = attempt(target, attempt);
             p.attempts = attempt;
             p.lastResult = result.summary();
-            Settlement settlement = controlled ? controls.settle(target.deliveryId(), result) : null;
+            Settlement settlement = controlled ? controls.settle(target.deliveryId(), result, now()) : null;
             switch (result.outcome()) {
                 case DELIVERED -> {
                     p.finish("delivered", "delivered on attempt " + attempt + ": " + result.summary());
@@ -158,7 +160,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
      */
     private boolean awaitAdmission(Progress p) {
         while (!cancelled) {
-            Admission admission = controls.admit(p.target.deliveryId());
+            Admission admission = controls.admit(p.target.deliveryId(), now());
             p.endpointId = admission.endpointId();
             p.ordered = admission.ordered();
             if (admission.go() && admission.waitMillis() <= 0) {
@@ -188,6 +190,10 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         p.status = "waiting";
         p.details = "attempt " + attempt + " failed: " + result.summary() + "; circuit open, next probe " + nextProbe;
         refreshVisibility();
+    }
+
+    private static Instant now() {
+        return Instant.ofEpochMilli(Workflow.currentTimeMillis());
     }
 
     private void finishedUnderControls(Progress p) {
