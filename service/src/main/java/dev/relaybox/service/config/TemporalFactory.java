@@ -9,6 +9,7 @@ import jakarta.validation.constraints.NotNull;
 import java.util.Optional;
 
 /** How Relaybox reaches Temporal; {@code address: embedded} runs an in-process server instead. */
+@ValidTemporalConnection
 public final class TemporalFactory {
     public static final String EMBEDDED = "embedded";
 

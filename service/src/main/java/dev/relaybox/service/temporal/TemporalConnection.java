@@ -17,8 +17,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * How Relaybox reaches a Temporal frontend: its address and, for a secured cluster, TLS (optionally mutual, with
@@ -42,8 +40,6 @@ import org.slf4j.LoggerFactory;
  * </ul>
  */
 public final class TemporalConnection {
-    private static final Logger LOG = LoggerFactory.getLogger(TemporalConnection.class);
-
     static final String ENABLED = "temporal.tls.enabled (TEMPORAL_TLS)";
     static final String CERT = "temporal.tls.clientCert (TEMPORAL_TLS_CERT)";
     static final String KEY = "temporal.tls.clientKey (TEMPORAL_TLS_KEY)";
@@ -96,9 +92,10 @@ public final class TemporalConnection {
             }
             apiKey.ifPresent(k -> given.add(API_KEY));
             if (!given.isEmpty()) {
-                throw new IllegalArgumentException(String.join(", ", given) + " secure a remote Temporal cluster, "
-                        + "but temporal.address (TEMPORAL_ADDRESS) is embedded, a plaintext in-process server: set "
-                        + "TEMPORAL_ADDRESS to the cluster's host:port or unset them");
+                throw new IllegalArgumentException(String.join(", ", given) + (given.size() == 1 ? " is" : " are")
+                        + " for a remote Temporal cluster, but temporal.address (TEMPORAL_ADDRESS) is embedded (a "
+                        + "plaintext in-process server): set TEMPORAL_ADDRESS to the cluster's host:port, or unset "
+                        + (given.size() == 1 ? "it" : "them"));
             }
             return plaintext("localhost:" + config.getEmbeddedPort());
         }
@@ -120,8 +117,6 @@ public final class TemporalConnection {
 
         boolean useTls = tls.enabled().orElse(!given.isEmpty() || apiKey.isPresent());
         if (!useTls) {
-            apiKey.ifPresent(k -> LOG.warn("{} is sent without TLS because {} is false: anyone on the path to {} "
-                    + "can read it", API_KEY, ENABLED, config.getAddress()));
             return new TemporalConnection(config.getAddress(), null, null, apiKey.orElse(null),
                     apiKey.isPresent() ? "plaintext, API key" : "plaintext");
         }
@@ -165,6 +160,11 @@ public final class TemporalConnection {
 
     public boolean usesTls() {
         return sslContext != null;
+    }
+
+    /** An API key over plaintext ({@code tls.enabled: false}, e.g. behind a local TLS sidecar) is readable on the way. */
+    public boolean sendsApiKeyInPlaintext() {
+        return apiKey != null && sslContext == null;
     }
 
     /** For logs: "plaintext", or "TLS" and what it uses (never the key itself). */

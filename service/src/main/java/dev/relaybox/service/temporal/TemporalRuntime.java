@@ -68,6 +68,10 @@ public final class TemporalRuntime implements Managed {
         }
         if (!config.isEmbedded()) {
             LOG.info("connecting to Temporal at {} ({})", connection.target(), connection.description());
+            if (connection.sendsApiKeyInPlaintext()) {
+                LOG.warn("temporal.apiKey goes to {} without TLS because temporal.tls.enabled is false: anyone on "
+                        + "the network path can read it", connection.target());
+            }
             return new TemporalRuntime(null, connection, config, metrics);
         }
         int port = config.getEmbeddedPort() > 0 ? config.getEmbeddedPort() : freePort();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.service.RelayboxApplication;
 import dev.relaybox.service.RelayboxConfiguration;
 import dev.relaybox.service.config.TemporalFactory;
 import io.dropwizard.configuration.FileConfigurationSourceProvider;
@@ -11,6 +12,8 @@ import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.configuration.YamlConfigurationFactory;
 import io.dropwizard.jackson.Jackson;
 import io.dropwizard.jersey.validation.Validators;
+import io.dropwizard.testing.ConfigOverride;
+import io.dropwizard.testing.DropwizardTestSupport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -23,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The temporal section is checked before anything connects, and a wrong setting is refused with its name. */
 class TemporalConnectionTest {
     private static final ObjectMapper MAPPER = Jackson.newObjectMapper();
+    private static final Path CONFIG_YML = Path.of("..", "config.yml");
 
     @TempDir
     static Path dir;
@@ -61,6 +65,16 @@ class TemporalConnectionTest {
 
         assertThat(connection.usesTls()).isTrue();
         assertThat(connection.description()).isEqualTo("TLS, API key").doesNotContain("secret-key");
+    }
+
+    @Test
+    void anApiKeyWithTlsSwitchedOffGoesInPlaintext() {
+        TemporalConnection connection = TemporalConnection.from(remote(Map.of("apiKey", "secret-key",
+                "tls", Map.of("enabled", false))));
+
+        assertThat(connection.usesTls()).isFalse();
+        assertThat(connection.sendsApiKeyInPlaintext()).isTrue();
+        assertThat(connection.workflowServiceStubsOptions().build().getEnableHttps()).isFalse();
     }
 
     @Test
@@ -128,7 +142,7 @@ class TemporalConnectionTest {
         assertThatThrownBy(() -> TemporalConnection.from(temporal(Map.of("address", "embedded",
                 "apiKey", "k", "tls", Map.of("serverCa", ca.caCert().toString())))))
                 .hasMessageStartingWith("temporal.tls.serverCa (TEMPORAL_TLS_CA), temporal.apiKey (TEMPORAL_API_KEY) "
-                        + "secure a remote Temporal cluster, but temporal.address (TEMPORAL_ADDRESS) is embedded");
+                        + "are for a remote Temporal cluster, but temporal.address (TEMPORAL_ADDRESS) is embedded");
     }
 
     @Test
@@ -169,11 +183,27 @@ class TemporalConnectionTest {
         assertThat(connection.usesTls()).isFalse();
     }
 
+    @Test
+    void aMissingKeyFileStopsStartUpBeforeAnythingRunsNamingIt() {
+        Path missing = dir.resolve("missing.key");
+        DropwizardTestSupport<RelayboxConfiguration> app = new DropwizardTestSupport<>(RelayboxApplication.class,
+                CONFIG_YML.toAbsolutePath().toString(),
+                ConfigOverride.config("temporal.address", "temporal.example:7233"),
+                ConfigOverride.config("temporal.tls.clientCert", client.cert().toString()),
+                ConfigOverride.config("temporal.tls.clientKey", missing.toString()));
+        try {
+            assertThatThrownBy(app::before).hasStackTraceContaining(
+                    "temporal.tls.clientKey (TEMPORAL_TLS_KEY): " + missing + " does not exist");
+        } finally {
+            app.after();
+        }
+    }
+
     private static RelayboxConfiguration configYml(Map<String, String> environment) throws Exception {
         StringSubstitutor substitutor = new StringSubstitutor(environment);
         return new YamlConfigurationFactory<>(RelayboxConfiguration.class, Validators.newValidator(), MAPPER, "dw")
                 .build(new SubstitutingSourceProvider(new FileConfigurationSourceProvider(), substitutor),
-                        Path.of("..", "config.yml").toString());
+                        CONFIG_YML.toString());
     }
 
     private static TemporalFactory remote(Map<String, Object> settings) {
