@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
+import org.slf4j.LoggerFactory;
 
 /**
  * Debian's nginx as a child process: its own config, pid file, logs and temp paths in one directory, in the
@@ -42,6 +43,8 @@ final class NginxProcess implements AutoCloseable {
             if ("true".equals(System.getenv("CI"))) {
                 fail(reason + ", and CI must run the TLS tests");
             }
+            // Surefire does not show why a whole class was skipped, so say it in the build output too.
+            LoggerFactory.getLogger(NginxProcess.class).warn("{}: skipping the TLS proxy tests", reason);
             Assumptions.abort(reason + ": skipping the TLS proxy tests");
         }
         return binary.get();
