@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 import javax.net.ssl.SSLException;
 
 /**
@@ -75,79 +74,94 @@ public final class TemporalConnection {
      */
     public static TemporalConnection from(TemporalFactory config) {
         TemporalTlsFactory tls = config.getTls();
-        Optional<Path> cert = tls.clientCert();
-        Optional<Path> key = tls.clientKey();
-        Optional<Path> ca = tls.serverCa();
-        Optional<String> serverName = tls.serverName();
         Optional<String> apiKey = config.apiKey();
-        List<String> given = new ArrayList<>();
-        cert.ifPresent(c -> given.add(CERT));
-        key.ifPresent(k -> given.add(KEY));
-        ca.ifPresent(c -> given.add(CA));
-        serverName.ifPresent(n -> given.add(SERVER_NAME));
-
+        List<String> tlsSettings = tlsSettingsGiven(tls);
         if (config.isEmbedded()) {
-            if (tls.enabled().orElse(false)) {
-                given.add(0, ENABLED);
-            }
-            apiKey.ifPresent(k -> given.add(API_KEY));
-            if (!given.isEmpty()) {
-                throw new IllegalArgumentException(String.join(", ", given) + (given.size() == 1 ? " is" : " are")
-                        + " for a remote Temporal cluster, but temporal.address (TEMPORAL_ADDRESS) is embedded (a "
-                        + "plaintext in-process server): set TEMPORAL_ADDRESS to the cluster's host:port, or unset "
-                        + (given.size() == 1 ? "it" : "them"));
-            }
+            refuseSecurityForTheEmbeddedServer(tls, tlsSettings, apiKey);
             return plaintext("localhost:" + config.getEmbeddedPort());
         }
-        if (tls.enabled().isPresent() && !tls.enabled().get() && !given.isEmpty()) {
-            throw new IllegalArgumentException(ENABLED + " is false, but " + String.join(", ", given)
-                    + (given.size() == 1 ? " is" : " are") + " set; remove TEMPORAL_TLS=false to use TLS, or unset "
-                    + (given.size() == 1 ? "it" : "them"));
-        }
-        if (cert.isPresent() != key.isPresent()) {
-            throw new IllegalArgumentException(cert.isPresent()
-                    ? CERT + " is set without " + KEY + ": a client certificate needs its private key"
-                    : KEY + " is set without " + CERT + ": a private key needs its client certificate");
-        }
-        apiKey.ifPresent(k -> {
-            if (k.chars().anyMatch(Character::isWhitespace)) {
-                throw new IllegalArgumentException(API_KEY + " contains whitespace; give the key alone");
-            }
-        });
-
-        boolean useTls = tls.enabled().orElse(!given.isEmpty() || apiKey.isPresent());
-        if (!useTls) {
+        refuseContradictions(tls, tlsSettings, apiKey);
+        if (!tls.enabled().orElse(!tlsSettings.isEmpty() || apiKey.isPresent())) {
             return new TemporalConnection(config.getAddress(), null, null, apiKey.orElse(null),
                     apiKey.isPresent() ? "plaintext, API key" : "plaintext");
         }
+        List<String> description = new ArrayList<>(List.of("TLS"));
+        SslContext sslContext = sslContext(tls, description);
+        tls.serverName().ifPresent(name -> description.add("server name " + name));
+        apiKey.ifPresent(k -> description.add("API key"));
+        return new TemporalConnection(config.getAddress(), sslContext, tls.serverName().orElse(null),
+                apiKey.orElse(null), String.join(", ", description));
+    }
 
+    private static List<String> tlsSettingsGiven(TemporalTlsFactory tls) {
+        List<String> given = new ArrayList<>();
+        tls.clientCert().ifPresent(c -> given.add(CERT));
+        tls.clientKey().ifPresent(k -> given.add(KEY));
+        tls.serverCa().ifPresent(c -> given.add(CA));
+        tls.serverName().ifPresent(n -> given.add(SERVER_NAME));
+        return given;
+    }
+
+    private static void refuseSecurityForTheEmbeddedServer(TemporalTlsFactory tls, List<String> tlsSettings,
+            Optional<String> apiKey) {
+        List<String> given = new ArrayList<>();
+        if (tls.enabled().orElse(false)) {
+            given.add(ENABLED);
+        }
+        given.addAll(tlsSettings);
+        apiKey.ifPresent(k -> given.add(API_KEY));
+        if (!given.isEmpty()) {
+            throw new IllegalArgumentException(String.join(", ", given) + (given.size() == 1 ? " is" : " are")
+                    + " for a remote Temporal cluster, but temporal.address (TEMPORAL_ADDRESS) is embedded (a "
+                    + "plaintext in-process server): set TEMPORAL_ADDRESS to the cluster's host:port, or unset "
+                    + (given.size() == 1 ? "it" : "them"));
+        }
+    }
+
+    private static void refuseContradictions(TemporalTlsFactory tls, List<String> tlsSettings,
+            Optional<String> apiKey) {
+        if (!tls.enabled().orElse(true) && !tlsSettings.isEmpty()) {
+            throw new IllegalArgumentException(ENABLED + " is false, but " + String.join(", ", tlsSettings)
+                    + (tlsSettings.size() == 1 ? " is" : " are") + " set; remove TEMPORAL_TLS=false to use TLS, or "
+                    + "unset " + (tlsSettings.size() == 1 ? "it" : "them"));
+        }
+        if (tls.clientCert().isPresent() != tls.clientKey().isPresent()) {
+            throw new IllegalArgumentException(tls.clientCert().isPresent()
+                    ? CERT + " is set without " + KEY + ": a client certificate needs its private key"
+                    : KEY + " is set without " + CERT + ": a private key needs its client certificate");
+        }
+        if (apiKey.filter(k -> k.chars().anyMatch(Character::isWhitespace)).isPresent()) {
+            throw new IllegalArgumentException(API_KEY + " contains whitespace; give the key alone");
+        }
+    }
+
+    /** The client certificate (if any) and the trusted CAs, read and checked; adds what it uses to description. */
+    private static SslContext sslContext(TemporalTlsFactory tls, List<String> description) {
         SslContextBuilder ssl = GrpcSslContexts.forClient();
-        List<String> parts = new ArrayList<>();
-        if (cert.isPresent()) {
-            List<X509Certificate> chain = PemFiles.certificates(CERT, cert.get());
+        if (tls.clientCert().isPresent()) {
+            Path cert = tls.clientCert().get();
+            Path key = tls.clientKey().orElseThrow();
+            List<X509Certificate> chain = PemFiles.certificates(CERT, cert);
             X509Certificate leaf = chain.get(0);
+            String subject = leaf.getSubjectX500Principal().getName();
             if (leaf.getNotAfter().toInstant().isBefore(Instant.now())) {
-                throw new IllegalArgumentException(CERT + ": " + cert.get() + " expired on "
-                        + leaf.getNotAfter().toInstant() + " (" + leaf.getSubjectX500Principal().getName() + ")");
+                throw new IllegalArgumentException(CERT + ": " + cert + " expired on " + leaf.getNotAfter().toInstant()
+                        + " (" + subject + ")");
             }
-            PrivateKey privateKey = PemFiles.privateKey(KEY, key.get(), leaf.getPublicKey().getAlgorithm());
+            PrivateKey privateKey = PemFiles.privateKey(KEY, key, leaf.getPublicKey().getAlgorithm());
             if (!PemFiles.belongTogether(privateKey, leaf.getPublicKey())) {
-                throw new IllegalArgumentException(KEY + ": " + key.get() + " is not the private key of the "
-                        + "certificate in " + cert.get() + " (" + leaf.getSubjectX500Principal().getName() + ")");
+                throw new IllegalArgumentException(KEY + ": " + key + " is not the private key of the certificate in "
+                        + cert + " (" + subject + ")");
             }
             ssl.keyManager(privateKey, chain.toArray(X509Certificate[]::new));
-            parts.add("client certificate " + leaf.getSubjectX500Principal().getName());
+            description.add("client certificate " + subject);
         }
-        if (ca.isPresent()) {
-            ssl.trustManager(PemFiles.certificates(CA, ca.get()).toArray(X509Certificate[]::new));
-            parts.add("server CA from " + ca.get());
-        }
-        serverName.ifPresent(name -> parts.add("server name " + name));
-        apiKey.ifPresent(k -> parts.add("API key"));
+        tls.serverCa().ifPresent(ca -> {
+            ssl.trustManager(PemFiles.certificates(CA, ca).toArray(X509Certificate[]::new));
+            description.add("server CA from " + ca);
+        });
         try {
-            return new TemporalConnection(config.getAddress(), ssl.build(), serverName.orElse(null),
-                    apiKey.orElse(null), Stream.concat(Stream.of("TLS"), parts.stream()).reduce((a, b) -> a + ", " + b)
-                            .orElseThrow());
+            return ssl.build();
         } catch (SSLException e) {
             throw new IllegalArgumentException("temporal.tls: cannot set up TLS (" + e.getMessage() + ")", e);
         }
@@ -162,7 +176,7 @@ public final class TemporalConnection {
         return sslContext != null;
     }
 
-    /** An API key over plaintext ({@code tls.enabled: false}, e.g. behind a local TLS sidecar) is readable on the way. */
+    /** An API key over plaintext ({@code tls.enabled: false}, e.g. behind a TLS sidecar) is readable on the way. */
     public boolean sendsApiKeyInPlaintext() {
         return apiKey != null && sslContext == null;
     }
