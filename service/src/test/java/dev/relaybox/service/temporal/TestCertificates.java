@@ -4,15 +4,16 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A throwaway certificate authority made with the {@code openssl} command line (on every Debian machine), issuing
- * P-256 certificates valid for two days with unencrypted PKCS#8 keys, all as PEM files in one directory.
+ * P-256 certificates valid for two days with unencrypted PKCS#8 keys ({@code -nodes}: OpenSSL 1.1 and 3), all as PEM
+ * files in one directory.
  */
 final class TestCertificates {
     record Issued(Path cert, Path key) {
@@ -31,7 +32,7 @@ final class TestCertificates {
     static TestCertificates authority(Path dir, String name) {
         Path cert = dir.resolve(name + "-ca.pem");
         Path key = dir.resolve(name + "-ca.key");
-        openssl(dir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-noenc",
+        openssl(dir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                 "-keyout", key.toString(), "-out", cert.toString(), "-days", "2", "-subj", "/CN=" + name + " test CA");
         return new TestCertificates(dir, cert, key);
     }
@@ -63,7 +64,7 @@ final class TestCertificates {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        openssl(dir, "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-noenc",
+        openssl(dir, "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                 "-keyout", key.toString(), "-out", request.toString(), "-subj", "/CN=" + name);
         byte[] serial = new byte[8];
         new SecureRandom().nextBytes(serial);
