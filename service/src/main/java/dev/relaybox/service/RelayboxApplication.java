@@ -184,6 +184,10 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         config.getDatabase().setUser("postgres");
         LOG.info("embedded PostgreSQL listening on port {} with data in {}", postgres.getPort(),
                 config.getEmbeddedPostgres().getDataDirectory());
+        if (!config.getEmbeddedPostgres().isDurable()) {
+            LOG.warn("embedded PostgreSQL runs with fsync and synchronous commit off: a crash can lose what was "
+                    + "acknowledged; set embeddedPostgres.durable: true for data you need");
+        }
     }
 
     private static ServerLifecycleListener readyMessage(RelayboxConfiguration config, TemporalRuntime temporal) {
