@@ -16,6 +16,7 @@ import dev.relaybox.service.admin.AdminInboxResource;
 import dev.relaybox.service.admin.AdminOutboxResource;
 import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
+import dev.relaybox.service.admin.AdminWorkflowsResource;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.auth.BearerTokens;
@@ -109,7 +110,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(), config.getDatabase().getUser(),
                 config.getDatabase().getPassword(), dispatcher::wake));
 
-        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace());
+        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace(),
+                config.getTemporal().isEmbedded());
         JsonErrorMappers.register(environment.jersey().getResourceConfig());
         BearerTokens.register(environment.jersey(), config.getAuth());
         environment.jersey().register(new OutboxResource(jdbi, environment.getObjectMapper(),
@@ -121,6 +123,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, dispatcher::wake));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
+        environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
         environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
                 metrics));
         environment.jersey().register(new EntitiesResource(jdbi));
