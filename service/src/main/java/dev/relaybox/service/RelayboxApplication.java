@@ -170,10 +170,13 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         }
     }
 
-    /** Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it. */
-    static void startEmbeddedPostgresIfConfigured(RelayboxConfiguration config, Environment environment) {
+    /**
+     * Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it; null when the
+     * database is not embedded.
+     */
+    static EmbeddedPostgres startEmbeddedPostgresIfConfigured(RelayboxConfiguration config, Environment environment) {
         if (!config.isEmbeddedDatabase()) {
-            return;
+            return null;
         }
         EmbeddedPostgres postgres = config.getEmbeddedPostgres().start();
         // Registered before the pool and the worker, so it is stopped after them.
@@ -191,6 +194,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             LOG.warn("embedded PostgreSQL runs with fsync and synchronous commit off: a crash can lose what was "
                     + "acknowledged; set embeddedPostgres.durable: true for data you need");
         }
+        return postgres;
     }
 
     private static ServerLifecycleListener readyMessage(RelayboxConfiguration config, TemporalRuntime temporal) {
