@@ -17,8 +17,8 @@ import net.sourceforge.argparse4j.inf.Subparser;
 
 /**
  * {@code relaybox receive --port 9000 --secret whsec_...}: a throwaway webhook receiver for trying Relaybox
- * out. Prints every request with its event type, checks its Standard Webhooks signature, and answers with {@code --status}
- * (503 to watch retries and dead letters happen).
+ * out. Prints every request with its event type, checks its Standard Webhooks signature, and answers with
+ * {@code --status} (503 to watch retries and dead letters happen).
  */
 final class ReceiveCommand extends Command {
     private static final ObjectMapper JSON = new ObjectMapper();
