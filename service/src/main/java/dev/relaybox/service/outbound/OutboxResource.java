@@ -4,8 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.relaybox.activities.outbound.Outbox;
-import dev.relaybox.activities.outbound.OutboxEvent;
+import dev.relaybox.producer.IdempotentEnqueue;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
 import jakarta.annotation.security.RolesAllowed;
@@ -66,7 +67,7 @@ public final class OutboxResource {
         if (idempotencyKey.isBlank() || idempotencyKey.length() > 200) {
             throw ApiException.badRequest("invalid_idempotency_key", "Idempotency-Key must be 1 to 200 characters");
         }
-        Outbox.Idempotent result = jdbi.inTransaction(h -> Outbox.enqueueIdempotent(h, event, idempotencyKey, hash(event)));
+        IdempotentEnqueue result = jdbi.inTransaction(h -> Outbox.enqueueIdempotent(h, event, idempotencyKey, hash(event)));
         if (result.conflict()) {
             throw ApiException.conflict("idempotency_key_reused",
                     "Idempotency-Key " + idempotencyKey + " was already used for a different request");
