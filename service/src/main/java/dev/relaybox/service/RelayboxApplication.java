@@ -18,6 +18,7 @@ import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonErrorMappers;
+import dev.relaybox.service.api.OpenApiResource;
 import dev.relaybox.service.auth.BearerTokens;
 import dev.relaybox.service.config.AuthFactory;
 import dev.relaybox.service.config.EndpointSeed;
@@ -124,6 +125,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
                 metrics));
         environment.jersey().register(new EntitiesResource(jdbi));
+        environment.jersey().register(new OpenApiResource(version()));
 
         environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal));
     }
@@ -165,6 +167,12 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             jdbi.useExtension(EndpointDao.class, dao -> dao.upsert(seed.name(), seed.url(), seed.secret(),
                     seed.eventTypes(), Instant.now().plus(rotationGrace)));
         }
+    }
+
+    /** The release in the jar's manifest; a build run from the source tree has none. */
+    private static String version() {
+        String version = RelayboxApplication.class.getPackage().getImplementationVersion();
+        return version == null ? "development" : version;
     }
 
     /** Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it. */
