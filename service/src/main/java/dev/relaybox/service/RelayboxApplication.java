@@ -1,6 +1,7 @@
 package dev.relaybox.service;
 
 import dev.relaybox.activities.store.Migrations;
+import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.Store;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.deadletter.DeadLetters;
@@ -33,6 +34,7 @@ import dev.relaybox.service.metrics.DeadLetterAlerts;
 import dev.relaybox.service.metrics.RelayMetrics;
 import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
+import dev.relaybox.service.retention.RetentionTask;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
@@ -47,6 +49,7 @@ import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -107,6 +110,9 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         Dispatcher dispatcher = new Dispatcher(jdbi,
                 List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher());
         environment.lifecycle().manage(dispatcher);
+        environment.lifecycle().manage(new RetentionTask(jdbi, new Retention(jdbi, Clock.systemUTC()),
+                config.getRetention().ages(), config.getRetention().getBatchSize(), config.getRetention().getInterval(),
+                metrics.registry()));
         environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(), config.getDatabase().getUser(),
                 config.getDatabase().getPassword(), dispatcher::wake));
 
