@@ -17,6 +17,7 @@ import dev.relaybox.service.admin.AdminInboxResource;
 import dev.relaybox.service.admin.AdminOutboxResource;
 import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
+import dev.relaybox.service.admin.AdminStoryResource;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.api.OpenApiResource;
@@ -128,6 +129,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, dispatcher::wake));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
+        environment.jersey().register(new AdminStoryResource(jdbi, links));
         environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
                 metrics));
         environment.jersey().register(new EntitiesResource(jdbi));
