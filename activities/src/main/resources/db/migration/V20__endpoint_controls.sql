@@ -40,7 +40,7 @@ CREATE TABLE endpoint_state (
 
 -- A slot of max_in_flight held by one delivery; it expires so a killed worker cannot leak it.
 CREATE TABLE endpoint_leases (
-    delivery_id uuid        PRIMARY KEY REFERENCES deliveries (id),
+    delivery_id uuid        PRIMARY KEY REFERENCES deliveries (id) ON DELETE CASCADE,
     endpoint_id uuid        NOT NULL REFERENCES endpoints (id),
     expires_at  timestamptz NOT NULL
 );

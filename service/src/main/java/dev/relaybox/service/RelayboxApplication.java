@@ -1,6 +1,7 @@
 package dev.relaybox.service;
 
 import dev.relaybox.activities.store.Migrations;
+import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.Store;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.deadletter.DeadLetters;
@@ -18,9 +19,11 @@ import dev.relaybox.service.admin.AdminInboxResource;
 import dev.relaybox.service.admin.AdminOutboxResource;
 import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
+import dev.relaybox.service.admin.AdminStoryResource;
 import dev.relaybox.service.admin.AdminWorkflowsResource;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonErrorMappers;
+import dev.relaybox.service.api.OpenApiResource;
 import dev.relaybox.service.auth.BearerTokens;
 import dev.relaybox.service.config.AuthFactory;
 import dev.relaybox.service.config.EndpointSeed;
@@ -35,6 +38,7 @@ import dev.relaybox.service.metrics.DeadLetterAlerts;
 import dev.relaybox.service.metrics.RelayMetrics;
 import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
+import dev.relaybox.service.retention.RetentionTask;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
@@ -49,6 +53,7 @@ import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -112,6 +117,9 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         Dispatcher dispatcher = new Dispatcher(jdbi,
                 List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher());
         environment.lifecycle().manage(dispatcher);
+        environment.lifecycle().manage(new RetentionTask(jdbi, new Retention(jdbi, Clock.systemUTC()),
+                config.getRetention().ages(), config.getRetention().getBatchSize(), config.getRetention().getInterval(),
+                metrics.registry()));
         environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(), config.getDatabase().getUser(),
                 config.getDatabase().getPassword(), dispatcher::wake));
 
@@ -129,9 +137,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, dispatcher::wake));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
+        environment.jersey().register(new AdminStoryResource(jdbi, links));
         environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
                 metrics));
         environment.jersey().register(new EntitiesResource(jdbi));
+        environment.jersey().register(new OpenApiResource(version()));
 
         environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal));
     }
@@ -174,6 +184,12 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                     seed.eventTypes(), Instant.now().plus(rotationGrace)));
             jdbi.useExtension(EndpointControlDao.class, dao -> dao.setControlsByName(seed.name(), seed.controls()));
         }
+    }
+
+    /** The release in the jar's manifest; a build run from the source tree has none. */
+    private static String version() {
+        String version = RelayboxApplication.class.getPackage().getImplementationVersion();
+        return version == null ? "development" : version;
     }
 
     /**

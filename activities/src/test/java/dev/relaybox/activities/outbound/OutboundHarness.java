@@ -2,6 +2,8 @@ package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;

@@ -9,6 +9,8 @@ import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import dev.relaybox.activities.replay.RecordedHistories;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;

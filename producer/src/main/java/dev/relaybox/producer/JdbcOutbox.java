@@ -1,0 +1,64 @@
+package dev.relaybox.producer;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.UUID;
+
+/**
+ * The producer side of the transactional outbox on a plain JDBC {@link Connection} (Spring, Hibernate, jOOQ and
+ * the like all expose the connection of their transaction). Call {@link #enqueue} on the connection of the
+ * transaction that makes the business change: both commit together or neither does. Relaybox delivers the row
+ * after commit, at least once. This class neither commits nor rolls back: the transaction is the caller's.
+ *
+ * <p>Every enqueue in Relaybox, including {@link Outbox}'s for JDBI handles, writes through this class, so a rule
+ * about which events may be enqueued belongs here.
+ */
+public final class JdbcOutbox {
+    private JdbcOutbox() {}
+
+    /** Writes the row on the caller's connection and returns its id, which receivers see as {@code webhook-id}. */
+    public static UUID enqueue(Connection connection, OutboxEvent event) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(OutboxTable.INSERT)) {
+            bindEvent(insert, event);
+            try (ResultSet row = insert.executeQuery()) {
+                row.next();
+                return row.getObject(1, UUID.class);
+            }
+        }
+    }
+
+    /**
+     * Like {@link #enqueue} but at most once per idempotency key: the same key with the same request hash
+     * returns the existing row; the same key with a different hash reports a conflict and writes nothing.
+     */
+    public static IdempotentEnqueue enqueueIdempotent(Connection connection, OutboxEvent event, String key,
+            String requestHash) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(OutboxTable.INSERT_IDEMPOTENT)) {
+            bindEvent(insert, event);
+            insert.setString(5, key);
+            insert.setString(6, requestHash);
+            try (ResultSet row = insert.executeQuery()) {
+                if (row.next()) {
+                    return new IdempotentEnqueue(row.getObject(1, UUID.class), true, false);
+                }
+            }
+        }
+        try (PreparedStatement find = connection.prepareStatement(OutboxTable.FIND_BY_IDEMPOTENCY_KEY)) {
+            find.setString(1, key);
+            try (ResultSet row = find.executeQuery()) {
+                row.next();
+                return new IdempotentEnqueue(row.getObject(1, UUID.class), false,
+                        !requestHash.equals(row.getString(2)));
+            }
+        }
+    }
+
+    private static void bindEvent(PreparedStatement statement, OutboxEvent event) throws SQLException {
+        statement.setString(1, event.aggregateType());
+        statement.setString(2, event.aggregateId());
+        statement.setString(3, event.eventType());
+        statement.setString(4, event.payloadJson());
+    }
+}
