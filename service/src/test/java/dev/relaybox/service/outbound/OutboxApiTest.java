@@ -112,7 +112,7 @@ class OutboxApiTest {
         }
 
         TestReceiver.Received request = awaitReceived("/shop", committed.toString());
-        assertThat(APP.getObjectMapper().readTree(request.body()).path("amount").asInt()).isEqualTo(5);
+        assertThat(APP.getObjectMapper().readTree(request.body()).path("data").path("amount").asInt()).isEqualTo(5);
         assertThat(count(jdbi)).isEqualTo(before + 1);
         int rolledBackRows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events WHERE id = :id")
                 .bind("id", rolledBack).mapTo(int.class).one());
