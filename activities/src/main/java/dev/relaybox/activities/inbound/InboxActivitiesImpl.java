@@ -75,7 +75,7 @@ public final class InboxActivitiesImpl implements InboxActivities {
      */
     public static List<String> deferredWorkflowIds(Handle handle, String aggregateType, String aggregateId) {
         return handle.attach(InboxDao.class).deferred(aggregateType, aggregateId).stream()
-                .map(event -> InboxEventWorkflow.workflowId(event.partnerName(), event.partnerEventId()))
+                .map(event -> InboxEventWorkflow.workflowIdOf(event.workflowId(), event.partnerName(), event.partnerEventId()))
                 .toList();
     }
 }

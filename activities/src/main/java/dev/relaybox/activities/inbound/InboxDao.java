@@ -33,7 +33,8 @@ public interface InboxDao {
 
     record Entity(String state, int version) {}
 
-    record EventKey(String partnerName, String partnerEventId) {}
+    /** {@code workflowId} is the recorded id, null for rows whose id is derived. */
+    record EventKey(String partnerName, String partnerEventId, String workflowId) {}
 
     @SqlQuery("""
             SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, payload::text AS payload,
@@ -100,7 +101,7 @@ public interface InboxDao {
 
     /** The aggregate's deferred events, oldest first: the ones to release after a transition applies. */
     @SqlQuery("""
-            SELECT partner_name, partner_event_id FROM webhook_inbox
+            SELECT partner_name, partner_event_id, workflow_id FROM webhook_inbox
              WHERE aggregate_type = :aggregateType AND aggregate_id = :aggregateId AND status = 'DEFERRED'
              ORDER BY received_at""")
     @RegisterConstructorMapper(EventKey.class)

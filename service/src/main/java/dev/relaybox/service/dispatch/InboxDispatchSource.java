@@ -7,7 +7,7 @@ import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
-/** Inbox rows: each becomes an {@code inbox-<partner>-<event id>} workflow. */
+/** Inbox rows: each becomes an {@code inbox-<partner>-<event id>} workflow (see {@link InboxEventWorkflow#workflowIdOf}). */
 public final class InboxDispatchSource implements DispatchSource {
     private static final RowMapper<Row> ROW = (rs, ctx) -> {
         String partner = rs.getString("partner_name");
@@ -16,7 +16,7 @@ public final class InboxDispatchSource implements DispatchSource {
                 ? null
                 : rs.getString("aggregate_type") + ":" + rs.getString("aggregate_id");
         return new Row(rs.getObject("id", UUID.class),
-                InboxEventWorkflow.workflowId(partner, rs.getString("partner_event_id")), eventType, aggregate, partner,
+                InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, rs.getString("partner_event_id")), eventType, aggregate, partner,
                 "apply " + (eventType == null ? "an event without a type" : eventType) + " from " + partner
                         + (aggregate == null ? "" : " to " + aggregate));
     };
@@ -35,7 +35,7 @@ public final class InboxDispatchSource implements DispatchSource {
     @Override
     public List<Row> claimUndispatched(Handle handle, int limit) {
         return handle.createQuery("""
-                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id
+                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
                           FROM webhook_inbox
                          WHERE dispatched_at IS NULL
                          ORDER BY received_at
@@ -56,7 +56,7 @@ public final class InboxDispatchSource implements DispatchSource {
     @Override
     public List<Row> claimStranded(Handle handle, Instant before, int limit) {
         return handle.createQuery("""
-                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id
+                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
                           FROM webhook_inbox
                          WHERE status IN ('RECEIVED', 'DEFERRED') AND dispatched_at < :before
                          ORDER BY dispatched_at
