@@ -104,7 +104,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
         WorkflowStarter starter = new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
         Dispatcher dispatcher = new Dispatcher(jdbi,
-                List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher());
+                List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher(),
+                deadLetters);
         environment.lifecycle().manage(dispatcher);
         environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(), config.getDatabase().getUser(),
                 config.getDatabase().getPassword(), dispatcher::wake));

@@ -1,5 +1,6 @@
 package dev.relaybox.service.dispatch;
 
+import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import java.time.Instant;
 import java.util.List;
@@ -51,6 +52,28 @@ public final class InboxDispatchSource implements DispatchSource {
         handle.createUpdate("UPDATE webhook_inbox SET dispatched_at = now() WHERE id = ANY(:ids)")
                 .bindArray("ids", UUID.class, ids)
                 .execute();
+    }
+
+    @Override
+    public void markUndispatched(Handle handle, List<UUID> ids) {
+        handle.createUpdate("UPDATE webhook_inbox SET dispatched_at = NULL WHERE id = ANY(:ids)")
+                .bindArray("ids", UUID.class, ids)
+                .execute();
+    }
+
+    @Override
+    public boolean quarantine(Handle handle, UUID id, String reason) {
+        return handle.createUpdate("""
+                        UPDATE webhook_inbox SET status = 'QUARANTINED', last_error = :reason, dispatched_at = now()
+                         WHERE id = :id AND status IN ('RECEIVED', 'DEFERRED')""")
+                .bind("id", id)
+                .bind("reason", reason)
+                .execute() == 1;
+    }
+
+    @Override
+    public DeadLetters.Source deadLetterSource() {
+        return DeadLetters.Source.INBOX;
     }
 
     @Override

@@ -55,7 +55,7 @@ class InboxWorkflowIdsTest {
         env.start();
         dispatcher = new Dispatcher(jdbi,
                 List.of(new InboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE))),
-                new DispatcherFactory());
+                new DispatcherFactory(), DeadLetters.loggingOnly());
     }
 
     @AfterEach
