@@ -145,6 +145,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             }
         });
         try {
+            config.getInbox().build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("refusing to start: inbox: " + e.getMessage(), e);
+        }
+        try {
             return config.stateMachines();
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("refusing to start: " + e.getMessage(), e);

@@ -7,6 +7,7 @@ import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxPlan;
 import io.temporal.failure.ApplicationFailure;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,11 +37,18 @@ public final class InboxActivitiesImpl implements InboxActivities {
 
     @Override
     public InboxPlan plan(UUID inboxId) {
-        InboxDao.InboxRow row = jdbi.withExtension(InboxDao.class, dao -> dao.find(inboxId))
+        // One handle: one connection for the whole read.
+        return jdbi.withExtension(InboxDao.class, dao -> dao.find(inboxId)
+                        .map(row -> new InboxPlan(row.partnerName(), row.eventType(), row.aggregate(),
+                                settings.recheckInterval(), settings.maxDeferral(),
+                                dao.deferredSince(inboxId).orElse(null))))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "inbox row " + inboxId + " does not exist", "InboxRowMissing"));
-        return new InboxPlan(row.partnerName(), row.eventType(), row.aggregate(),
-                settings.recheckInterval(), settings.maxDeferral());
+    }
+
+    @Override
+    public void recordDeferralStart(UUID inboxId, Instant deferredSince) {
+        jdbi.useExtension(InboxDao.class, dao -> dao.recordDeferralStart(inboxId, deferredSince));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.relaybox.activities.inbound;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -93,6 +94,15 @@ public interface InboxDao {
             UPDATE webhook_inbox SET status = 'DEFERRED', defer_reason = :reason
              WHERE id = :id AND status IN ('RECEIVED', 'DEFERRED')""")
     boolean markDeferred(@Bind("id") UUID inboxId, @Bind("reason") String reason);
+
+    /** When the current deferral began, on the workflow's clock; empty while none is recorded. */
+    @SqlQuery("SELECT deferred_since FROM webhook_inbox WHERE id = :id AND deferred_since IS NOT NULL")
+    Optional<Instant> deferredSince(@Bind("id") UUID inboxId);
+
+    @SqlUpdate("""
+            UPDATE webhook_inbox SET deferred_since = :since
+             WHERE id = :id AND deferred_since IS NULL AND status IN ('RECEIVED', 'DEFERRED')""")
+    boolean recordDeferralStart(@Bind("id") UUID inboxId, @Bind("since") Instant deferredSince);
 
     @SqlUpdate("""
             UPDATE webhook_inbox SET status = 'QUARANTINED', last_error = :lastError

@@ -31,6 +31,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -144,6 +145,37 @@ class InboxEventWorkflowTest {
                 .isEqualTo("waiting for order.paid: entity is created (still deferred after 24h)");
         assertThat(entity()).isEqualTo("created@1");
         assertReplays("shipped");
+    }
+
+    @Test
+    @Tag("long") // about 10,000 real decisions: minutes on a small machine
+    void weekLongDeferralWithMinuteRechecksContinuesAsNewAndDeadLettersAtItsDeadlineNotBefore() {
+        start(new InboxSettings(Duration.ofMinutes(1), Duration.ofDays(7)));
+        process("created", "order.created");
+        UUID shipped = receive("shipped", "order.shipped");
+        String firstRun = WorkflowClient.start(InboxFixtures.workflow(client, "shipped")::process, shipped).getRunId();
+
+        waitForResult("shipped");
+
+        assertThat(status(shipped)).isEqualTo("QUARANTINED");
+        // Dead-lettered at the deadline on Temporal's clock, counted from the first deferral: the clock never
+        // restarted (it would never end) and nothing ended early. (The clock also moves while decisions run, so
+        // the number of rechecks is a little under one a minute.)
+        Instant deferredSince = db.withHandle(h -> h.createQuery("SELECT deferred_since FROM webhook_inbox WHERE id = :id")
+                .bind("id", shipped).mapTo(Instant.class).one());
+        List<HistoryEvent> lastRun = history("shipped");
+        Instant closed = Instant.ofEpochSecond(lastRun.get(lastRun.size() - 1).getEventTime().getSeconds());
+        assertThat(Duration.between(deferredSince, closed))
+                .isBetween(Duration.ofDays(7).minusSeconds(1), Duration.ofDays(7).plusMinutes(2));
+        assertThat(Integer.parseInt(row(shipped, "attempts"))).isGreaterThan(7 * 24 * 60 - 60);
+        assertThat(deadLetterReason(shipped))
+                .isEqualTo("waiting for order.paid: entity is created (still deferred after 168h)");
+        List<HistoryEvent> firstRunHistory = client.fetchHistory(InboxEventWorkflow.workflowId(PARTNER, "shipped"),
+                firstRun).getEvents();
+        assertThat(firstRunHistory.get(firstRunHistory.size() - 1).getEventType())
+                .isEqualTo(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
+        assertThat(firstRunHistory).hasSizeLessThan(10_000);
+        assertThat(lastRun).hasSizeLessThan(10_000);
     }
 
     @Test

@@ -95,7 +95,7 @@ final class DeadLetterReplay {
     private static void resetInboxEvents(Handle h, List<UUID> inboxIds) {
         h.createUpdate("""
                         UPDATE webhook_inbox SET status = 'RECEIVED', outcome = NULL, attempts = 0, defer_reason = NULL,
-                               last_error = NULL, processed_at = NULL, dispatched_at = NULL
+                               last_error = NULL, processed_at = NULL, dispatched_at = NULL, deferred_since = NULL
                          WHERE id = ANY(:ids) AND status = 'QUARANTINED'""")
                 .bindArray("ids", UUID.class, inboxIds)
                 .execute();

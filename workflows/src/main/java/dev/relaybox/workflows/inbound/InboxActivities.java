@@ -2,6 +2,7 @@ package dev.relaybox.workflows.inbound;
 
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
+import java.time.Instant;
 import java.util.UUID;
 
 /**
@@ -26,6 +27,13 @@ public interface InboxActivities {
      */
     @ActivityMethod
     InboxOutcome decide(UUID inboxId);
+
+    /**
+     * Records when the row's deferral began, unless a start is already recorded, so the maximum deferral keeps
+     * counting across continue-as-new and restarts. Does nothing to a finished row.
+     */
+    @ActivityMethod
+    void recordDeferralStart(UUID inboxId, Instant deferredSince);
 
     /** Quarantines the row with a dead letter unless it is already finished; a second call records nothing. */
     @ActivityMethod

@@ -24,9 +24,11 @@ import java.util.UUID;
 /**
  * Decides, and while the event is deferred waits for a release signal (or the recheck timer) and decides again.
  *
- * <p>The maximum deferral counts from this run's first DEFERRED decision, on Temporal's clock; a run restarted by
- * the reconciler counts afresh. With the default 5m recheck and 24h maximum a deferral takes about 290 decisions,
- * well inside a workflow's history limits.
+ * <p>The maximum deferral counts from the row's first DEFERRED decision, on Temporal's clock, recorded in the row
+ * ({@code deferred_since}) so that it survives what ends a run. A long deferral (a week at one recheck a minute is
+ * about 10,000 decisions) would grow the history past Temporal's limits, so after {@value #CONTINUE_AS_NEW_AFTER_EVENTS}
+ * events, or when the server suggests it, the workflow continues as new; the next run reads the recorded start and
+ * keeps counting. Runs recorded before the start was recorded keep counting in memory and never continue as new.
  *
  * <p>When the database stays unavailable through every retry of {@code decide}, the event is dead-lettered; when
  * even that fails, the workflow fails. The row is then still RECEIVED or DEFERRED, never lost: Relaybox's
@@ -34,6 +36,9 @@ import java.util.UUID;
  */
 public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     static final int STORE_ATTEMPTS = 10;
+    /** Well under Temporal's 10,240-event warning and 51,200-event limit; a recheck adds about a dozen events. */
+    static final int CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
+    static final String DEFERRAL_START_RECORDED = "deferral-start-recorded";
 
     // Bounded: a database that stays down ends in a dead letter (or a failed run the reconciler restarts), rather
     // than a workflow that retries forever without anyone noticing.
@@ -66,7 +71,9 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
         describeEvent();
         show("pending", "deciding " + subject());
 
-        Instant deferredSince = null;
+        // Recorded by an earlier run of this row: a continued or restarted deferral keeps its deadline.
+        Instant deferredSince = plan.deferredSince();
+        boolean deferralStartRecorded = deferredSince != null;
         while (true) {
             // Cleared before deciding, not after: a release that lands while decide runs must not be lost.
             released = false;
@@ -97,13 +104,23 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                 }
                 case DEFERRED -> {
                     Instant now = now();
-                    deferredSince = deferredSince == null ? now : deferredSince;
+                    if (deferredSince == null) {
+                        deferredSince = now;
+                        if (Workflow.getVersion(DEFERRAL_START_RECORDED, Workflow.DEFAULT_VERSION, 1) >= 1) {
+                            store("record deferral start of " + subject()).recordDeferralStart(inboxId, deferredSince);
+                            deferralStartRecorded = true;
+                        }
+                    }
                     Instant deadline = deferredSince.plus(plan.maxDeferral());
                     if (!now.isBefore(deadline)) {
                         giveUp(reason + " (still deferred after " + words(plan.maxDeferral()) + ")", reason);
                         return;
                     }
                     awaitReleaseOrRecheck(result, deadline);
+                    if (deferralStartRecorded && historyIsLong()) {
+                        // Decides again at once in the new run, as this run would have now.
+                        Workflow.continueAsNew(inboxId);
+                    }
                 }
             }
         }
@@ -147,6 +164,11 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
         nextRecheckAt = null;
         // Still "deferred" for search: flipping to pending for the moment of a recheck would only be noise.
         Workflow.setCurrentDetails("deciding again " + (released ? "after a release" : "at the recheck"));
+    }
+
+    private static boolean historyIsLong() {
+        return Workflow.getInfo().getHistoryLength() >= CONTINUE_AS_NEW_AFTER_EVENTS
+                || Workflow.getInfo().isContinueAsNewSuggested();
     }
 
     private void giveUp(String why, String lastError) {
