@@ -11,6 +11,11 @@ import java.util.UUID;
  */
 @ActivityInterface(namePrefix = "Inbox")
 public interface InboxActivities {
+    /**
+     * The failure type for a database that cannot be reached: the workflow waits it out, however long it lasts,
+     * instead of dead-lettering the event.
+     */
+    String DATABASE_UNAVAILABLE = "DatabaseUnavailable";
 
     /**
      * Reads what the workflow shows operators about the row and the settings in force now (recorded in history, so
