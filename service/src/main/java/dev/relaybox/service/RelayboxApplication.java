@@ -16,6 +16,7 @@ import dev.relaybox.service.admin.AdminInboxResource;
 import dev.relaybox.service.admin.AdminOutboxResource;
 import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
+import dev.relaybox.service.admin.AdminWorkflowsResource;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.auth.BearerTokens;
@@ -110,7 +111,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(), config.getDatabase().getUser(),
                 config.getDatabase().getPassword(), dispatcher::wake));
 
-        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace());
+        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace(),
+                config.getTemporal().isEmbedded());
         JsonErrorMappers.register(environment.jersey().getResourceConfig());
         BearerTokens.register(environment.jersey(), config.getAuth());
         environment.jersey().register(new OutboxResource(jdbi, environment.getObjectMapper(),
@@ -122,6 +124,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, dispatcher::wake));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
+        environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
         environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
                 metrics));
         environment.jersey().register(new EntitiesResource(jdbi));
@@ -173,10 +176,13 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         }
     }
 
-    /** Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it. */
-    static void startEmbeddedPostgresIfConfigured(RelayboxConfiguration config, Environment environment) {
+    /**
+     * Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it; null when the
+     * database is not embedded.
+     */
+    static EmbeddedPostgres startEmbeddedPostgresIfConfigured(RelayboxConfiguration config, Environment environment) {
         if (!config.isEmbeddedDatabase()) {
-            return;
+            return null;
         }
         EmbeddedPostgres postgres = config.getEmbeddedPostgres().start();
         // Registered before the pool and the worker, so it is stopped after them.
@@ -190,6 +196,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         config.getDatabase().setUser("postgres");
         LOG.info("embedded PostgreSQL listening on port {} with data in {}", postgres.getPort(),
                 config.getEmbeddedPostgres().getDataDirectory());
+        if (!config.getEmbeddedPostgres().isDurable()) {
+            LOG.warn("embedded PostgreSQL runs with fsync and synchronous commit off: a crash can lose what was "
+                    + "acknowledged; set embeddedPostgres.durable: true for data you need");
+        }
+        return postgres;
     }
 
     private static ServerLifecycleListener readyMessage(RelayboxConfiguration config, TemporalRuntime temporal) {
