@@ -50,7 +50,7 @@ class DatabaseOutageTest {
     Jdbi db;
     TestReceiver receiver;
     TestWorkflowEnvironment env;
-    List<Long> stopped = List.of();
+    List<ProcessHandle> stopped = List.of();
 
     @AfterEach
     void stop() throws IOException {
@@ -110,8 +110,7 @@ class DatabaseOutageTest {
             WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i));
         }
 
-        stopped = postgresProcesses();
-        signal("STOP", stopped);
+        stopped = stopPostgres();
         for (int i = INBOUND_EVENTS / 2; i < INBOUND_EVENTS; i++) {
             WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i));
         }
@@ -142,29 +141,37 @@ class DatabaseOutageTest {
         return db.withHandle(h -> h.createQuery(sql).mapTo(int.class).one());
     }
 
-    /** The postmaster this test started and all its children. */
-    private List<Long> postgresProcesses() {
+    /**
+     * Stops the postmaster this test started, first, so that it forks nothing new, then every process it had
+     * forked; returns them all, to continue later.
+     */
+    private List<ProcessHandle> stopPostgres() {
         // Asked while the backend lives: its parent is the postmaster.
         ProcessHandle postmaster = db.withHandle(h -> ProcessHandle.of(
                         h.createQuery("SELECT pg_backend_pid()").mapTo(Long.class).one())
                 .flatMap(ProcessHandle::parent).orElseThrow());
-        return Stream.concat(Stream.of(postmaster), postmaster.descendants()).map(ProcessHandle::pid).toList();
+        signal("STOP", List.of(postmaster));
+        List<ProcessHandle> children = postmaster.descendants().toList();
+        signal("STOP", children);
+        return Stream.concat(Stream.of(postmaster), children.stream()).toList();
     }
 
-    private static void signal(String signal, List<Long> pids) {
-        if (pids.isEmpty()) {
-            return;
-        }
-        List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
-        pids.forEach(pid -> command.add(Long.toString(pid)));
-        try {
-            Process kill = new ProcessBuilder(command).inheritIO().start();
-            assertThat(kill.waitFor()).isZero();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot send SIG" + signal, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+    /** Sends the signal to each process still alive; one that has exited meanwhile has nothing to stop. */
+    private static void signal(String signal, List<ProcessHandle> processes) {
+        for (ProcessHandle process : processes) {
+            try {
+                Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                        .redirectErrorStream(true).start();
+                kill.getInputStream().readAllBytes();
+                if (kill.waitFor() != 0) {
+                    assertThat(process.isAlive()).as("SIG%s refused by live process %d", signal, process.pid()).isFalse();
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot send SIG" + signal, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
         }
     }
 }
