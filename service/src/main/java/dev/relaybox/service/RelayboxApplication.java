@@ -115,7 +115,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
         WorkflowStarter starter = new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
         Dispatcher dispatcher = new Dispatcher(jdbi,
-                List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher());
+                List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher(),
+                deadLetters);
         environment.lifecycle().manage(dispatcher);
         environment.lifecycle().manage(new RetentionTask(jdbi, new Retention(jdbi, Clock.systemUTC()),
                 config.getRetention().ages(), config.getRetention().getBatchSize(), config.getRetention().getInterval(),
@@ -161,6 +162,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                         + "' uses the development secret outside embedded mode; set its secret from the environment");
             }
         });
+        try {
+            config.getInbox().build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("refusing to start: inbox: " + e.getMessage(), e);
+        }
         try {
             return config.stateMachines();
         } catch (IllegalArgumentException e) {

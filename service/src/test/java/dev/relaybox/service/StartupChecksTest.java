@@ -42,6 +42,14 @@ class StartupChecksTest {
                 .hasMessageContaining("partner 'shop': no state machine for aggregate type 'invoice'");
     }
 
+    @Test
+    void deferralThatNeedsTooManyRechecksRefusesToStartSayingWhatWouldDo() {
+        assertThatThrownBy(() -> start(ConfigOverride.config("inbox.recheckInterval", "1m"),
+                ConfigOverride.config("inbox.maxDeferral", "30d")))
+                .hasMessageContaining("refusing to start: inbox: a deferral of up to 720h rechecked every 1m takes "
+                        + "43200 rechecks, more than 20000; raise recheckInterval to at least 2m10s or lower maxDeferral");
+    }
+
     private static void start(ConfigOverride... overrides) throws Exception {
         DropwizardTestSupport<RelayboxConfiguration> app = TestApp.support(TestApp.freshDataDirectory(),
                 TestApp.freePort(), overrides);

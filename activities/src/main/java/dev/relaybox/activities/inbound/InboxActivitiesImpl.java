@@ -2,11 +2,13 @@ package dev.relaybox.activities.inbound;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.activities.store.DatabaseFailures;
 import dev.relaybox.workflows.inbound.InboxActivities;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxPlan;
 import io.temporal.failure.ApplicationFailure;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,17 +38,26 @@ public final class InboxActivitiesImpl implements InboxActivities {
 
     @Override
     public InboxPlan plan(UUID inboxId) {
-        InboxDao.InboxRow row = jdbi.withExtension(InboxDao.class, dao -> dao.find(inboxId))
+        // One handle: one connection for the whole read.
+        return DatabaseFailures.translating(() -> jdbi.withExtension(InboxDao.class, dao -> dao.find(inboxId)
+                        .map(row -> new InboxPlan(row.partnerName(), row.eventType(), row.aggregate(),
+                                settings.recheckInterval(), settings.maxDeferral(),
+                                dao.deferredSince(inboxId).orElse(null)))))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "inbox row " + inboxId + " does not exist", "InboxRowMissing"));
-        return new InboxPlan(row.partnerName(), row.eventType(), row.aggregate(),
-                settings.recheckInterval(), settings.maxDeferral());
+    }
+
+    @Override
+    public void recordDeferralStart(UUID inboxId, Instant deferredSince) {
+        DatabaseFailures.translating(
+                () -> jdbi.useExtension(InboxDao.class, dao -> dao.recordDeferralStart(inboxId, deferredSince)));
     }
 
     @Override
     public InboxOutcome decide(UUID inboxId) {
         try (MDC.MDCCloseable ignored = MDC.putCloseable("inboxId", inboxId.toString())) {
-            InboxProcessor.Result result = jdbi.inTransaction(h -> processor.process(h, inboxId));
+            InboxProcessor.Result result = DatabaseFailures.translating(
+                    () -> jdbi.inTransaction(h -> processor.process(h, inboxId)));
             result.deadLetter().ifPresent(deadLetters::announce);
             InboxOutcome outcome = result.outcome();
             LOG.info("inbox event {}: {}{} ({}, attempt {})", inboxId, outcome.alreadyFinished() ? "already " : "",
@@ -57,7 +68,7 @@ public final class InboxActivitiesImpl implements InboxActivities {
 
     @Override
     public void deadLetter(UUID inboxId, String reason, String lastError) {
-        Optional<DeadLetters.DeadLetter> created = jdbi.inTransaction(h -> {
+        Optional<DeadLetters.DeadLetter> created = DatabaseFailures.translating(() -> jdbi.inTransaction(h -> {
             InboxDao dao = h.attach(InboxDao.class);
             if (!dao.markQuarantined(inboxId, lastError)) {
                 return Optional.empty();
@@ -65,7 +76,7 @@ public final class InboxActivitiesImpl implements InboxActivities {
             InboxDao.InboxRow row = dao.find(inboxId).orElseThrow();
             return deadLetters.record(h, DeadLetters.Source.INBOX, inboxId, row.partnerName(), row.eventType(), reason,
                     lastError, row.attempts());
-        });
+        }));
         created.ifPresent(deadLetters::announce);
     }
 
@@ -75,7 +86,7 @@ public final class InboxActivitiesImpl implements InboxActivities {
      */
     public static List<String> deferredWorkflowIds(Handle handle, String aggregateType, String aggregateId) {
         return handle.attach(InboxDao.class).deferred(aggregateType, aggregateId).stream()
-                .map(event -> InboxEventWorkflow.workflowId(event.partnerName(), event.partnerEventId()))
+                .map(event -> InboxEventWorkflow.workflowIdOf(event.workflowId(), event.partnerName(), event.partnerEventId()))
                 .toList();
     }
 }

@@ -1,5 +1,6 @@
 package dev.relaybox.activities.inbound;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -33,7 +34,8 @@ public interface InboxDao {
 
     record Entity(String state, int version) {}
 
-    record EventKey(String partnerName, String partnerEventId) {}
+    /** {@code workflowId} is the recorded id, null for rows whose id is derived. */
+    record EventKey(String partnerName, String partnerEventId, String workflowId) {}
 
     @SqlQuery("""
             SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, payload::text AS payload,
@@ -93,6 +95,15 @@ public interface InboxDao {
              WHERE id = :id AND status IN ('RECEIVED', 'DEFERRED')""")
     boolean markDeferred(@Bind("id") UUID inboxId, @Bind("reason") String reason);
 
+    /** When the current deferral began, on the workflow's clock; empty while none is recorded. */
+    @SqlQuery("SELECT deferred_since FROM webhook_inbox WHERE id = :id AND deferred_since IS NOT NULL")
+    Optional<Instant> deferredSince(@Bind("id") UUID inboxId);
+
+    @SqlUpdate("""
+            UPDATE webhook_inbox SET deferred_since = :since
+             WHERE id = :id AND deferred_since IS NULL AND status IN ('RECEIVED', 'DEFERRED')""")
+    boolean recordDeferralStart(@Bind("id") UUID inboxId, @Bind("since") Instant deferredSince);
+
     @SqlUpdate("""
             UPDATE webhook_inbox SET status = 'QUARANTINED', last_error = :lastError
              WHERE id = :id AND status IN ('RECEIVED', 'DEFERRED')""")
@@ -100,7 +111,7 @@ public interface InboxDao {
 
     /** The aggregate's deferred events, oldest first: the ones to release after a transition applies. */
     @SqlQuery("""
-            SELECT partner_name, partner_event_id FROM webhook_inbox
+            SELECT partner_name, partner_event_id, workflow_id FROM webhook_inbox
              WHERE aggregate_type = :aggregateType AND aggregate_id = :aggregateId AND status = 'DEFERRED'
              ORDER BY received_at""")
     @RegisterConstructorMapper(EventKey.class)

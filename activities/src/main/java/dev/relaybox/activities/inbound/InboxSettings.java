@@ -9,9 +9,15 @@ import java.util.Objects;
  * @param recheckInterval how often a deferred event decides again without a release signal; a safety net, since a
  *                        release normally comes as soon as the missing event applies
  * @param maxDeferral     how long an event may stay deferred before it is dead-lettered with the missing event as
- *                        reason; measured from the first deferral of the running workflow
+ *                        reason; measured from the row's first deferral ({@code deferred_since})
  */
 public record InboxSettings(Duration recheckInterval, Duration maxDeferral) {
+    /**
+     * Every recheck is a database transaction and a workflow task per deferred event, and grows its history (the
+     * workflow continues as new to stay within Temporal's limits). A week at one recheck a minute is about 10,000.
+     */
+    public static final long MAX_RECHECKS = 20_000;
+
     public InboxSettings {
         Objects.requireNonNull(recheckInterval, "recheckInterval");
         Objects.requireNonNull(maxDeferral, "maxDeferral");
@@ -21,6 +27,17 @@ public record InboxSettings(Duration recheckInterval, Duration maxDeferral) {
         if (maxDeferral.isNegative()) {
             throw new IllegalArgumentException("maxDeferral must not be negative, was " + maxDeferral);
         }
+        long rechecks = maxDeferral.toMillis() / recheckInterval.toMillis();
+        if (rechecks > MAX_RECHECKS) {
+            throw new IllegalArgumentException("a deferral of up to " + words(maxDeferral) + " rechecked every "
+                    + words(recheckInterval) + " takes " + rechecks + " rechecks, more than " + MAX_RECHECKS
+                    + "; raise recheckInterval to at least " + words(maxDeferral.dividedBy(MAX_RECHECKS).plusSeconds(1)
+                            .withNanos(0)) + " or lower maxDeferral");
+        }
+    }
+
+    private static String words(Duration duration) {
+        return duration.toString().substring(2).toLowerCase();
     }
 
     /** Recheck every 5 minutes; dead-letter after 24 hours deferred. */

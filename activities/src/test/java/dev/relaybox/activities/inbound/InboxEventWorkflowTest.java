@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.relaybox.activities.TestMetrics;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.replay.RecordedHistories;
@@ -20,6 +21,8 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
@@ -31,6 +34,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -43,12 +47,16 @@ class InboxEventWorkflowTest {
     Jdbi db;
     TestWorkflowEnvironment env;
     WorkflowClient client;
+    SimpleMeterRegistry metrics;
 
     void start(InboxSettings settings) {
         DataSource database = TestDatabase.freshDataSource();
         db = Store.configure(Jdbi.create(database));
         activitiesDataSource = new TestDataSource(database);
-        env = TestWorkflowEnvironment.newInstance();
+        metrics = new SimpleMeterRegistry();
+        env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+                .setMetricsScope(TestMetrics.scope(metrics))
+                .build());
         InboxFixtures.registerSearchAttributes(env);
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
@@ -98,7 +106,8 @@ class InboxEventWorkflowTest {
         InboxFixtures.start(client, "shipped", shipped);
         await().atMost(Duration.ofSeconds(20)).until(() -> status(shipped).equals("DEFERRED"));
         assertThat(row(shipped, "defer_reason")).isEqualTo("waiting for order.paid: entity is created");
-        assertThat(running("shipped").status().status()).isEqualTo("deferred");
+        // The row is marked before the workflow shows it.
+        await().atMost(Duration.ofSeconds(20)).until(() -> running("shipped").status().status().equals("deferred"));
         String shippedWorkflow = InboxEventWorkflow.workflowId(PARTNER, "shipped");
         assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.STATUS)).isEqualTo("deferred");
         assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.DIRECTION)).isEqualTo("inbound");
@@ -144,6 +153,37 @@ class InboxEventWorkflowTest {
                 .isEqualTo("waiting for order.paid: entity is created (still deferred after 24h)");
         assertThat(entity()).isEqualTo("created@1");
         assertReplays("shipped");
+    }
+
+    @Test
+    @Tag("long") // about 10,000 real decisions: minutes on a small machine
+    void weekLongDeferralWithMinuteRechecksContinuesAsNewAndDeadLettersAtItsDeadlineNotBefore() {
+        start(new InboxSettings(Duration.ofMinutes(1), Duration.ofDays(7)));
+        process("created", "order.created");
+        UUID shipped = receive("shipped", "order.shipped");
+        String firstRun = WorkflowClient.start(InboxFixtures.workflow(client, "shipped")::process, shipped).getRunId();
+
+        waitForResult("shipped");
+
+        assertThat(status(shipped)).isEqualTo("QUARANTINED");
+        // Dead-lettered at the deadline on Temporal's clock, counted from the first deferral: the clock never
+        // restarted (it would never end) and nothing ended early. (The clock also moves while decisions run, so
+        // the number of rechecks is a little under one a minute.)
+        Instant deferredSince = db.withHandle(h -> h.createQuery("SELECT deferred_since FROM webhook_inbox WHERE id = :id")
+                .bind("id", shipped).mapTo(Instant.class).one());
+        List<HistoryEvent> lastRun = history("shipped");
+        Instant closed = Instant.ofEpochSecond(lastRun.get(lastRun.size() - 1).getEventTime().getSeconds());
+        assertThat(Duration.between(deferredSince, closed))
+                .isBetween(Duration.ofDays(7).minusSeconds(1), Duration.ofDays(7).plusMinutes(2));
+        assertThat(Integer.parseInt(row(shipped, "attempts"))).isGreaterThan(7 * 24 * 60 - 60);
+        assertThat(deadLetterReason(shipped))
+                .isEqualTo("waiting for order.paid: entity is created (still deferred after 168h)");
+        List<HistoryEvent> firstRunHistory = client.fetchHistory(InboxEventWorkflow.workflowId(PARTNER, "shipped"),
+                firstRun).getEvents();
+        assertThat(firstRunHistory.get(firstRunHistory.size() - 1).getEventType())
+                .isEqualTo(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
+        assertThat(firstRunHistory).hasSizeLessThan(10_000);
+        assertThat(lastRun).hasSizeLessThan(10_000);
     }
 
     @Test
@@ -204,33 +244,31 @@ class InboxEventWorkflowTest {
     }
 
     @Test
-    void databaseDownThroughEveryDecideRetryDeadLettersTheEvent() {
+    void databaseDownLongerThanEveryRetryIsWaitedOutNotDeadLettered() {
         start(InboxSettings.defaults());
-        activitiesDataSource.outage(1, 10);
+        // plan gets its connection; decide is refused 25 times: two whole rounds of its 10 retries, and more.
+        activitiesDataSource.outage(1, 25);
 
         UUID created = process("created", "order.created");
 
-        assertThat(status(created)).isEqualTo("QUARANTINED");
-        assertThat(deadLetterReason(created)).isEqualTo(
-                "could not be processed after 10 attempts: Connection refused: the database is restarting");
-        assertThat(entity()).isEqualTo("none");
+        assertThat(activitiesDataSource.refused()).isEqualTo(25);
+        assertThat(status(created)).isEqualTo("PROCESSED");
+        assertThat(openDeadLetters()).isZero();
+        assertThat(entity()).isEqualTo("created@1");
+        await().atMost(Duration.ofSeconds(10)).until(() -> databaseWaits() == 2);
     }
 
     @Test
-    void databaseDownEvenForTheDeadLetterFailsTheRunAndLeavesTheRowForTheReconciler() {
+    void databaseDownEvenAtTheStartIsWaitedOut() {
         start(InboxSettings.defaults());
-        activitiesDataSource.outage(1, 20);
+        activitiesDataSource.outage(0, 15);
         UUID created = receive("created", "order.created");
 
-        assertThatThrownBy(() -> InboxFixtures.workflow(client, "created").process(created))
-                .isInstanceOf(WorkflowFailedException.class);
-        assertThat(status(created)).isEqualTo("RECEIVED");
-        assertThat(openDeadLetters()).isZero();
-
-        // What the reconciler does: start the row's workflow again once the database is back.
         InboxFixtures.workflow(client, "created").process(created);
+
         assertThat(status(created)).isEqualTo("PROCESSED");
         assertThat(entity()).isEqualTo("created@1");
+        assertThat(openDeadLetters()).isZero();
     }
 
     @Test
@@ -327,6 +365,10 @@ class InboxEventWorkflowTest {
         } catch (Exception e) {
             throw new AssertionError("history of " + eventId + " no longer replays", e);
         }
+    }
+
+    private double databaseWaits() {
+        return metrics.find("relaybox_database_waits").counters().stream().mapToDouble(c -> c.count()).sum();
     }
 
     private String entity() {

@@ -68,7 +68,7 @@ public final class AdminDeadLettersResource {
             SELECT dl.*, COALESCE(o.event_type, i.event_type) AS event_type,
                    COALESCE(e.url, i.partner_name) AS peer,
                    COALESCE(o.aggregate_type || ':' || o.aggregate_id, i.aggregate_type || ':' || i.aggregate_id) AS aggregate,
-                   d.outbox_id, i.partner_name, i.partner_event_id
+                   d.outbox_id, i.partner_name, i.partner_event_id, i.workflow_id AS inbox_workflow_id
             """ + DeadLetterFilter.FROM;
 
     @GET
@@ -151,7 +151,8 @@ public final class AdminDeadLettersResource {
                 ? (rs.getObject("outbox_id") == null ? null
                         : OutboxDeliveryWorkflow.workflowId(rs.getObject("outbox_id", UUID.class)))
                 : (rs.getString("partner_name") == null ? null
-                        : InboxEventWorkflow.workflowId(rs.getString("partner_name"), rs.getString("partner_event_id")));
+                        : InboxEventWorkflow.workflowIdOf(rs.getString("inbox_workflow_id"), rs.getString("partner_name"),
+                                rs.getString("partner_event_id")));
         return new DeadLetter(rs.getObject("id", UUID.class), source, rs.getObject("reference", UUID.class),
                 rs.getString("event_type"), rs.getString("peer"), rs.getString("aggregate"), rs.getString("reason"),
                 rs.getString("last_error"), rs.getInt("attempts"), Rows.instant(rs, "created_at"),

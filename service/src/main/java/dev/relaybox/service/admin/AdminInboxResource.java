@@ -51,7 +51,7 @@ public final class AdminInboxResource {
 
     private static final String SELECT = """
             SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, status, outcome,
-                   attempts, defer_reason, last_error, received_at, processed_at
+                   attempts, defer_reason, last_error, received_at, processed_at, workflow_id
               FROM webhook_inbox
             """;
 
@@ -112,7 +112,8 @@ public final class AdminInboxResource {
     }
 
     private InboxEvent event(ResultSet rs, StatementContext ctx) throws SQLException {
-        String workflowId = InboxEventWorkflow.workflowId(rs.getString("partner_name"), rs.getString("partner_event_id"));
+        String workflowId = InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), rs.getString("partner_name"),
+                rs.getString("partner_event_id"));
         String aggregateId = rs.getString("aggregate_id");
         return new InboxEvent(rs.getObject("id", UUID.class), rs.getString("partner_name"),
                 rs.getString("partner_event_id"), rs.getString("event_type"),

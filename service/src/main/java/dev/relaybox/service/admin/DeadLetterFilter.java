@@ -14,7 +14,8 @@ public record DeadLetterFilter(String source, String eventType, String peer, Str
     static final String FROM = """
               FROM dead_letters dl
               LEFT JOIN deliveries d ON dl.source = 'OUTBOX' AND d.id = dl.reference
-              LEFT JOIN outbox_events o ON o.id = d.outbox_id
+              -- An outbox row quarantined before any delivery existed is referenced by its own id.
+              LEFT JOIN outbox_events o ON o.id = COALESCE(d.outbox_id, CASE WHEN dl.source = 'OUTBOX' THEN dl.reference END)
               LEFT JOIN endpoints e ON e.id = d.endpoint_id
               LEFT JOIN webhook_inbox i ON dl.source = 'INBOX' AND i.id = dl.reference
             """;

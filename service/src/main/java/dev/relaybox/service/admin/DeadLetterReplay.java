@@ -83,12 +83,19 @@ final class DeadLetterReplay {
                          WHERE id IN (SELECT outbox_id FROM deliveries WHERE id = ANY(:ids))""")
                 .bindArray("ids", UUID.class, deliveryIds)
                 .execute();
+        // A row quarantined because it could not start (referenced by its own id) is dispatched again: if it was
+        // fixed it flows, if not it is quarantined again with a new dead letter.
+        h.createUpdate("""
+                        UPDATE outbox_events SET status = 'PENDING', dispatched_at = NULL
+                         WHERE id = ANY(:ids) AND status = 'QUARANTINED'""")
+                .bindArray("ids", UUID.class, deliveryIds)
+                .execute();
     }
 
     private static void resetInboxEvents(Handle h, List<UUID> inboxIds) {
         h.createUpdate("""
                         UPDATE webhook_inbox SET status = 'RECEIVED', outcome = NULL, attempts = 0, defer_reason = NULL,
-                               last_error = NULL, processed_at = NULL, dispatched_at = NULL
+                               last_error = NULL, processed_at = NULL, dispatched_at = NULL, deferred_since = NULL
                          WHERE id = ANY(:ids) AND status = 'QUARANTINED'""")
                 .bindArray("ids", UUID.class, inboxIds)
                 .execute();

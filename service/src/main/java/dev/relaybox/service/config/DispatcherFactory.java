@@ -24,6 +24,14 @@ public final class DispatcherFactory {
     @JsonProperty
     private Duration pollInterval = Duration.seconds(2);
 
+    /**
+     * How long one batch of starts may take before the rows not yet started go back to undispatched: Temporal being
+     * unreachable must not keep a dispatch pass (or a row) waiting on the client's minute-long retries.
+     */
+    @NotNull
+    @JsonProperty
+    private Duration startTimeout = Duration.seconds(10);
+
     @NotNull
     @JsonProperty
     private Duration reconcileInterval = Duration.minutes(1);
@@ -43,6 +51,10 @@ public final class DispatcherFactory {
 
     public java.time.Duration getPollInterval() {
         return pollInterval.toJavaDuration();
+    }
+
+    public java.time.Duration getStartTimeout() {
+        return startTimeout.toJavaDuration();
     }
 
     public java.time.Duration getReconcileInterval() {

@@ -1,5 +1,6 @@
 package dev.relaybox.service.dispatch;
 
+import dev.relaybox.activities.deadletter.DeadLetters;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -13,9 +14,15 @@ public interface DispatchSource {
 
     /**
      * A row ready to start: its id and what the workflow start needs. {@code peer} is null when the
-     * workflow finds it out itself (an outbox row's endpoints).
+     * workflow finds it out itself (an outbox row's endpoints). {@code unstartable} says why the row can never
+     * start (found by the source, e.g. an oversized payload), null when nothing is known against it.
      */
-    record Row(UUID id, String workflowId, String eventType, String aggregate, String peer, String summary) {}
+    record Row(UUID id, String workflowId, String eventType, String aggregate, String peer, String summary,
+            String unstartable) {
+        public Row(UUID id, String workflowId, String eventType, String aggregate, String peer, String summary) {
+            this(id, workflowId, eventType, aggregate, peer, summary, null);
+        }
+    }
 
     String name();
 
@@ -23,6 +30,18 @@ public interface DispatchSource {
     List<Row> claimUndispatched(Handle handle, int limit);
 
     void markDispatched(Handle handle, List<UUID> ids);
+
+    /** Undoes {@link #markDispatched} for rows whose start failed for a passing reason: the next pass tries again. */
+    void markUndispatched(Handle handle, List<UUID> ids);
+
+    /**
+     * Takes a row that can never start out of the flow, finished, with the reason where operators see it; the
+     * caller records the dead letter in the same transaction. False when the row is already finished.
+     */
+    boolean quarantine(Handle handle, UUID id, String reason);
+
+    /** The direction its dead letters are recorded under. */
+    DeadLetters.Source deadLetterSource();
 
     /**
      * Locks up to {@code limit} dispatched, unfinished rows last dispatched before {@code before}, oldest

@@ -1,27 +1,33 @@
 package dev.relaybox.service.dispatch;
 
+import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.service.config.DispatcherFactory;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns rows into workflows. The dispatcher claims undispatched rows with {@code FOR UPDATE SKIP LOCKED},
- * starts their workflows and marks them dispatched, all while holding the row locks, so several instances
- * never start the same row twice at once; a crash between start and commit only causes a duplicate start,
- * which Temporal answers with "already started". It wakes on NOTIFY and polls as a fallback.
+ * Turns rows into workflows. The dispatcher claims undispatched rows with {@code FOR UPDATE SKIP LOCKED} and
+ * marks them dispatched in one short transaction, so several instances never start the same row twice at once,
+ * then starts their workflows outside it (see {@link #dispatchBatch}). A duplicate start is answered "already
+ * started". It wakes on NOTIFY and polls as a fallback.
  * The reconciler restarts dispatched rows that are not finished: a running workflow makes that a no-op,
  * a lost one (Temporal's state gone, as after an embedded restart) is started afresh.
  */
@@ -31,16 +37,18 @@ public final class Dispatcher implements Managed {
     private final Jdbi jdbi;
     private final List<DispatchSource> sources;
     private final DispatcherFactory config;
+    private final DeadLetters deadLetters;
     private final Semaphore wake = new Semaphore(0);
     private final ExecutorService starts;
     private volatile boolean stopped;
     private Thread dispatchThread;
     private Thread reconcileThread;
 
-    public Dispatcher(Jdbi jdbi, List<DispatchSource> sources, DispatcherFactory config) {
+    public Dispatcher(Jdbi jdbi, List<DispatchSource> sources, DispatcherFactory config, DeadLetters deadLetters) {
         this.jdbi = jdbi;
         this.sources = List.copyOf(sources);
         this.config = config;
+        this.deadLetters = deadLetters;
         this.starts = Executors.newFixedThreadPool(config.getStartConcurrency(), runnable -> {
             Thread thread = new Thread(runnable, "relaybox-workflow-start");
             thread.setDaemon(true);
@@ -88,27 +96,75 @@ public final class Dispatcher implements Managed {
         }
     }
 
-    /** Dispatches until no source has undispatched rows left; returns how many workflows it handed out. */
+    /**
+     * Dispatches until no source has undispatched rows left, or a start failed for a passing reason (Temporal away:
+     * the next pass, a poll interval later, tries again). Sources take turns batch by batch, so neither a busy
+     * nor a failing source holds the other back. Returns how many workflows it started.
+     */
     public int dispatchAll() {
         int total = 0;
-        for (DispatchSource source : sources) {
-            int batch;
-            do {
-                batch = dispatchBatch(source);
-                total += batch;
-            } while (!stopped && batch == config.getBatchSize());
+        List<DispatchSource> active = new ArrayList<>(sources);
+        while (!stopped && !active.isEmpty()) {
+            for (DispatchSource source : List.copyOf(active)) {
+                Batch batch = dispatchBatch(source);
+                total += batch.started();
+                if (batch.claimed() < config.getBatchSize() || batch.retryLater() > 0) {
+                    active.remove(source);
+                }
+            }
         }
         return total;
     }
 
-    int dispatchBatch(DispatchSource source) {
-        return jdbi.inTransaction(handle -> {
-            List<DispatchSource.Row> rows = source.claimUndispatched(handle, config.getBatchSize());
-            if (!rows.isEmpty()) {
-                source.markDispatched(handle, startAll(source, rows));
+    /** One batch: how many rows were claimed, how many workflows started, how many go back to undispatched. */
+    record Batch(int claimed, int started, int retryLater) {}
+
+    /**
+     * Claims and marks rows in one short transaction and starts their workflows after it committed: no row lock
+     * and no pooled connection is held while Temporal is slow or away. Rows that can never start are quarantined
+     * as dead letters; rows whose start failed for a passing reason are marked undispatched again. A crash between
+     * the claim and the starts leaves dispatched rows without a workflow, which is the reconciler's to re-drive.
+     */
+    Batch dispatchBatch(DispatchSource source) {
+        List<DeadLetters.DeadLetter> created = new ArrayList<>();
+        List<DispatchSource.Row> claimed = new ArrayList<>();
+        List<DispatchSource.Row> startable = jdbi.inTransaction(handle -> {
+            claimed.addAll(source.claimUndispatched(handle, config.getBatchSize()));
+            List<DispatchSource.Row> rows = new ArrayList<>();
+            for (DispatchSource.Row row : claimed) {
+                Optional<String> unstartable = StartLimits.unstartable(row);
+                if (unstartable.isPresent()) {
+                    quarantine(handle, source, row, unstartable.get()).ifPresent(created::add);
+                } else {
+                    rows.add(row);
+                }
             }
-            return rows.size();
+            if (!rows.isEmpty()) {
+                source.markDispatched(handle, rows.stream().map(DispatchSource.Row::id).toList());
+            }
+            return rows;
         });
+        Starts starts = startAll(source, startable);
+        if (!starts.refused().isEmpty() || !starts.retryLater().isEmpty()) {
+            jdbi.useTransaction(handle -> {
+                starts.refused().forEach((row, reason) ->
+                        quarantine(handle, source, row, reason).ifPresent(created::add));
+                if (!starts.retryLater().isEmpty()) {
+                    source.markUndispatched(handle, starts.retryLater());
+                }
+            });
+        }
+        created.forEach(deadLetters::announce);
+        return new Batch(claimed.size(), starts.started().size(), starts.retryLater().size());
+    }
+
+    private Optional<DeadLetters.DeadLetter> quarantine(Handle handle, DispatchSource source, DispatchSource.Row row,
+            String reason) {
+        if (!source.quarantine(handle, row.id(), reason)) {
+            return Optional.empty();
+        }
+        return deadLetters.record(handle, source.deadLetterSource(), row.id(), row.peer(), row.eventType(),
+                "cannot start: " + reason, reason, 0);
     }
 
     private void reconcileLoop(Instant startedAt) {
@@ -141,7 +197,7 @@ public final class Dispatcher implements Managed {
                 batch = jdbi.inTransaction(handle -> {
                     List<DispatchSource.Row> rows = source.claimStranded(handle, before, config.getBatchSize());
                     if (!rows.isEmpty()) {
-                        source.markDispatched(handle, startAll(source, rows));
+                        source.markDispatched(handle, startAll(source, rows).started());
                     }
                     return rows.size();
                 });
@@ -151,7 +207,11 @@ public final class Dispatcher implements Managed {
         return total;
     }
 
-    private List<UUID> startAll(DispatchSource source, List<DispatchSource.Row> rows) {
+    /** Started rows, rows Temporal refused for good (with why), and rows to try again later. */
+    private record Starts(List<UUID> started, Map<DispatchSource.Row, String> refused, List<UUID> retryLater) {}
+
+    /** Starts every row in parallel, all within one deadline; a start still running at the deadline is abandoned. */
+    private Starts startAll(DispatchSource source, List<DispatchSource.Row> rows) {
         List<Future<UUID>> futures = new ArrayList<>(rows.size());
         for (DispatchSource.Row row : rows) {
             futures.add(starts.submit(() -> {
@@ -159,17 +219,36 @@ public final class Dispatcher implements Managed {
                 return row.id();
             }));
         }
+        long deadline = System.nanoTime() + config.getStartTimeout().toNanos();
         List<UUID> started = new ArrayList<>(rows.size());
+        Map<DispatchSource.Row, String> refused = new LinkedHashMap<>();
+        List<UUID> retryLater = new ArrayList<>();
         for (int i = 0; i < futures.size(); i++) {
+            DispatchSource.Row row = rows.get(i);
             try {
-                started.add(futures.get(i).get());
-            } catch (Exception e) {
-                // Left undispatched: the next pass tries again.
-                LOG.warn("could not start workflow {} for {} row {}: {}", rows.get(i).workflowId(), source.name(),
-                        rows.get(i).id(), e.getCause() == null ? e.toString() : e.getCause().toString());
+                started.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+            } catch (ExecutionException e) {
+                Optional<String> forGood = StartLimits.refusedForGood(e.getCause());
+                if (forGood.isPresent()) {
+                    refused.put(row, forGood.get());
+                } else {
+                    LOG.warn("could not start workflow {} for {} row {}; the next pass tries again: {}", row.workflowId(),
+                            source.name(), row.id(), e.getCause().toString());
+                    retryLater.add(row.id());
+                }
+            } catch (TimeoutException e) {
+                futures.get(i).cancel(true);
+                LOG.warn("starting workflow {} for {} row {} took longer than {}; the next pass tries again",
+                        row.workflowId(), source.name(), row.id(), config.getStartTimeout());
+                retryLater.add(row.id());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                futures.subList(i, futures.size()).forEach(f -> f.cancel(true));
+                rows.subList(i, rows.size()).forEach(r -> retryLater.add(r.id()));
+                break;
             }
         }
-        return started;
+        return new Starts(started, refused, retryLater);
     }
 
     private static void sleepQuietly(Duration duration) {

@@ -1,5 +1,6 @@
 package dev.relaybox.service.dispatch;
 
+import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import java.time.Instant;
 import java.util.List;
@@ -7,7 +8,7 @@ import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
-/** Inbox rows: each becomes an {@code inbox-<partner>-<event id>} workflow. */
+/** Inbox rows: each becomes an {@code inbox-<partner>-<event id>} workflow (see {@link InboxEventWorkflow#workflowIdOf}). */
 public final class InboxDispatchSource implements DispatchSource {
     private static final RowMapper<Row> ROW = (rs, ctx) -> {
         String partner = rs.getString("partner_name");
@@ -16,7 +17,7 @@ public final class InboxDispatchSource implements DispatchSource {
                 ? null
                 : rs.getString("aggregate_type") + ":" + rs.getString("aggregate_id");
         return new Row(rs.getObject("id", UUID.class),
-                InboxEventWorkflow.workflowId(partner, rs.getString("partner_event_id")), eventType, aggregate, partner,
+                InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, rs.getString("partner_event_id")), eventType, aggregate, partner,
                 "apply " + (eventType == null ? "an event without a type" : eventType) + " from " + partner
                         + (aggregate == null ? "" : " to " + aggregate));
     };
@@ -35,7 +36,7 @@ public final class InboxDispatchSource implements DispatchSource {
     @Override
     public List<Row> claimUndispatched(Handle handle, int limit) {
         return handle.createQuery("""
-                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id
+                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
                           FROM webhook_inbox
                          WHERE dispatched_at IS NULL
                          ORDER BY received_at
@@ -54,9 +55,31 @@ public final class InboxDispatchSource implements DispatchSource {
     }
 
     @Override
+    public void markUndispatched(Handle handle, List<UUID> ids) {
+        handle.createUpdate("UPDATE webhook_inbox SET dispatched_at = NULL WHERE id = ANY(:ids)")
+                .bindArray("ids", UUID.class, ids)
+                .execute();
+    }
+
+    @Override
+    public boolean quarantine(Handle handle, UUID id, String reason) {
+        return handle.createUpdate("""
+                        UPDATE webhook_inbox SET status = 'QUARANTINED', last_error = :reason, dispatched_at = now()
+                         WHERE id = :id AND status IN ('RECEIVED', 'DEFERRED')""")
+                .bind("id", id)
+                .bind("reason", reason)
+                .execute() == 1;
+    }
+
+    @Override
+    public DeadLetters.Source deadLetterSource() {
+        return DeadLetters.Source.INBOX;
+    }
+
+    @Override
     public List<Row> claimStranded(Handle handle, Instant before, int limit) {
         return handle.createQuery("""
-                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id
+                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
                           FROM webhook_inbox
                          WHERE status IN ('RECEIVED', 'DEFERRED') AND dispatched_at < :before
                          ORDER BY dispatched_at

@@ -9,6 +9,8 @@ import io.temporal.common.SearchAttributes;
 
 /** Starts workflows by business key; an already running one counts as started. */
 public final class WorkflowStarter {
+    private static final int MAX_SUMMARY_LENGTH = 200;
+
     private final WorkflowClient client;
     private final String taskQueue;
 
@@ -48,11 +50,16 @@ public final class WorkflowStarter {
         stub(workflowType, row, direction).signalWithStart(signal, new Object[0], new Object[] {argument});
     }
 
+    /** Summaries are for people scanning a list; a long event type or aggregate id must not make a start fail. */
+    private static String summary(String summary) {
+        return summary.length() <= MAX_SUMMARY_LENGTH ? summary : summary.substring(0, MAX_SUMMARY_LENGTH - 1) + "…";
+    }
+
     private WorkflowStub stub(String workflowType, DispatchSource.Row row, String direction) {
         return client.newUntypedWorkflowStub(workflowType, WorkflowOptions.newBuilder()
                 .setTaskQueue(taskQueue)
                 .setWorkflowId(row.workflowId())
-                .setStaticSummary(row.summary())
+                .setStaticSummary(summary(row.summary()))
                 .setTypedSearchAttributes(searchAttributes(row, direction))
                 .build());
     }

@@ -1,11 +1,11 @@
 package dev.relaybox.service.inbound;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.inbound.SignatureVerifier;
 import dev.relaybox.activities.inbound.Verification;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.api.StorableJson;
 import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.PartnerFactory.FieldLocation;
 import io.swagger.v3.oas.annotations.Operation;
@@ -24,12 +24,12 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.StatementException;
 
 /**
  * {@code POST /webhooks/{partner}}: verify the signature on the raw bytes, store the event once under the
@@ -41,14 +41,14 @@ import org.jdbi.v3.core.Jdbi;
 @Produces(MediaType.APPLICATION_JSON)
 public final class WebhookIntakeResource {
     private final Jdbi jdbi;
-    private final ObjectMapper json;
+    private final StorableJson storableJson;
     private final Map<String, PartnerFactory> partners;
     private final IntakeMetrics metrics;
 
     public WebhookIntakeResource(Jdbi jdbi, ObjectMapper json, Map<String, PartnerFactory> partners,
             IntakeMetrics metrics) {
         this.jdbi = jdbi;
-        this.json = json;
+        this.storableJson = new StorableJson(json);
         this.partners = Map.copyOf(partners);
         this.metrics = metrics;
     }
@@ -84,15 +84,14 @@ public final class WebhookIntakeResource {
         if (!verification.valid()) {
             throw refuse(partnerName, 401, "invalid_signature", verification.reason());
         }
-        JsonNode payload;
+        StorableJson.Body stored;
         try {
-            payload = json.readTree(raw);
-        } catch (JsonProcessingException e) {
-            throw refuse(partnerName, 400, "invalid_json", "the body is not JSON: " + e.getOriginalMessage());
+            stored = storableJson.read(raw);
+        } catch (ApiException e) {
+            metrics.rejected(partnerName, "invalid_json");
+            throw e;
         }
-        if (payload == null || payload.isMissingNode()) {
-            throw refuse(partnerName, 400, "invalid_json", "the body is empty");
-        }
+        JsonNode payload = stored.tree();
         String eventId = find(partner.getEventId(), headers, payload)
                 .orElseThrow(() -> refuse(partnerName, 400, "missing_event_id", "no event id at " + describe(partner.getEventId())));
         if (eventId.length() > 500) {
@@ -102,7 +101,29 @@ public final class WebhookIntakeResource {
         String eventType = find(partner.getEventType(), headers, payload).orElse(null);
         String aggregateId = find(partner.getAggregateId(), headers, payload).orElse(null);
 
-        Optional<UUID> inserted = jdbi.withHandle(h -> h.createQuery("""
+        Optional<UUID> inserted;
+        try {
+            inserted = insert(partnerName, partner, eventId, eventType, aggregateId, stored.text());
+        } catch (StatementException e) {
+            throw StorableJson.refusedData(e).map(refused -> {
+                metrics.rejected(partnerName, "invalid_json");
+                return refused;
+            }).orElseThrow(() -> e);
+        }
+        if (inserted.isPresent()) {
+            metrics.accepted(partnerName);
+            return new Receipt("accepted", inserted.get());
+        }
+        UUID existing = jdbi.withHandle(h -> h.createQuery(
+                        "SELECT id FROM webhook_inbox WHERE partner_name = :partner AND partner_event_id = :eventId")
+                .bind("partner", partnerName).bind("eventId", eventId).mapTo(UUID.class).one());
+        metrics.duplicate(partnerName);
+        return new Receipt("duplicate", existing);
+    }
+
+    private Optional<UUID> insert(String partnerName, PartnerFactory partner, String eventId, String eventType,
+            String aggregateId, String payload) {
+        return jdbi.withHandle(h -> h.createQuery("""
                         INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type,
                                                    aggregate_id, payload, signature_verified)
                         VALUES (:partner, :eventId, :eventType, :aggregateType, :aggregateId, CAST(:payload AS jsonb), true)
@@ -113,18 +134,9 @@ public final class WebhookIntakeResource {
                 .bind("eventType", eventType)
                 .bind("aggregateType", partner.getAggregateType())
                 .bind("aggregateId", aggregateId)
-                .bind("payload", new String(raw, StandardCharsets.UTF_8))
+                .bind("payload", payload)
                 .mapTo(UUID.class)
                 .findOne());
-        if (inserted.isPresent()) {
-            metrics.accepted(partnerName);
-            return new Receipt("accepted", inserted.get());
-        }
-        UUID existing = jdbi.withHandle(h -> h.createQuery(
-                        "SELECT id FROM webhook_inbox WHERE partner_name = :partner AND partner_event_id = :eventId")
-                .bind("partner", partnerName).bind("eventId", eventId).mapTo(UUID.class).one());
-        metrics.duplicate(partnerName);
-        return new Receipt("duplicate", existing);
     }
 
     private ApiException refuse(String partner, int status, String error, String reason) {

@@ -1,14 +1,15 @@
 package dev.relaybox.service.outbound;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relaybox.producer.IdempotentEnqueue;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.producer.OutboxWriteException;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
+import dev.relaybox.service.api.StorableJson;
 import dev.relaybox.service.auth.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -35,6 +36,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.jdbi.v3.core.Jdbi;
 
@@ -53,13 +55,13 @@ public final class OutboxResource {
     private static final Set<String> FIELDS = Set.of("eventType", "aggregateType", "aggregateId", "payload");
 
     private final Jdbi jdbi;
-    private final ObjectMapper json;
+    private final StorableJson storableJson;
     private final long maxBodyBytes;
     private final List<String> aggregateTypes;
 
     public OutboxResource(Jdbi jdbi, ObjectMapper json, long maxBodyBytes, List<String> aggregateTypes) {
         this.jdbi = jdbi;
-        this.json = json;
+        this.storableJson = new StorableJson(json);
         this.maxBodyBytes = maxBodyBytes;
         this.aggregateTypes = List.copyOf(aggregateTypes);
     }
@@ -100,13 +102,14 @@ public final class OutboxResource {
             @HeaderParam("Idempotency-Key") String idempotencyKey, InputStream body) throws IOException {
         OutboxEvent event = parse(readLimited(body));
         if (idempotencyKey == null) {
-            UUID id = jdbi.inTransaction(h -> Outbox.enqueue(h, event));
+            UUID id = storing(() -> jdbi.inTransaction(h -> Outbox.enqueue(h, event)));
             return Response.accepted(new Accepted(id, "accepted")).build();
         }
         if (idempotencyKey.isBlank() || idempotencyKey.length() > 200) {
             throw ApiException.badRequest("invalid_idempotency_key", "Idempotency-Key must be 1 to 200 characters");
         }
-        IdempotentEnqueue result = jdbi.inTransaction(h -> Outbox.enqueueIdempotent(h, event, idempotencyKey, hash(event)));
+        IdempotentEnqueue result = storing(
+                () -> jdbi.inTransaction(h -> Outbox.enqueueIdempotent(h, event, idempotencyKey, hash(event))));
         if (result.conflict()) {
             throw ApiException.conflict("idempotency_key_reused",
                     "Idempotency-Key " + idempotencyKey + " was already used for a different request");
@@ -114,6 +117,14 @@ public final class OutboxResource {
         return result.created()
                 ? Response.accepted(new Accepted(result.id(), "accepted")).build()
                 : Response.ok(new Accepted(result.id(), "duplicate")).build();
+    }
+
+    private static <T> T storing(Supplier<T> insert) {
+        try {
+            return insert.get();
+        } catch (OutboxWriteException e) {
+            throw StorableJson.refusedData(e).orElseThrow(() -> e);
+        }
     }
 
     private byte[] readLimited(InputStream body) throws IOException {
@@ -125,14 +136,7 @@ public final class OutboxResource {
     }
 
     private OutboxEvent parse(byte[] bytes) {
-        JsonNode root;
-        try {
-            root = json.readTree(bytes);
-        } catch (JsonProcessingException e) {
-            throw ApiException.badRequest("invalid_json", "the body is not valid JSON: " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw ApiException.badRequest("invalid_json", "the body could not be read");
-        }
+        JsonNode root = storableJson.read(bytes).tree();
         if (!(root instanceof ObjectNode object)) {
             throw ApiException.badRequest("invalid_request", "the body must be a JSON object");
         }

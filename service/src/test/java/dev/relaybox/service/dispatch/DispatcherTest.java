@@ -152,7 +152,7 @@ class DispatcherTest {
 
     private Dispatcher dispatcher(DispatcherFactory config) {
         OutboxDispatchSource real = new OutboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE));
-        return new Dispatcher(jdbi, List.of(new CountingSource(real)), config);
+        return new Dispatcher(jdbi, List.of(new CountingSource(real)), config, DeadLetters.loggingOnly());
     }
 
     private UUID enqueue(String eventType, String payload) {
@@ -185,6 +185,21 @@ class DispatcherTest {
         @Override
         public void markDispatched(org.jdbi.v3.core.Handle handle, List<UUID> ids) {
             delegate.markDispatched(handle, ids);
+        }
+
+        @Override
+        public void markUndispatched(org.jdbi.v3.core.Handle handle, List<UUID> ids) {
+            delegate.markUndispatched(handle, ids);
+        }
+
+        @Override
+        public boolean quarantine(org.jdbi.v3.core.Handle handle, UUID id, String reason) {
+            return delegate.quarantine(handle, id, reason);
+        }
+
+        @Override
+        public DeadLetters.Source deadLetterSource() {
+            return delegate.deadLetterSource();
         }
 
         @Override

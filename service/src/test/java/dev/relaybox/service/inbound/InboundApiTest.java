@@ -112,6 +112,24 @@ class InboundApiTest {
     }
 
     @Test
+    void jsonThatPostgresCannotStoreIsRefusedWithAReasonOnEveryRetryAndStoresNothing() {
+        int before = inboxRows();
+        List<String> bodies = List.of(
+                "{\"type\": \"order.created\", \"data\": {\"orderId\": \"nul\", \"note\": \"a\\u0000b\"}}",
+                "{\"type\": \"order.created\", \"data\": {\"orderId\": \"hi\", \"note\": \"\\ud800\"}}",
+                "{\"type\": \"order.created\", \"data\": {\"orderId\": \"lo\", \"\\udc00\": 1}}",
+                "{\"type\": \"order.created\", \"data\": {\"orderId\": \"trail\"}} {\"more\": 1}",
+                "{\"type\": \"order.created\", \"data\": {\"orderId\": \"trail-word\"}} trailing",
+                "{\"type\": \"order.created\", \"data\": {\"orderId\": \"huge\", \"n\": 1e999999}}");
+        for (int i = 0; i < bodies.size(); i++) {
+            for (int retry = 0; retry < 2; retry++) {
+                send("evt-unstorable-" + i, bodies.get(i)).assertError(400, "invalid_json");
+            }
+        }
+        assertThat(inboxRows()).isEqualTo(before);
+    }
+
+    @Test
     void poisonEventIsAcceptedThenQuarantinedAsADeadLetter() {
         Answer receipt = send("evt-poison-" + System.nanoTime(), "{\"type\": \"order.paid\", \"data\": {}}");
 

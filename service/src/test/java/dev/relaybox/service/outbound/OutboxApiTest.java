@@ -157,6 +157,24 @@ class OutboxApiTest {
     }
 
     @Test
+    void jsonThatPostgresCannotStoreIsRefusedWithAReasonAndStoresNothing() {
+        Jdbi jdbi = API.jdbi();
+        int before = count(jdbi);
+        String envelope = "{\"eventType\": \"order.paid\", \"aggregateType\": \"order\", \"aggregateId\": %s, \"payload\": %s}";
+
+        for (String body : List.of(
+                envelope.formatted("\"J-1\"", "{\"note\": \"a\\u0000b\"}"),
+                envelope.formatted("\"J-\\u0000\"", "{}"),
+                envelope.formatted("\"J-2\"", "{\"note\": \"\\ud800\"}"),
+                envelope.formatted("\"J-3\"", "{\"\\udc00x\": 1}"),
+                envelope.formatted("\"J-4\"", "{}") + " {\"more\": 1}",
+                envelope.formatted("\"J-5\"", "{\"n\": 1e999999}"))) {
+            raw(Entity.entity(body, MediaType.APPLICATION_JSON)).assertError(400, "invalid_json");
+        }
+        assertThat(count(jdbi)).isEqualTo(before);
+    }
+
+    @Test
     void endpointWithUnsupportedSchemeIsRefused() {
         API.admin("POST", "/admin/endpoints", Map.of("name", "ftp", "url", "ftp://example.com/x"))
                 .assertError(422, "url_refused");

@@ -2,6 +2,7 @@ package dev.relaybox.workflows.inbound;
 
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
+import java.time.Instant;
 import java.util.UUID;
 
 /**
@@ -10,6 +11,11 @@ import java.util.UUID;
  */
 @ActivityInterface(namePrefix = "Inbox")
 public interface InboxActivities {
+    /**
+     * The failure type for a database that cannot be reached: the workflow waits it out, however long it lasts,
+     * instead of dead-lettering the event.
+     */
+    String DATABASE_UNAVAILABLE = "DatabaseUnavailable";
 
     /**
      * Reads what the workflow shows operators about the row and the settings in force now (recorded in history, so
@@ -26,6 +32,13 @@ public interface InboxActivities {
      */
     @ActivityMethod
     InboxOutcome decide(UUID inboxId);
+
+    /**
+     * Records when the row's deferral began, unless a start is already recorded, so the maximum deferral keeps
+     * counting across continue-as-new and restarts. Does nothing to a finished row.
+     */
+    @ActivityMethod
+    void recordDeferralStart(UUID inboxId, Instant deferredSince);
 
     /** Quarantines the row with a dead letter unless it is already finished; a second call records nothing. */
     @ActivityMethod

@@ -7,8 +7,10 @@ import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TemporalFailure;
+import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Functions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.TimerOptions;
@@ -24,19 +26,28 @@ import java.util.UUID;
 /**
  * Decides, and while the event is deferred waits for a release signal (or the recheck timer) and decides again.
  *
- * <p>The maximum deferral counts from this run's first DEFERRED decision, on Temporal's clock; a run restarted by
- * the reconciler counts afresh. With the default 5m recheck and 24h maximum a deferral takes about 290 decisions,
- * well inside a workflow's history limits.
+ * <p>The maximum deferral counts from the row's first DEFERRED decision, on Temporal's clock, recorded in the row
+ * ({@code deferred_since}) so that it survives what ends a run. A long deferral (a week at one recheck a minute is
+ * about 10,000 decisions) would grow the history past Temporal's limits, so after {@value #CONTINUE_AS_NEW_AFTER_EVENTS}
+ * events, or when the server suggests it, the workflow continues as new; the next run reads the recorded start and
+ * keeps counting. Runs recorded before the start was recorded keep counting in memory and never continue as new.
  *
- * <p>When the database stays unavailable through every retry of {@code decide}, the event is dead-lettered; when
- * even that fails, the workflow fails. The row is then still RECEIVED or DEFERRED, never lost: Relaybox's
- * reconciler finds non-terminal rows whose workflow is not running and starts them again.
+ * <p>A database that cannot be reached is waited out, however long it stays away: each store call retries with
+ * capped backoff, and when its retries are spent on the outage the workflow says so in its current details, counts
+ * {@value #DATABASE_WAITS_METRIC} and calls again. Only other failures, through every retry, dead-letter the event.
+ * Should a run fail anyway, the row is still RECEIVED or DEFERRED, never lost: Relaybox's reconciler finds
+ * non-terminal rows whose workflow is not running and starts them again.
  */
 public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     static final int STORE_ATTEMPTS = 10;
+    /** Well under Temporal's 10,240-event warning and 51,200-event limit; a recheck adds about a dozen events. */
+    static final int CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
+    static final String DEFERRAL_START_RECORDED = "deferral-start-recorded";
+    static final String WAIT_OUT_DATABASE = "wait-out-database";
+    static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
 
-    // Bounded: a database that stays down ends in a dead letter (or a failed run the reconciler restarts), rather
-    // than a workflow that retries forever without anyone noticing.
+    // Bounded, so that a failure other than an outage ends in a dead letter, and an outage shows up in the workflow's
+    // details between rounds rather than only as a pending activity's attempt count.
     private static final ActivityOptions STORE = ActivityOptions.newBuilder()
             .setStartToCloseTimeout(Duration.ofSeconds(30))
             .setRetryOptions(RetryOptions.newBuilder()
@@ -62,11 +73,14 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     @Override
     public void process(UUID inboxId) {
         this.inboxId = inboxId;
-        plan = store("read inbox event " + inboxId).plan(inboxId);
+        plan = waitingOutTheDatabase("read inbox event " + inboxId,
+                () -> store("read inbox event " + inboxId).plan(inboxId));
         describeEvent();
         show("pending", "deciding " + subject());
 
-        Instant deferredSince = null;
+        // Recorded by an earlier run of this row: a continued or restarted deferral keeps its deadline.
+        Instant deferredSince = plan.deferredSince();
+        boolean deferralStartRecorded = deferredSince != null;
         while (true) {
             // Cleared before deciding, not after: a release that lands while decide runs must not be lost.
             released = false;
@@ -97,13 +111,27 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                 }
                 case DEFERRED -> {
                     Instant now = now();
-                    deferredSince = deferredSince == null ? now : deferredSince;
+                    if (deferredSince == null) {
+                        deferredSince = now;
+                        if (Workflow.getVersion(DEFERRAL_START_RECORDED, Workflow.DEFAULT_VERSION, 1) >= 1) {
+                            Instant since = deferredSince;
+                            waitingOutTheDatabase("record the deferral start", () -> {
+                                store("record deferral start of " + subject()).recordDeferralStart(inboxId, since);
+                                return null;
+                            });
+                            deferralStartRecorded = true;
+                        }
+                    }
                     Instant deadline = deferredSince.plus(plan.maxDeferral());
                     if (!now.isBefore(deadline)) {
                         giveUp(reason + " (still deferred after " + words(plan.maxDeferral()) + ")", reason);
                         return;
                     }
                     awaitReleaseOrRecheck(result, deadline);
+                    if (deferralStartRecorded && historyIsLong()) {
+                        // Decides again at once in the new run, as this run would have now.
+                        Workflow.continueAsNew(inboxId);
+                    }
                 }
             }
         }
@@ -112,7 +140,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     /** The decision, or empty when the database stayed unavailable and the event was dead-lettered instead. */
     private Optional<InboxOutcome> decide() {
         try {
-            return Optional.of(store("decide " + subject()).decide(inboxId));
+            return Optional.of(waitingOutTheDatabase("decide", () -> store("decide " + subject()).decide(inboxId)));
         } catch (ActivityFailure e) {
             if (e.getCause() instanceof ApplicationFailure failure && failure.isNonRetryable()) {
                 throw e;
@@ -149,8 +177,16 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
         Workflow.setCurrentDetails("deciding again " + (released ? "after a release" : "at the recheck"));
     }
 
+    private static boolean historyIsLong() {
+        return Workflow.getInfo().getHistoryLength() >= CONTINUE_AS_NEW_AFTER_EVENTS
+                || Workflow.getInfo().isContinueAsNewSuggested();
+    }
+
     private void giveUp(String why, String lastError) {
-        store("dead-letter " + subject()).deadLetter(inboxId, why, lastError);
+        waitingOutTheDatabase("dead-letter", () -> {
+            store("dead-letter " + subject()).deadLetter(inboxId, why, lastError);
+            return null;
+        });
         reason = why;
         show("dead_lettered", "dead-lettered: " + why);
     }
@@ -171,6 +207,34 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
             }));
         }
         Promise.allOf(signals).get();
+    }
+
+    /**
+     * Calls the store, and calls again for as long as the database cannot be reached (the call's retries spent on
+     * the outage, or timed out against a server that stopped answering). Other failures are thrown.
+     */
+    private <T> T waitingOutTheDatabase(String what, Functions.Func<T> call) {
+        Instant waitingSince = null;
+        while (true) {
+            try {
+                return call.apply();
+            } catch (ActivityFailure e) {
+                if (!databaseUnavailable(e)
+                        || Workflow.getVersion(WAIT_OUT_DATABASE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+                    throw e;
+                }
+                waitingSince = waitingSince == null ? now() : waitingSince;
+                Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
+                show(status, "waiting for the database since " + waitingSince.truncatedTo(ChronoUnit.SECONDS) + " to "
+                        + what + ": " + rootMessage(e) + "; trying again");
+            }
+        }
+    }
+
+    private static boolean databaseUnavailable(ActivityFailure e) {
+        return e.getCause() instanceof TimeoutFailure
+                || e.getCause() instanceof ApplicationFailure failure
+                        && InboxActivities.DATABASE_UNAVAILABLE.equals(failure.getType());
     }
 
     private InboxActivities store(String summary) {

@@ -1,6 +1,7 @@
 package dev.relaybox.workflows.inbound;
 
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * What the workflow knows before deciding: the row's identity for the Temporal UI, and the deferral settings in
@@ -11,6 +12,8 @@ import java.time.Duration;
  * @param aggregate      {@code type:id}, or null when either is missing (such an event is rejected)
  * @param recheckInterval how long a deferred event waits for a release before deciding again anyway
  * @param maxDeferral    how long an event may stay deferred before it is dead-lettered
+ * @param deferredSince  when the row's current deferral began, as an earlier run recorded it; null when none did
+ *                       (and in histories recorded before it existed)
  */
 public record InboxPlan(String partner, String eventType, String aggregate,
-        Duration recheckInterval, Duration maxDeferral) {}
+        Duration recheckInterval, Duration maxDeferral, Instant deferredSince) {}

@@ -5,6 +5,7 @@ import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.TimerOptions;
@@ -22,13 +23,18 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow {
-    // Bookkeeping activities touch only the database: retry them until it is back.
+    static final String RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT = "relaybox-fault-is-not-an-attempt";
+    static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
+    private static final Duration LONGEST_WAIT_FOR_RELAYBOX = Duration.ofMinutes(5);
+
+    // Bookkeeping activities touch only the database: retry them until it is back, however long that takes (an
+    // outage must not turn into a failed workflow); the backoff is capped so it resumes soon after.
     private final DeliveryActivities store = Workflow.newActivityStub(DeliveryActivities.class, ActivityOptions.newBuilder()
             .setStartToCloseTimeout(Duration.ofSeconds(30))
             .setRetryOptions(RetryOptions.newBuilder()
                     .setInitialInterval(Duration.ofSeconds(1))
                     .setMaximumInterval(Duration.ofMinutes(1))
-                    .setMaximumAttempts(20)
+                    .setMaximumAttempts(0)
                     .build())
             .build());
 
@@ -210,15 +216,40 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 .setSummary("attempt " + attempt + " to " + target.url())
                 .build());
         Progress p = progress.get(target.deliveryId());
-        p.status = "sending";
-        p.details = "attempt " + attempt + " in progress";
-        refreshVisibility();
-        try {
-            return http.attempt(target.deliveryId(), attempt);
-        } catch (ActivityFailure e) {
-            String cause = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
-            return new AttemptResult(AttemptResult.Outcome.RETRYABLE, 0, -1, "Relaybox could not attempt: " + cause);
+        Duration wait = Duration.ofSeconds(1);
+        while (true) {
+            p.status = "sending";
+            p.details = "attempt " + attempt + " in progress";
+            refreshVisibility();
+            try {
+                return http.attempt(target.deliveryId(), attempt);
+            } catch (ActivityFailure e) {
+                String cause = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
+                if (!relayboxFault(e) || Workflow.getVersion(RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT, Workflow.DEFAULT_VERSION,
+                        1) == Workflow.DEFAULT_VERSION) {
+                    return new AttemptResult(AttemptResult.Outcome.RETRYABLE, 0, -1, "Relaybox could not attempt: " + cause);
+                }
+                // Relaybox's own fault (its database away, most often), not the receiver's: the attempt is made
+                // again once Relaybox can, and the schedule is not spent on it.
+                Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
+                p.status = "retrying";
+                p.details = "attempt " + attempt + " could not be made: " + cause + "; trying again in " + wait.toSeconds()
+                        + "s";
+                refreshVisibility();
+                Workflow.sleep(wait);
+                wait = wait.multipliedBy(2).compareTo(LONGEST_WAIT_FOR_RELAYBOX) > 0
+                        ? LONGEST_WAIT_FOR_RELAYBOX
+                        : wait.multipliedBy(2);
+            }
         }
+    }
+
+    /**
+     * The attempt activity throws only for Relaybox's own faults (a non-retryable one is final: the row is gone). A
+     * timeout is not counted as one: it may be a receiver that never finishes answering, which the schedule bounds.
+     */
+    private static boolean relayboxFault(ActivityFailure e) {
+        return e.getCause() instanceof ApplicationFailure failure && !failure.isNonRetryable();
     }
 
     private void waitBeforeRetry(Progress p, DeliverySchedule schedule, int attempt, AttemptResult result) {

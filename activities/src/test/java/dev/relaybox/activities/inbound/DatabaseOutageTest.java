@@ -1,0 +1,177 @@
+package dev.relaybox.activities.inbound;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.relaybox.activities.Visibility;
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
+import dev.relaybox.activities.outbound.DeliverySettings;
+import dev.relaybox.activities.outbound.EndpointDao;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.activities.outbound.WebhookSigner;
+import dev.relaybox.activities.store.Migrations;
+import dev.relaybox.activities.store.Store;
+import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
+import dev.relaybox.workflows.outbound.DeliverySchedule;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL really stops (every server process SIGSTOPped, as a host freezing or a failover pausing it looks to
+ * clients) for longer than the retries used to last, in the middle of inbound and outbound traffic; Temporal's
+ * clock is skipped ahead while it is away. When it resumes, nothing is lost and nothing is dead-lettered.
+ */
+class DatabaseOutageTest {
+    static final int INBOUND_EVENTS = 4;
+    static final List<String> RECEIVERS = List.of("/a", "/b");
+
+    EmbeddedPostgres server;
+    Jdbi db;
+    TestReceiver receiver;
+    TestWorkflowEnvironment env;
+    List<ProcessHandle> stopped = List.of();
+
+    @AfterEach
+    void stop() throws IOException {
+        signal("CONT", stopped);
+        if (env != null) {
+            env.close();
+        }
+        if (receiver != null) {
+            receiver.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void sixMinutesWithoutTheDatabaseMidTrafficLoseNothingAndDeadLetterNothing() throws Exception {
+        server = EmbeddedPostgres.builder().start();
+        // What a production pool should have too: a frozen server must fail calls, not hang them forever.
+        DataSource dataSource = server.getDatabase("postgres", "postgres",
+                Map.of("loginTimeout", "2", "connectTimeout", "2", "socketTimeout", "5"));
+        Migrations.migrate(dataSource);
+        db = Store.configure(Jdbi.create(dataSource));
+        receiver = new TestReceiver();
+        env = TestWorkflowEnvironment.newInstance();
+        InboxFixtures.registerSearchAttributes(env);
+        Worker worker = env.newWorker(InboxFixtures.QUEUE);
+        worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class, OutboxDeliveryWorkflowImpl.class);
+        worker.registerActivitiesImplementations(
+                new InboxActivitiesImpl(db, InboxFixtures.orderMachines(), InboxSettings.defaults(),
+                        DeadLetters.loggingOnly()),
+                new DeliveryActivitiesImpl(db, DeliverySettings.defaults().withAllowPrivateNetworks(true)
+                        .withSchedule(new DeliverySchedule(List.of(Duration.ofMinutes(1), Duration.ofMinutes(5),
+                                Duration.ofMinutes(15)), 0, Duration.ofMinutes(10))),
+                        DeadLetters.loggingOnly(), new SimpleMeterRegistry()));
+        env.start();
+        WorkflowClient client = env.getWorkflowClient();
+
+        // Outbound: two receivers answer 503 once, so each delivery waits for its second attempt (in 1m).
+        for (String path : RECEIVERS) {
+            receiver.script(path, TestReceiver.Reply.of(503), TestReceiver.Reply.of(200));
+            db.useExtension(EndpointDao.class,
+                    dao -> dao.insert(path, receiver.url(path), WebhookSigner.newSecret(), List.of("*")));
+        }
+        UUID outboxId = db.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.shipped", "order", "o", "{}")));
+        WorkflowClient.start(client.newWorkflowStub(OutboxDeliveryWorkflow.class, WorkflowOptions.newBuilder()
+                .setTaskQueue(InboxFixtures.QUEUE).setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build())
+                ::deliver, outboxId);
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> count("SELECT count(*) FROM deliveries WHERE status = 'RETRYING'") == RECEIVERS.size());
+        // Inbound: half the events start just before the database stops, half while it is stopped.
+        List<UUID> inbox = new ArrayList<>();
+        for (int i = 0; i < INBOUND_EVENTS; i++) {
+            inbox.add(InboxFixtures.receive(db, "evt-" + i, "order.created", "order", "order-" + i, "{}").orElseThrow());
+        }
+        for (int i = 0; i < INBOUND_EVENTS / 2; i++) {
+            WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i));
+        }
+
+        stopped = stopPostgres();
+        for (int i = INBOUND_EVENTS / 2; i < INBOUND_EVENTS; i++) {
+            WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i));
+        }
+        env.sleep(Duration.ofMinutes(6));
+        String waiting = InboxEventWorkflow.workflowId(InboxFixtures.PARTNER, "evt-" + (INBOUND_EVENTS - 1));
+        await().atMost(Duration.ofSeconds(90)).until(() -> Visibility.currentDetails(client, waiting),
+                details -> details != null && details.startsWith("waiting for the database since"));
+        signal("CONT", stopped);
+        stopped = List.of();
+
+        for (int i = 0; i < INBOUND_EVENTS; i++) {
+            client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(InboxFixtures.PARTNER, "evt-" + i))
+                    .getResult(Void.class);
+        }
+        client.newUntypedWorkflowStub(OutboxDeliveryWorkflow.workflowId(outboxId)).getResult(Void.class);
+        assertThat(count("SELECT count(*) FROM dead_letters")).isZero();
+        assertThat(count("SELECT count(*) FROM webhook_inbox WHERE status = 'PROCESSED'")).isEqualTo(INBOUND_EVENTS);
+        assertThat(count("SELECT count(*) FROM entities")).isEqualTo(INBOUND_EVENTS);
+        assertThat(count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'")).isEqualTo(RECEIVERS.size());
+        // The attempts the outage prevented were not spent: each delivery succeeded on its second HTTP request,
+        // recorded as attempt 2.
+        List<Integer> successfulAttempts = db.withHandle(h -> h.createQuery(
+                "SELECT attempt FROM delivery_attempts WHERE status_code = 200").mapTo(Integer.class).list());
+        assertThat(successfulAttempts).containsExactly(2, 2);
+    }
+
+    private int count(String sql) {
+        return db.withHandle(h -> h.createQuery(sql).mapTo(int.class).one());
+    }
+
+    /**
+     * Stops the postmaster this test started, first, so that it forks nothing new, then every process it had
+     * forked; returns them all, to continue later.
+     */
+    private List<ProcessHandle> stopPostgres() {
+        // Asked while the backend lives: its parent is the postmaster.
+        ProcessHandle postmaster = db.withHandle(h -> ProcessHandle.of(
+                        h.createQuery("SELECT pg_backend_pid()").mapTo(Long.class).one())
+                .flatMap(ProcessHandle::parent).orElseThrow());
+        signal("STOP", List.of(postmaster));
+        List<ProcessHandle> children = postmaster.descendants().toList();
+        signal("STOP", children);
+        return Stream.concat(Stream.of(postmaster), children.stream()).toList();
+    }
+
+    /** Sends the signal to each process still alive; one that has exited meanwhile has nothing to stop. */
+    private static void signal(String signal, List<ProcessHandle> processes) {
+        for (ProcessHandle process : processes) {
+            try {
+                Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                        .redirectErrorStream(true).start();
+                kill.getInputStream().readAllBytes();
+                if (kill.waitFor() != 0) {
+                    assertThat(process.isAlive()).as("SIG%s refused by live process %d", signal, process.pid()).isFalse();
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot send SIG" + signal, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package dev.relaybox.service.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.inbound.InboxActivitiesImpl;
+import dev.relaybox.activities.inbound.InboxSettings;
+import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
+import dev.relaybox.activities.outbound.DeliverySettings;
+import dev.relaybox.activities.outbound.EndpointDao;
+import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.activities.outbound.WebhookSigner;
+import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.activities.statemachine.StateMachineConfig;
+import dev.relaybox.activities.statemachine.TransitionConfig;
+import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.service.TestApp;
+import dev.relaybox.service.config.DispatcherFactory;
+import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The dispatcher when rows cannot start and when Temporal cannot be reached: real PostgreSQL, real HTTP. */
+class DispatcherFaultsTest {
+    static final String QUEUE = "dispatch-faults-test";
+
+    Jdbi jdbi;
+    TestReceiver receiver;
+    TestWorkflowEnvironment env;
+
+    @BeforeEach
+    void start() {
+        jdbi = TestDatabase.fresh();
+        receiver = new TestReceiver();
+        env = TestWorkflowEnvironment.newInstance();
+        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
+        Worker worker = env.newWorker(QUEUE);
+        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
+        worker.registerActivitiesImplementations(
+                new DeliveryActivitiesImpl(jdbi, DeliverySettings.defaults().withAllowPrivateNetworks(true),
+                        DeadLetters.loggingOnly(), new SimpleMeterRegistry()),
+                new InboxActivitiesImpl(jdbi, orderMachine(), InboxSettings.defaults(), DeadLetters.loggingOnly()));
+        env.start();
+        jdbi.useExtension(EndpointDao.class,
+                dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));
+    }
+
+    @AfterEach
+    void stop() {
+        env.close();
+        receiver.close();
+    }
+
+    @Test
+    void unstartableRowsAtTheHeadAreDeadLetteredWithTheReasonWhileGoodRowsOfBothSourcesFlow() {
+        // Inserted through the documented outbox contract by plain SQL, so no API limit applied: 50 payloads over
+        // 2 MiB, and 50 aggregate ids too long for a Temporal search attribute (2 KiB per value).
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, created_at)
+                SELECT 'order', 'big-' || g, 'order.created', jsonb_build_object('blob', repeat('x', 2 * 1024 * 1024 + g)),
+                       now() - interval '1 hour'
+                  FROM generate_series(1, 50) g"""));
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, created_at)
+                SELECT 'order', repeat('a', 3000) || g, 'order.created', '{}', now() - interval '1 hour'
+                  FROM generate_series(1, 50) g"""));
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type, aggregate_id,
+                                           payload, signature_verified, received_at)
+                SELECT 'shop', 'poison-' || g, 'order.created', 'order', repeat('a', 3000) || g, '{}', true,
+                       now() - interval '1 hour'
+                  FROM generate_series(1, 10) g"""));
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload)
+                SELECT 'order', 'good-' || g, 'order.created', jsonb_build_object('n', g) FROM generate_series(1, 20) g"""));
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type, aggregate_id,
+                                           payload, signature_verified)
+                SELECT 'shop', 'good-' || g, 'order.created', 'order', 'good-' || g, '{}', true
+                  FROM generate_series(1, 20) g"""));
+
+        Dispatcher dispatcher = dispatcher(env.getWorkflowClient(), new DispatcherFactory());
+        CompletableFuture<Integer> pass = CompletableFuture.supplyAsync(dispatcher::dispatchAll);
+
+        assertThat(pass).succeedsWithin(Duration.ofMinutes(2)).isEqualTo(40);
+        await().atMost(Duration.ofSeconds(60)).until(() -> receiver.received("/hooks").size() >= 20);
+        await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM entities") == 20);
+        assertThat(receiver.received("/hooks")).hasSize(20);
+        assertThat(count("SELECT count(*) FROM outbox_events WHERE status = 'QUARANTINED' AND dispatched_at IS NOT NULL"))
+                .isEqualTo(100);
+        assertThat(count("SELECT count(*) FROM webhook_inbox WHERE status = 'QUARANTINED'")).isEqualTo(10);
+        List<String> reasons = jdbi.withHandle(h -> h.createQuery("SELECT reason FROM dead_letters WHERE resolved_at IS NULL")
+                .mapTo(String.class).list());
+        assertThat(reasons).hasSize(110);
+        assertThat(reasons).filteredOn(r -> r.contains("payload is larger than 2 MiB")).hasSize(50);
+        assertThat(reasons).filteredOn(r -> r.contains("aggregate") && r.contains("2048 bytes")).hasSize(60);
+    }
+
+    @Test
+    void whileTemporalIsUnreachableNoRowLockOrConnectionIsHeldAndNothingIsLost() throws Exception {
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload)
+                SELECT 'order', 'down-' || g, 'order.created', '{}' FROM generate_series(1, 5) g"""));
+        // A frontend address where nothing listens.
+        WorkflowServiceStubs unreachable = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+                .setTarget("127.0.0.1:" + TestApp.freePort()).build());
+        CountDownLatch starting = new CountDownLatch(1);
+        DispatcherFactory config = new ObjectMapper().convertValue(Map.of("startTimeout", "3s"), DispatcherFactory.class);
+        Dispatcher dispatcher = new Dispatcher(jdbi, List.of(new NotifyingSource(
+                new OutboxDispatchSource(new WorkflowStarter(WorkflowClient.newInstance(unreachable), QUEUE)), starting)),
+                config, DeadLetters.loggingOnly());
+        CompletableFuture<Integer> pass = CompletableFuture.supplyAsync(dispatcher::dispatchAll);
+
+        assertThat(starting.await(30, TimeUnit.SECONDS)).isTrue();
+        // While the starts fail, another transaction can lock every row, and no session sits in a transaction.
+        List<UUID> locked = jdbi.inTransaction(h -> h.createQuery("SELECT id FROM outbox_events FOR UPDATE NOWAIT")
+                .mapTo(UUID.class).list());
+        assertThat(locked).hasSize(5);
+        assertThat(count("""
+                SELECT count(*) FROM pg_stat_activity
+                 WHERE datname = current_database() AND state LIKE 'idle in transaction%'""")).isZero();
+
+        assertThat(pass).succeedsWithin(Duration.ofMinutes(2)).isEqualTo(0);
+        unreachable.shutdownNow();
+        assertThat(count("SELECT count(*) FROM outbox_events WHERE dispatched_at IS NULL AND status = 'PENDING'"))
+                .isEqualTo(5);
+        assertThat(count("SELECT count(*) FROM dead_letters")).isZero();
+
+        // Temporal is back: the same rows are dispatched and delivered.
+        assertThat(dispatcher(env.getWorkflowClient(), new DispatcherFactory()).dispatchAll()).isEqualTo(5);
+        await().atMost(Duration.ofSeconds(60)).until(() -> receiver.received("/hooks").size() == 5);
+    }
+
+    private Dispatcher dispatcher(WorkflowClient client, DispatcherFactory config) {
+        WorkflowStarter starter = new WorkflowStarter(client, QUEUE);
+        return new Dispatcher(jdbi, List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config,
+                DeadLetters.loggingOnly());
+    }
+
+    private int count(String sql) {
+        return jdbi.withHandle(h -> h.createQuery(sql).mapTo(int.class).one());
+    }
+
+    private static Map<String, StateMachine> orderMachine() {
+        return StateMachine.fromConfig(Map.of("order", new StateMachineConfig(List.of("created"), "created",
+                Map.of("order.created", new TransitionConfig(List.of("none"), "created", null)))));
+    }
+
+    /** The real source, telling the test when the first start begins. */
+    private record NotifyingSource(DispatchSource delegate, CountDownLatch starting) implements DispatchSource {
+        @Override
+        public String name() {
+            return delegate.name();
+        }
+
+        @Override
+        public List<Row> claimUndispatched(Handle handle, int limit) {
+            return delegate.claimUndispatched(handle, limit);
+        }
+
+        @Override
+        public void markDispatched(Handle handle, List<UUID> ids) {
+            delegate.markDispatched(handle, ids);
+        }
+
+        @Override
+        public void markUndispatched(Handle handle, List<UUID> ids) {
+            delegate.markUndispatched(handle, ids);
+        }
+
+        @Override
+        public boolean quarantine(Handle handle, UUID id, String reason) {
+            return delegate.quarantine(handle, id, reason);
+        }
+
+        @Override
+        public DeadLetters.Source deadLetterSource() {
+            return delegate.deadLetterSource();
+        }
+
+        @Override
+        public List<Row> claimStranded(Handle handle, Instant before, int limit) {
+            return delegate.claimStranded(handle, before, limit);
+        }
+
+        @Override
+        public void start(Row row) {
+            starting.countDown();
+            delegate.start(row);
+        }
+    }
+}

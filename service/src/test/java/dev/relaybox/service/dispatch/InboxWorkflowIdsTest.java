@@ -1,0 +1,158 @@
+package dev.relaybox.service.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.inbound.InboxActivitiesImpl;
+import dev.relaybox.activities.inbound.InboxSettings;
+import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.activities.statemachine.StateMachineConfig;
+import dev.relaybox.activities.statemachine.TransitionConfig;
+import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.service.config.DispatcherFactory;
+import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Inbox workflow ids through the dispatcher, the real inbox activities and PostgreSQL: partner {@code shop} with
+ * event {@code eu-1} and partner {@code shop-eu} with event {@code 1} are two events with two workflows.
+ */
+class InboxWorkflowIdsTest {
+    static final String QUEUE = "inbox-ids-test";
+
+    Jdbi jdbi;
+    TestWorkflowEnvironment env;
+    Dispatcher dispatcher;
+
+    @BeforeEach
+    void start() {
+        jdbi = TestDatabase.fresh();
+        env = TestWorkflowEnvironment.newInstance();
+        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
+        Worker worker = env.newWorker(QUEUE);
+        worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
+        // A long recheck: a deferred event that moves quickly was moved by a release signal.
+        worker.registerActivitiesImplementations(new InboxActivitiesImpl(jdbi, orderMachine(),
+                new InboxSettings(Duration.ofHours(1), Duration.ofHours(24)), DeadLetters.loggingOnly()));
+        env.start();
+        dispatcher = new Dispatcher(jdbi,
+                List.of(new InboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE))),
+                new DispatcherFactory(), DeadLetters.loggingOnly());
+    }
+
+    @AfterEach
+    void stop() {
+        env.close();
+    }
+
+    @Test
+    void eventsWhoseIdsUsedToCollideAreBothProcessed() {
+        receive("shop", "eu-1", "order.created", "A");
+        receive("shop-eu", "1", "order.created", "B");
+
+        dispatcher.dispatchAll();
+
+        awaitEntity("A", "created");
+        awaitEntity("B", "created");
+    }
+
+    @Test
+    void releaseReachesTheDeferredEventOfItsOwnRowOnly() {
+        receive("shop", "c-A", "order.created", "A");
+        receive("shop", "c-B", "order.created", "B");
+        dispatcher.dispatchAll();
+        awaitEntity("A", "created");
+        awaitEntity("B", "created");
+        UUID shippedA = receive("shop", "eu-1", "order.shipped", "A");
+        UUID shippedB = receive("shop-eu", "1", "order.shipped", "B");
+        dispatcher.dispatchAll();
+        awaitStatus(shippedA, "DEFERRED");
+        awaitStatus(shippedB, "DEFERRED");
+
+        receive("shop", "p-A", "order.paid", "A");
+        dispatcher.dispatchAll();
+
+        awaitEntity("A", "shipped");
+        assertThat(status(shippedA)).isEqualTo("PROCESSED");
+        assertThat(status(shippedB)).isEqualTo("DEFERRED");
+    }
+
+    @Test
+    void eventDispatchedUnderTheEarlierIdIsStillReleasedAndNeverStartedTwice() {
+        receive("shop-eu", "c-B", "order.created", "B");
+        dispatcher.dispatchAll();
+        awaitEntity("B", "created");
+        // Stored and started by the earlier release, whose id for (shop-eu, 1) was inbox-shop-eu-1; the migration
+        // recorded that id on the row.
+        UUID shipped = receive("shop-eu", "1", "order.shipped", "B");
+        String earlierId = "inbox-shop-eu-1";
+        jdbi.useHandle(h -> h.createUpdate(
+                        "UPDATE webhook_inbox SET workflow_id = :workflowId, dispatched_at = now() WHERE id = :id")
+                .bind("workflowId", earlierId).bind("id", shipped).execute());
+        WorkflowClient.start(env.getWorkflowClient().newWorkflowStub(InboxEventWorkflow.class,
+                WorkflowOptions.newBuilder().setTaskQueue(QUEUE).setWorkflowId(earlierId).build())::process, shipped);
+        awaitStatus(shipped, "DEFERRED");
+
+        dispatcher.reconcile(Instant.now().plusSeconds(1));
+        receive("shop-eu", "p-B", "order.paid", "B");
+        dispatcher.dispatchAll();
+
+        awaitEntity("B", "shipped");
+        assertThatThrownBy(() -> env.getWorkflowClient()
+                .newUntypedWorkflowStub(InboxEventWorkflow.workflowId("shop-eu", "1")).describe())
+                .isInstanceOf(WorkflowNotFoundException.class);
+    }
+
+    private static Map<String, StateMachine> orderMachine() {
+        Map<String, TransitionConfig> transitions = new LinkedHashMap<>();
+        transitions.put("order.created", new TransitionConfig(List.of("none"), "created", null));
+        transitions.put("order.paid", new TransitionConfig(List.of("created"), "paid", null));
+        transitions.put("order.shipped", new TransitionConfig(List.of("paid"), "shipped", null));
+        return StateMachine.fromConfig(Map.of("order", new StateMachineConfig(
+                List.of("created", "paid", "shipped"), "created", transitions)));
+    }
+
+    private UUID receive(String partner, String eventId, String eventType, String orderId) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type, aggregate_id,
+                                                   payload, signature_verified)
+                        VALUES (:partner, :eventId, :eventType, 'order', :orderId, '{}', true)
+                        RETURNING id""")
+                .bind("partner", partner).bind("eventId", eventId).bind("eventType", eventType)
+                .bind("orderId", orderId)
+                .mapTo(UUID.class).one());
+    }
+
+    private String status(UUID inboxId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT status FROM webhook_inbox WHERE id = :id")
+                .bind("id", inboxId).mapTo(String.class).one());
+    }
+
+    private void awaitStatus(UUID inboxId, String expected) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> status(inboxId).equals(expected));
+    }
+
+    private void awaitEntity(String orderId, String state) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbi.withHandle(h -> h.createQuery(
+                        "SELECT state FROM entities WHERE aggregate_type = 'order' AND aggregate_id = :id")
+                .bind("id", orderId).mapTo(String.class).findOne().orElse("")).equals(state));
+    }
+}
