@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
+import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointDao;
 import dev.relaybox.producer.Outbox;
@@ -85,7 +87,8 @@ class DatabaseOutageTest {
                 new DeliveryActivitiesImpl(db, DeliverySettings.defaults().withAllowPrivateNetworks(true)
                         .withSchedule(new DeliverySchedule(List.of(Duration.ofMinutes(1), Duration.ofMinutes(5),
                                 Duration.ofMinutes(15)), 0, Duration.ofMinutes(10))),
-                        DeadLetters.loggingOnly(), new SimpleMeterRegistry()));
+                        DeadLetters.loggingOnly(), new SimpleMeterRegistry()),
+                new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry()));
         env.start();
         WorkflowClient client = env.getWorkflowClient();
 

@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.inbound.InboxSettings;
+import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
+import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointDao;
 import dev.relaybox.activities.outbound.TestReceiver;
@@ -60,6 +62,7 @@ class DispatcherFaultsTest {
         worker.registerActivitiesImplementations(
                 new DeliveryActivitiesImpl(jdbi, DeliverySettings.defaults().withAllowPrivateNetworks(true),
                         DeadLetters.loggingOnly(), new SimpleMeterRegistry()),
+                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()),
                 new InboxActivitiesImpl(jdbi, orderMachine(), InboxSettings.defaults(), DeadLetters.loggingOnly()));
         env.start();
         jdbi.useExtension(EndpointDao.class,
