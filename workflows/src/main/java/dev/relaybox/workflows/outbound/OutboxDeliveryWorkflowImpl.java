@@ -7,6 +7,7 @@ import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
+import io.temporal.workflow.Functions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.TimerOptions;
 import io.temporal.workflow.Workflow;
@@ -39,14 +40,14 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             .build());
 
     // Local: asked before and after every attempt, they must not double the round trips through the server.
-    // Like the bookkeeping above they only touch the database, so they wait out an outage too.
+    // They only touch the database; a longer outage is waited out by untilDatabaseAnswers.
     private final EndpointControlActivities controls = Workflow.newLocalActivityStub(EndpointControlActivities.class,
             LocalActivityOptions.newBuilder()
                     .setStartToCloseTimeout(Duration.ofSeconds(30))
                     .setRetryOptions(RetryOptions.newBuilder()
                             .setInitialInterval(Duration.ofSeconds(1))
-                            .setMaximumInterval(Duration.ofMinutes(1))
-                            .setMaximumAttempts(0)
+                            .setMaximumInterval(Duration.ofSeconds(10))
+                            .setMaximumAttempts(3)
                             .build())
                     .build());
 
@@ -114,7 +115,10 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 store.cancel(target.deliveryId());
                 p.finish("cancelled", "cancelled by signal");
                 if (controlled) {
-                    controls.finished(target.deliveryId());
+                    untilDatabaseAnswers(() -> {
+                        controls.finished(target.deliveryId());
+                        return null;
+                    });
                 }
                 refreshVisibility();
                 return;
@@ -126,7 +130,9 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             AttemptResult result = attempt(target, attempt);
             p.attempts = attempt;
             p.lastResult = result.summary();
-            Settlement settlement = controlled ? controls.settle(target.deliveryId(), result, now()) : null;
+            Settlement settlement = controlled
+                    ? untilDatabaseAnswers(() -> controls.settle(target.deliveryId(), result, now()))
+                    : null;
             switch (result.outcome()) {
                 case DELIVERED -> {
                     p.finish("delivered", "delivered on attempt " + attempt + ": " + result.summary());
@@ -167,7 +173,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
      */
     private boolean awaitAdmission(Progress p) {
         while (!cancelled) {
-            Admission admission = controls.admit(p.target.deliveryId(), now());
+            Admission admission = untilDatabaseAnswers(() -> controls.admit(p.target.deliveryId(), now()));
             p.endpointId = admission.endpointId();
             p.ordered = admission.ordered();
             if (admission.go() && admission.waitMillis() <= 0) {
@@ -205,7 +211,31 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private void finishedUnderControls(Progress p) {
         if (controlled && p.ordered) {
-            controls.finished(p.target.deliveryId());
+            untilDatabaseAnswers(() -> {
+                controls.finished(p.target.deliveryId());
+                return null;
+            });
+        }
+    }
+
+    /**
+     * Calls an endpoint control until the database answers: an outage of Relaybox's own database must not fail
+     * the workflow, and the wait is a durable timer. A non-retryable failure (the row is gone) is final.
+     */
+    private static <T> T untilDatabaseAnswers(Functions.Func<T> call) {
+        Duration wait = Duration.ofSeconds(1);
+        while (true) {
+            try {
+                return call.apply();
+            } catch (ActivityFailure e) {
+                if (e.getCause() instanceof ApplicationFailure failure && failure.isNonRetryable()) {
+                    throw e;
+                }
+                Workflow.sleep(wait);
+                wait = wait.multipliedBy(2).compareTo(LONGEST_WAIT_FOR_RELAYBOX) > 0
+                        ? LONGEST_WAIT_FOR_RELAYBOX
+                        : wait.multipliedBy(2);
+            }
         }
     }
 
