@@ -1,6 +1,7 @@
 package dev.relaybox.service.dispatch;
 
 import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
@@ -17,18 +18,19 @@ public final class WorkflowStarter {
         this.taskQueue = taskQueue;
     }
 
+    /** Cut to the server's limits: a real server rejects the start (or fails every task) when one is over. */
     private static SearchAttributes searchAttributes(DispatchSource.Row row, String direction) {
         SearchAttributes.Builder attributes = SearchAttributes.newBuilder()
                 .set(RelaySearchAttributes.DIRECTION, direction)
                 .set(RelaySearchAttributes.STATUS, "pending");
         if (row.eventType() != null) {
-            attributes.set(RelaySearchAttributes.EVENT_TYPE, row.eventType());
+            attributes.set(RelaySearchAttributes.EVENT_TYPE, VisibilityLimits.keyword(row.eventType()));
         }
         if (row.aggregate() != null) {
-            attributes.set(RelaySearchAttributes.AGGREGATE, row.aggregate());
+            attributes.set(RelaySearchAttributes.AGGREGATE, VisibilityLimits.keyword(row.aggregate()));
         }
         if (row.peer() != null) {
-            attributes.set(RelaySearchAttributes.PEER, row.peer());
+            attributes.set(RelaySearchAttributes.PEER, VisibilityLimits.keyword(row.peer()));
         }
         return attributes.build();
     }
@@ -52,7 +54,7 @@ public final class WorkflowStarter {
         return client.newUntypedWorkflowStub(workflowType, WorkflowOptions.newBuilder()
                 .setTaskQueue(taskQueue)
                 .setWorkflowId(row.workflowId())
-                .setStaticSummary(row.summary())
+                .setStaticSummary(VisibilityLimits.summary(row.summary()))
                 .setTypedSearchAttributes(searchAttributes(row, direction))
                 .build());
     }
