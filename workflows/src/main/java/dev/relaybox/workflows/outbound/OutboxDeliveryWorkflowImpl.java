@@ -28,7 +28,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
      * endpoints keeps at most this many activities pending, far from Temporal's 2,000 per workflow, and leaves
      * worker slots to other events.
      */
-    static final int MAX_ATTEMPTS_IN_FLIGHT = 20;
+    public static final int MAX_ATTEMPTS_IN_FLIGHT = 20;
     private static final String BOUNDED_FAN_OUT = "bounded-fan-out";
 
     // Bookkeeping activities touch only the database: retry them until it is back.
