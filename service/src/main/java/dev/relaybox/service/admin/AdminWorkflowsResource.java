@@ -4,6 +4,8 @@ import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import io.temporal.api.sdk.v1.WorkflowMetadata;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -26,6 +28,7 @@ import org.slf4j.LoggerFactory;
  * a token, like the admin page; its data comes from {@code .../history}, which needs the admin token.
  */
 @Path("/admin/workflows")
+@Tag(name = "admin")
 public final class AdminWorkflowsResource {
     private static final Logger LOG = LoggerFactory.getLogger(AdminWorkflowsResource.class);
     // The SDK answers this query from every running workflow with its current details.
@@ -52,7 +55,9 @@ public final class AdminWorkflowsResource {
     @GET
     @Path("{workflowId}")
     @Produces(MediaType.TEXT_HTML)
-    public byte[] page() {
+    @Operation(operationId = "workflowHistoryPage",
+            summary = "A workflow's history as a timeline (HTML; it asks for an admin token itself)")
+    public byte[] page(@PathParam("workflowId") String workflowId) {
         return page;
     }
 
@@ -60,6 +65,7 @@ public final class AdminWorkflowsResource {
     @Path("{workflowId}/history")
     @RolesAllowed(Caller.ADMIN)
     @Produces(MediaType.APPLICATION_JSON)
+    @Operation(operationId = "workflowHistory", summary = "A workflow's history from Temporal, newest first")
     public WorkflowHistory history(@PathParam("workflowId") String workflowId) {
         WorkflowExecutionHistory history;
         try {
