@@ -26,7 +26,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
      * HTTP attempts of one event in flight at once. Every endpoint still gets its own branch (a slow or failing
      * one never holds back the others: waiting for a retry takes no slot), but a fan-out to hundreds of
      * endpoints keeps at most this many activities pending, far from Temporal's 2,000 per workflow, and leaves
-     * worker slots to other events.
+     * worker slots to other events. It decides the order of recorded commands: change it only behind a new
+     * {@link Workflow#getVersion} of {@code bounded-fan-out}.
      */
     public static final int MAX_ATTEMPTS_IN_FLIGHT = 20;
     private static final String BOUNDED_FAN_OUT = "bounded-fan-out";
