@@ -133,7 +133,8 @@ class OutboxDeliveryWorkflowTest {
         assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.DIRECTION)).isEqualTo("outbound");
         assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.EVENT_TYPE)).isEqualTo("order.paid");
         assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.AGGREGATE)).isEqualTo("order:42");
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER)).isEqualTo(receiver.url("/hooks"));
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ENDPOINTS)).containsExactly("shop");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER)).isNull();
         assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ATTEMPTS)).isEqualTo(1L);
         assertThat(Visibility.currentDetails(client, workflowId))
                 .matches("shop: attempt 1 failed: 503 Service Unavailable; next attempt \\S+Z");

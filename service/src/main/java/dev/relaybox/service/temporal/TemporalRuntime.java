@@ -6,7 +6,6 @@ import dev.relaybox.workflows.RelaySearchAttributes;
 import io.dropwizard.lifecycle.Managed;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
@@ -90,9 +89,7 @@ public final class TemporalRuntime implements Managed {
         try {
             AddSearchAttributesRequest.Builder request = AddSearchAttributesRequest.newBuilder().setNamespace(namespace);
             for (SearchAttributeKey<?> key : RelaySearchAttributes.ALL) {
-                request.putSearchAttributes(key.getName(), key.getValueType() == IndexedValueType.INDEXED_VALUE_TYPE_INT
-                        ? IndexedValueType.INDEXED_VALUE_TYPE_INT
-                        : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+                request.putSearchAttributes(key.getName(), key.getValueType());
             }
             operator.blockingStub().addSearchAttributes(request.build());
         } catch (StatusRuntimeException e) {
