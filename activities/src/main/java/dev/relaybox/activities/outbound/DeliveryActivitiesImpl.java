@@ -31,11 +31,16 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final MeterRegistry metrics;
 
     public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics) {
+        this(jdbi, settings, deadLetters, metrics, HostResolver.SYSTEM);
+    }
+
+    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics,
+            HostResolver resolver) {
         this.jdbi = jdbi;
         this.metrics = metrics;
         this.settings = settings;
         this.sender = new WebhookSender(settings);
-        this.urlPolicy = new EndpointUrlPolicy(settings.allowPrivateNetworks());
+        this.urlPolicy = new EndpointUrlPolicy(settings.allowPrivateNetworks(), resolver);
         this.deadLetters = deadLetters;
     }
 
@@ -66,12 +71,15 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 return new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered");
             }
             Instant startedAt = scheduledTime();
-            Optional<String> refusal = !ctx.enabled()
-                    ? Optional.of("endpoint " + ctx.endpointName() + " is disabled: " + ctx.disabledReason())
-                    : urlPolicy.problem(ctx.url());
+            Optional<EndpointUrlPolicy.Refusal> refusal = !ctx.enabled()
+                    ? Optional.of(new EndpointUrlPolicy.Refusal(
+                            "endpoint " + ctx.endpointName() + " is disabled: " + ctx.disabledReason(), false))
+                    : urlPolicy.refusal(ctx.url());
             if (refusal.isPresent()) {
-                AttemptResult refused = new AttemptResult(Outcome.PERMANENT, 0, -1, refusal.get());
-                record(ctx, attempt, startedAt, new WebhookSender.Sent(refused, 0, null, refusal.get()));
+                // A name that does not resolve now may resolve in a minute: the schedule decides, not one lookup.
+                Outcome outcome = refusal.get().retryable() ? Outcome.RETRYABLE : Outcome.PERMANENT;
+                AttemptResult refused = new AttemptResult(outcome, 0, -1, refusal.get().reason());
+                record(ctx, attempt, startedAt, new WebhookSender.Sent(refused, 0, null, refusal.get().reason()));
                 return refused;
             }
             Instant now = Instant.now();

@@ -14,43 +14,66 @@ import java.util.Optional;
  */
 public final class EndpointUrlPolicy {
     private final boolean allowPrivateNetworks;
+    private final HostResolver resolver;
 
     public EndpointUrlPolicy(boolean allowPrivateNetworks) {
-        this.allowPrivateNetworks = allowPrivateNetworks;
+        this(allowPrivateNetworks, HostResolver.SYSTEM);
     }
+
+    public EndpointUrlPolicy(boolean allowPrivateNetworks, HostResolver resolver) {
+        this.allowPrivateNetworks = allowPrivateNetworks;
+        this.resolver = resolver;
+    }
+
+    /**
+     * Why {@code url} may not be called now.
+     *
+     * @param retryable the URL may be fine a moment later: its host did not resolve, which is as often a DNS
+     *     hiccup as a typo
+     */
+    public record Refusal(String reason, boolean retryable) {}
 
     /** Why {@code url} may not be called, or empty when it may. */
     public Optional<String> problem(String url) {
+        return refusal(url).map(Refusal::reason);
+    }
+
+    /** Like {@link #problem}, telling a resolution failure (retryable) from a refused URL (permanent). */
+    public Optional<Refusal> refusal(String url) {
         URI uri;
         try {
             uri = new URI(url);
         } catch (URISyntaxException | NullPointerException e) {
-            return Optional.of("url is not a valid URL");
+            return permanent("url is not a valid URL");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
-            return Optional.of("url must be http or https");
+            return permanent("url must be http or https");
         }
         if (uri.getHost() == null || uri.getHost().isBlank()) {
-            return Optional.of("url has no host");
+            return permanent("url has no host");
         }
         if (uri.getUserInfo() != null) {
-            return Optional.of("url must not carry credentials");
+            return permanent("url must not carry credentials");
         }
         if (allowPrivateNetworks) {
             return Optional.empty();
         }
         try {
-            for (InetAddress address : InetAddress.getAllByName(uri.getHost())) {
+            for (InetAddress address : resolver.resolve(uri.getHost())) {
                 if (isPrivate(address)) {
-                    return Optional.of("url resolves to a private or loopback address (" + address.getHostAddress()
+                    return permanent("url resolves to a private or loopback address (" + address.getHostAddress()
                             + ") and allowPrivateNetworks is false");
                 }
             }
         } catch (UnknownHostException e) {
-            return Optional.of("url host " + uri.getHost() + " does not resolve");
+            return Optional.of(new Refusal("url host " + uri.getHost() + " does not resolve", true));
         }
         return Optional.empty();
+    }
+
+    private static Optional<Refusal> permanent(String reason) {
+        return Optional.of(new Refusal(reason, false));
     }
 
     static boolean isPrivate(InetAddress address) {
