@@ -39,8 +39,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         this.jdbi = jdbi;
         this.metrics = metrics;
         this.settings = settings;
-        this.sender = new WebhookSender(settings);
         this.urlPolicy = new EndpointUrlPolicy(settings.allowPrivateNetworks(), resolver);
+        this.sender = new WebhookSender(settings, urlPolicy);
         this.deadLetters = deadLetters;
     }
 
@@ -74,7 +74,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             Optional<EndpointUrlPolicy.Refusal> refusal = !ctx.enabled()
                     ? Optional.of(new EndpointUrlPolicy.Refusal(
                             "endpoint " + ctx.endpointName() + " is disabled: " + ctx.disabledReason(), false))
-                    : urlPolicy.refusal(ctx.url());
+                    // Only what needs no lookup: the sender resolves the host once, checks it and connects there.
+                    : urlPolicy.syntaxRefusal(ctx.url());
             if (refusal.isPresent()) {
                 // A name that does not resolve now may resolve in a minute: the schedule decides, not one lookup.
                 Outcome outcome = refusal.get().retryable() ? Outcome.RETRYABLE : Outcome.PERMANENT;

@@ -1,16 +1,18 @@
 package dev.relaybox.activities.outbound;
 
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Which URLs Relaybox may call. Checked when an endpoint is created and again before every attempt,
- * since DNS can change: a public name that starts resolving to 10.0.0.1 must not reach the internal network.
+ * Which URLs Relaybox may call. Checked when an endpoint is created and again at every attempt, since DNS
+ * can change: a public name that starts resolving to 10.0.0.1 must not reach the internal network. At an
+ * attempt the check is the HTTP client's own lookup ({@link #connectableAddresses}), never a second one.
+ * Cloud metadata addresses are refused even where private networks are allowed (embedded mode).
  */
 public final class EndpointUrlPolicy {
     private final boolean allowPrivateNetworks;
@@ -40,6 +42,23 @@ public final class EndpointUrlPolicy {
 
     /** Like {@link #problem}, telling a resolution failure (retryable) from a refused URL (permanent). */
     public Optional<Refusal> refusal(String url) {
+        Optional<Refusal> syntax = syntaxRefusal(url);
+        if (syntax.isPresent()) {
+            return syntax;
+        }
+        String host = URI.create(url).getHost();
+        try {
+            connectableAddresses(host);
+            return Optional.empty();
+        } catch (RefusedAddressException e) {
+            return permanent(e.getMessage());
+        } catch (UnknownHostException e) {
+            return Optional.of(new Refusal("url host " + host + " does not resolve", true));
+        }
+    }
+
+    /** What can be said of {@code url} without resolving its host. */
+    public Optional<Refusal> syntaxRefusal(String url) {
         URI uri;
         try {
             uri = new URI(url);
@@ -56,38 +75,39 @@ public final class EndpointUrlPolicy {
         if (uri.getUserInfo() != null) {
             return permanent("url must not carry credentials");
         }
-        if (allowPrivateNetworks) {
-            return Optional.empty();
-        }
-        try {
-            for (InetAddress address : resolver.resolve(uri.getHost())) {
-                if (isPrivate(address)) {
-                    return permanent("url resolves to a private or loopback address (" + address.getHostAddress()
-                            + ") and allowPrivateNetworks is false");
-                }
-            }
-        } catch (UnknownHostException e) {
-            return Optional.of(new Refusal("url host " + uri.getHost() + " does not resolve", true));
-        }
         return Optional.empty();
+    }
+
+    /**
+     * Resolves {@code host} once and returns its addresses when every one of them may be called. The HTTP
+     * client connects only to these, so what was checked is what is reached.
+     *
+     * @throws RefusedAddressException when any address is refused (a name that mixes public and internal
+     *     addresses is treated as hostile)
+     * @throws UnknownHostException when the name does not resolve
+     */
+    public List<InetAddress> connectableAddresses(String host) throws UnknownHostException {
+        List<InetAddress> addresses = resolver.resolve(host);
+        if (addresses.isEmpty()) {
+            throw new UnknownHostException(host);
+        }
+        for (InetAddress address : addresses) {
+            Optional<String> refused = SpecialPurposeAddresses.refusal(address, allowPrivateNetworks);
+            if (refused.isPresent()) {
+                throw new RefusedAddressException("url host " + host + " resolves to " + refused.get());
+            }
+        }
+        return addresses;
+    }
+
+    /** A host that resolved, but to an address Relaybox must not call. Permanent. */
+    public static final class RefusedAddressException extends UnknownHostException {
+        RefusedAddressException(String message) {
+            super(message);
+        }
     }
 
     private static Optional<Refusal> permanent(String reason) {
         return Optional.of(new Refusal(reason, false));
-    }
-
-    static boolean isPrivate(InetAddress address) {
-        if (address.isLoopbackAddress() || address.isAnyLocalAddress() || address.isLinkLocalAddress()
-                || address.isSiteLocalAddress() || address.isMulticastAddress()) {
-            return true;
-        }
-        byte[] b = address.getAddress();
-        if (address instanceof Inet6Address) {
-            return (b[0] & 0xfe) == 0xfc; // fc00::/7 unique local
-        }
-        int first = b[0] & 0xff;
-        int second = b[1] & 0xff;
-        return first == 0 || (first == 100 && second >= 64 && second < 128) // 100.64.0.0/10 carrier-grade NAT
-                || (first == 198 && (second == 18 || second == 19)); // 198.18.0.0/15 benchmarking
     }
 }
