@@ -16,6 +16,11 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hc.client5.http.DnsResolver;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.config.ConnectionConfig;
@@ -85,7 +90,8 @@ public final class WebhookSender {
         request.setHeader("webhook-signature", WebhookSigner.signatureHeader(secrets, webhookId, timestamp, body));
         request.setEntity(new ByteArrayEntity(body, JSON));
         long started = System.nanoTime();
-        try {
+        Deadline deadline = new Deadline(request, settings.requestTimeout());
+        try (deadline) {
             ClassicHttpResponse response = client.executeOpen(HttpHost.create(uri), request, null);
             String excerpt;
             try {
@@ -105,10 +111,48 @@ public final class WebhookSender {
         } catch (UnknownHostException e) {
             // Retryable: a resolver hiccup looks exactly like this, and the schedule gives up in time anyway.
             return failed(started, "host " + uri.getHost() + " does not resolve");
-        } catch (InterruptedIOException e) {
-            return failed(started, "timed out: " + message(e));
         } catch (IOException e) {
+            if (deadline.passed()) {
+                return failed(started, "timed out: no complete answer within " + settings.requestTimeout().toSeconds() + "s");
+            }
+            if (e instanceof InterruptedIOException) {
+                return failed(started, "timed out: " + message(e));
+            }
             return failed(started, "connection failed: " + message(e));
+        }
+    }
+
+    /**
+     * One deadline over the whole exchange: connecting, sending, the status line and headers, and the body
+     * excerpt. Socket and response timeouts only bound each wait for the next bytes, so a receiver that sends
+     * a byte every few seconds would pass them all and hold the worker's activity slot for as long as it
+     * likes (an activity timeout does not stop the thread). When the deadline passes, the request is
+     * cancelled, which closes its connection and makes the blocked read fail at once.
+     */
+    private static final class Deadline implements AutoCloseable {
+        private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "relaybox-http-deadline");
+            thread.setDaemon(true);
+            return thread;
+        });
+
+        private final AtomicBoolean passed = new AtomicBoolean();
+        private final ScheduledFuture<?> expiry;
+
+        Deadline(HttpPost request, Duration timeout) {
+            this.expiry = TIMER.schedule(() -> {
+                passed.set(true);
+                request.cancel();
+            }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        boolean passed() {
+            return passed.get();
+        }
+
+        @Override
+        public void close() {
+            expiry.cancel(false);
         }
     }
 
