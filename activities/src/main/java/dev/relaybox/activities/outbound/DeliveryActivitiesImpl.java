@@ -100,14 +100,18 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         }
     }
 
+    /**
+     * Records the outcome first, in its own transaction, and the attempt's details (excerpt, latency) after it,
+     * in another: a detail that cannot be written is logged, and never undoes a delivery the receiver has
+     * already accepted (undoing it would send the webhook again).
+     */
     private void record(DeliveryDao.AttemptContext ctx, int attempt, Instant startedAt, WebhookSender.Sent sent) {
         AttemptResult result = sent.result();
         Integer status = result.statusCode() == 0 ? null : result.statusCode();
+        String error = StorableText.of(sent.error());
         jdbi.useTransaction(h -> {
             DeliveryDao dao = h.attach(DeliveryDao.class);
-            dao.recordAttempt(ctx.deliveryId(), attempt, startedAt, status, sent.latencyMs(), sent.responseExcerpt(),
-                    sent.error());
-            dao.noteAttempt(ctx.deliveryId(), attempt, status, sent.error());
+            dao.noteAttempt(ctx.deliveryId(), attempt, status, error);
             if (result.outcome() == Outcome.DELIVERED && dao.markDelivered(ctx.deliveryId())) {
                 metrics.counter("relaybox.deliveries.finished", "endpoint", ctx.endpointName(), "result", "delivered")
                         .increment();
@@ -117,6 +121,13 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 LOG.warn("disabled endpoint {} ({}): it answered 410 Gone", ctx.endpointName(), ctx.url());
             }
         });
+        try {
+            jdbi.useExtension(DeliveryDao.class, dao -> dao.recordAttempt(ctx.deliveryId(), attempt, startedAt, status,
+                    sent.latencyMs(), StorableText.of(sent.responseExcerpt()), error));
+        } catch (RuntimeException e) {
+            LOG.warn("attempt {} of delivery {} is recorded as {}, but its details could not be written", attempt,
+                    ctx.deliveryId(), result.outcome(), e);
+        }
     }
 
     /** When Temporal scheduled this attempt: the workflow's clock, which tests can skip ahead. */

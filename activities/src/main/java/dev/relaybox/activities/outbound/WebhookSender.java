@@ -106,8 +106,8 @@ public final class WebhookSender {
             AttemptResult result = new AttemptResult(classify(status), status, retryAfter, describe(status));
             return new Sent(result, latency, excerpt, result.outcome() == Outcome.DELIVERED ? null : result.summary());
         } catch (EndpointUrlPolicy.RefusedAddressException e) {
-            return new Sent(new AttemptResult(Outcome.PERMANENT, 0, -1, e.getMessage()), elapsedMs(started), null,
-                    e.getMessage());
+            String refusal = StorableText.of(e.getMessage());
+            return new Sent(new AttemptResult(Outcome.PERMANENT, 0, -1, refusal), elapsedMs(started), null, refusal);
         } catch (UnknownHostException e) {
             // Retryable: a resolver hiccup looks exactly like this, and the schedule gives up in time anyway.
             return failed(started, "host " + uri.getHost() + " does not resolve");
@@ -169,7 +169,8 @@ public final class WebhookSender {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
-    private Sent failed(long started, String error) {
+    private Sent failed(long started, String rawError) {
+        String error = StorableText.of(rawError);
         return new Sent(new AttemptResult(Outcome.RETRYABLE, 0, -1, error), elapsedMs(started), null, error);
     }
 
@@ -186,7 +187,7 @@ public final class WebhookSender {
         if (excerpt.length == settings.responseExcerptBytes()) {
             request.cancel();
         }
-        return new String(excerpt, StandardCharsets.UTF_8);
+        return StorableText.of(new String(excerpt, StandardCharsets.UTF_8));
     }
 
     /** Resolves through the policy, so the addresses connected to are exactly the ones it accepted. */

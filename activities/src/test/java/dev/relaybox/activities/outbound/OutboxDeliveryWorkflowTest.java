@@ -174,6 +174,35 @@ class OutboxDeliveryWorkflowTest {
     }
 
     @Test
+    void nulByteInASuccessfulAnswerIsDeliveredOnceWithACleanExcerpt() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", new Reply(200, Map.of(), "accepted\u0000 by \ud800 us"));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+        assertThat(openDeadLetters()).isZero();
+        String excerpt = jdbi.withHandle(h -> h.createQuery("SELECT response_excerpt FROM delivery_attempts")
+                .mapTo(String.class).one());
+        assertThat(excerpt).startsWith("accepted").endsWith("us").doesNotContain("\u0000");
+    }
+
+    @Test
+    void successStaysRecordedWhenItsAttemptDetailsCannotBeWritten() {
+        endpoint("shop", "/hooks", "*");
+        // Any failure to write the attempt's details (here: a constraint no row can meet) is only bookkeeping.
+        jdbi.useHandle(h -> h.execute(
+                "ALTER TABLE delivery_attempts ADD CONSTRAINT refuse_every_row CHECK (latency_ms < 0) NOT VALID"));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+        assertThat(openDeadLetters()).isZero();
+    }
+
+    @Test
     void clientErrorDeadLettersAtOnce() {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.of(400));
