@@ -38,7 +38,9 @@ public interface DeliveryDao {
 
     /**
      * Subscribes the row to the endpoints enabled now, once: a row re-run later (replay, reconciler) keeps
-     * the deliveries it had rather than fanning out to endpoints created since.
+     * the deliveries it had rather than fanning out to endpoints created since. Relaybox's own
+     * {@code relaybox.*} events (alerts naming other endpoints' URLs and errors) go only to the alert
+     * endpoint, whatever other filters say.
      */
     @SqlUpdate("""
             INSERT INTO deliveries (outbox_id, endpoint_id)
@@ -47,6 +49,7 @@ public interface DeliveryDao {
               JOIN endpoints e ON e.enabled
              WHERE o.id = :outboxId
                AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id)
+               AND (lower(o.event_type) NOT LIKE 'relaybox.%' OR e.name = 'relaybox-alerts')
                AND EXISTS (SELECT 1 FROM unnest(e.event_types) f
                             WHERE f = '*' OR f = o.event_type
                                OR (f LIKE '%.*' AND starts_with(o.event_type, left(f, -1))))

@@ -1,5 +1,6 @@
 package dev.relaybox.activities.outbound;
 
+import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -10,10 +11,47 @@ import org.jdbi.v3.core.Handle;
  * by a trigger on commit and delivers the row later, at least once.
  */
 public final class Outbox {
+    /** Event types Relaybox emits itself ({@code relaybox.dead_letter.created}); producers may not. */
+    public static final String RESERVED_PREFIX = "relaybox.";
+    /** The one endpoint that receives {@code relaybox.*} events: the configured alert endpoint. */
+    public static final String ALERT_ENDPOINT = "relaybox-alerts";
+
     private Outbox() {}
 
-    /** Writes the row on the caller's handle and returns its id, which receivers see as {@code webhook-id}. */
+    /**
+     * Writes the row on the caller's handle and returns its id, which receivers see as {@code webhook-id}.
+     *
+     * @throws IllegalArgumentException for a {@code relaybox.*} event type: those are Relaybox's own
+     */
     public static UUID enqueue(Handle handle, OutboxEvent event) {
+        refuseReserved(event);
+        return insert(handle, event);
+    }
+
+    /**
+     * For Relaybox's own events ({@code relaybox.dead_letter.created}): delivered only to the alert endpoint,
+     * never to subscribers of {@code *}.
+     */
+    public static UUID enqueueRelayboxEvent(Handle handle, OutboxEvent event) {
+        if (!isReserved(event.eventType())) {
+            throw new IllegalArgumentException("not a Relaybox event type: " + event.eventType());
+        }
+        return insert(handle, event);
+    }
+
+    /** Whether {@code eventType} belongs to Relaybox ({@code relaybox.*}, in any letter case). */
+    public static boolean isReserved(String eventType) {
+        return eventType.toLowerCase(Locale.ROOT).startsWith(RESERVED_PREFIX);
+    }
+
+    private static void refuseReserved(OutboxEvent event) {
+        if (isReserved(event.eventType())) {
+            throw new IllegalArgumentException("event type " + event.eventType() + " is reserved: "
+                    + RESERVED_PREFIX + "* events come only from Relaybox itself");
+        }
+    }
+
+    private static UUID insert(Handle handle, OutboxEvent event) {
         return handle.createQuery("""
                         INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload)
                         VALUES (:aggregateType, :aggregateId, :eventType, CAST(:payloadJson AS jsonb))
@@ -28,6 +66,7 @@ public final class Outbox {
      * returns the existing row; the same key with a different hash returns a conflict.
      */
     public static Idempotent enqueueIdempotent(Handle handle, OutboxEvent event, String key, String requestHash) {
+        refuseReserved(event);
         Optional<UUID> inserted = handle.createQuery("""
                         INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, idempotency_key, request_hash)
                         VALUES (:aggregateType, :aggregateId, :eventType, CAST(:payloadJson AS jsonb), :key, :hash)

@@ -1,6 +1,7 @@
 package dev.relaybox.activities.outbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
@@ -203,6 +204,38 @@ class OutboxDeliveryWorkflowTest {
     }
 
     @Test
+    void relayboxAlertsGoOnlyToTheAlertEndpointNeverToSubscribersOfEverything() {
+        endpoint("customer", "/customer", "*");
+        endpoint("customer-relaybox", "/customer-relaybox", "relaybox.*");
+        endpoint(Outbox.ALERT_ENDPOINT, "/alerts", "relaybox.dead_letter.created");
+        // Inserted as any application sharing the database may: the path a forged alert would take.
+        UUID outboxId = jdbi.withHandle(h -> h.createQuery("""
+                        INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload)
+                        VALUES ('dead_letter', 'x', 'relaybox.dead_letter.created', '{"peer": "https://other.example"}')
+                        RETURNING id""").mapTo(UUID.class).one());
+
+        run(outboxId);
+
+        assertThat(receiver.received("/alerts")).hasSize(1);
+        assertThat(receiver.received("/customer")).isEmpty();
+        assertThat(receiver.received("/customer-relaybox")).isEmpty();
+        assertThat(deliveryStatuses(outboxId)).containsExactly(Outbox.ALERT_ENDPOINT + "=DELIVERED");
+    }
+
+    @Test
+    void enqueueRefusesRelayboxEventTypes() {
+        assertThatThrownBy(() -> jdbi.useTransaction(h -> Outbox.enqueue(h,
+                new OutboxEvent("relaybox.dead_letter.created", "order", "1", "{}"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("relaybox.");
+        assertThatThrownBy(() -> jdbi.useTransaction(h -> Outbox.enqueueIdempotent(h,
+                new OutboxEvent("relaybox.other", "order", "1", "{}"), "k", "h")))
+                .isInstanceOf(IllegalArgumentException.class);
+        int rows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events").mapTo(int.class).one());
+        assertThat(rows).isZero();
+    }
+
+    @Test
     void clientErrorDeadLettersAtOnce() {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.of(400));
@@ -282,13 +315,17 @@ class OutboxDeliveryWorkflowTest {
 
     private UUID deliver(String eventType, String payload) {
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent(eventType, "order", "42", payload)));
+        run(outboxId);
+        return outboxId;
+    }
+
+    private void run(UUID outboxId) {
         OutboxDeliveryWorkflow workflow = env.getWorkflowClient().newWorkflowStub(OutboxDeliveryWorkflow.class,
                 WorkflowOptions.newBuilder()
                         .setTaskQueue(QUEUE)
                         .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                         .build());
         workflow.deliver(outboxId);
-        return outboxId;
     }
 
     private List<String> deliveryStatuses(UUID outboxId) {

@@ -102,6 +102,10 @@ public final class OutboxResource {
             }
         });
         String eventType = text(object, "eventType", EVENT_TYPE);
+        if (Outbox.isReserved(eventType)) {
+            throw new ApiException(422, "reserved_event_type", "eventType \"" + eventType + "\" is reserved: "
+                    + Outbox.RESERVED_PREFIX + "* events come only from Relaybox itself");
+        }
         String aggregateType = text(object, "aggregateType", AGGREGATE_TYPE);
         if (!aggregateTypes.isEmpty() && !aggregateTypes.contains(aggregateType)) {
             throw new ApiException(422, "unknown_aggregate_type",
