@@ -71,11 +71,15 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 return new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered");
             }
             Instant startedAt = scheduledTime();
-            Optional<EndpointUrlPolicy.Refusal> refusal = !ctx.enabled()
-                    ? Optional.of(new EndpointUrlPolicy.Refusal(
-                            "endpoint " + ctx.endpointName() + " is disabled: " + ctx.disabledReason(), false))
-                    // Only what needs no lookup: the sender resolves the host once, checks it and connects there.
-                    : urlPolicy.syntaxRefusal(ctx.url());
+            if (!ctx.enabled() && jdbi.withExtension(DeliveryDao.class,
+                    dao -> dao.pauseWhileDisabled(deliveryId, ctx.endpointId()))) {
+                String paused = "endpoint " + ctx.endpointName() + " is disabled (" + ctx.disabledReason()
+                        + "); paused until it is enabled";
+                LOG.info("delivery {} {}", deliveryId, paused);
+                return new AttemptResult(Outcome.PAUSED, 0, -1, paused);
+            }
+            // Only what needs no lookup: the sender resolves the host once, checks it and connects there.
+            Optional<EndpointUrlPolicy.Refusal> refusal = urlPolicy.syntaxRefusal(ctx.url());
             if (refusal.isPresent()) {
                 // A name that does not resolve now may resolve in a minute: the schedule decides, not one lookup.
                 Outcome outcome = refusal.get().retryable() ? Outcome.RETRYABLE : Outcome.PERMANENT;

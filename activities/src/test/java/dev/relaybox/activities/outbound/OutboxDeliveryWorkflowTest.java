@@ -236,6 +236,26 @@ class OutboxDeliveryWorkflowTest {
     }
 
     @Test
+    void deliveryWhoseEndpointIsDisabledMidScheduleIsPausedNotDeadLettered() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(503));
+        UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
+        OutboxDeliveryWorkflow workflow = env.getWorkflowClient().newWorkflowStub(OutboxDeliveryWorkflow.class,
+                WorkflowOptions.newBuilder().setTaskQueue(QUEUE)
+                        .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build());
+        WorkflowClient.start(workflow::deliver, outboxId);
+        await().atMost(Duration.ofSeconds(20)).until(() -> deliveryStatuses(outboxId).contains("shop=RETRYING"));
+
+        jdbi.useExtension(EndpointDao.class, dao -> dao.setEnabled(dao.list().get(0).id(), false, "maintenance"));
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
+
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=PAUSED");
+        assertThat(openDeadLetters()).isZero();
+        assertThat(processedAt(outboxId)).isNotNull();
+    }
+
+    @Test
     void clientErrorDeadLettersAtOnce() {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.of(400));

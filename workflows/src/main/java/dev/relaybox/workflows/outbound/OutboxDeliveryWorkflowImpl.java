@@ -108,6 +108,12 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                     deadLetter(p, "endpoint answered " + result.summary() + "; not retried", result);
                     return;
                 }
+                case PAUSED -> {
+                    // Nothing was sent; enabling the endpoint resumes the delivery through the dispatcher.
+                    p.finish("paused", result.summary());
+                    refreshVisibility();
+                    return;
+                }
                 case RETRYABLE -> {
                     if (attempt >= schedule.maxAttempts()) {
                         deadLetter(p, "gave up after " + attempt + " attempts; last: " + result.summary(), result);
@@ -186,7 +192,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private String overallStatus() {
         List<String> statuses = progress.values().stream().map(p -> p.status).toList();
-        for (String status : List.of("retrying", "sending", "pending", "dead_lettered", "cancelled")) {
+        for (String status : List.of("retrying", "sending", "pending", "dead_lettered", "paused", "cancelled")) {
             if (statuses.contains(status)) {
                 return status.equals("sending") ? "pending" : status;
             }
