@@ -14,7 +14,6 @@ import io.temporal.common.SearchAttributeKey;
 import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testserver.TestServer;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
@@ -41,11 +40,12 @@ public final class TemporalRuntime implements Managed {
     private final WorkerFactory workerFactory;
     private final Worker worker;
 
-    private TemporalRuntime(Closeable embeddedServer, String target, TemporalFactory config, Scope metrics) {
+    private TemporalRuntime(Closeable embeddedServer, TemporalConnection connection, TemporalFactory config,
+            Scope metrics) {
         this.embeddedServer = embeddedServer;
-        this.target = target;
+        this.target = connection.target();
         this.stubs = WorkflowServiceStubs.newServiceStubs(
-                WorkflowServiceStubsOptions.newBuilder().setTarget(target).setMetricsScope(metrics).build());
+                connection.workflowServiceStubsOptions().setMetricsScope(metrics).build());
         this.client = WorkflowClient.newInstance(
                 stubs, WorkflowClientOptions.newBuilder().setNamespace(config.getNamespace()).build());
         this.workerFactory = WorkerFactory.newInstance(client);
@@ -55,10 +55,24 @@ public final class TemporalRuntime implements Managed {
                 .build());
     }
 
-    /** Connects to {@code config.address}, or first starts the in-process server when it says embedded. */
+    /**
+     * Connects to {@code config.address} as {@link TemporalConnection} describes, or first starts the in-process
+     * server when it says embedded. Refuses a {@code temporal} section that cannot connect securely.
+     */
     public static TemporalRuntime create(TemporalFactory config, Scope metrics) {
+        TemporalConnection connection;
+        try {
+            connection = TemporalConnection.from(config);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
+        }
         if (!config.isEmbedded()) {
-            return new TemporalRuntime(null, config.getAddress(), config, metrics);
+            LOG.info("connecting to Temporal at {} ({})", connection.target(), connection.description());
+            if (connection.sendsApiKeyInPlaintext()) {
+                LOG.warn("temporal.apiKey goes to {} without TLS because temporal.tls.enabled is false: anyone on "
+                        + "the network path can read it", connection.target());
+            }
+            return new TemporalRuntime(null, connection, config, metrics);
         }
         int port = config.getEmbeddedPort() > 0 ? config.getEmbeddedPort() : freePort();
         // Time skipping locked: timers fire in real time, as they would on a real cluster.
@@ -67,7 +81,7 @@ public final class TemporalRuntime implements Managed {
         registerSearchAttributes(target, config.getNamespace());
         LOG.info("embedded Temporal server listening on {} (in memory: unfinished work is re-driven from "
                 + "the database after a restart)", target);
-        return new TemporalRuntime(server, target, config, metrics);
+        return new TemporalRuntime(server, TemporalConnection.plaintext(target), config, metrics);
     }
 
     private static void registerSearchAttributes(String target, String namespace) {
