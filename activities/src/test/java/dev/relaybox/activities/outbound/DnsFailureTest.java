@@ -48,8 +48,10 @@ class DnsFailureTest {
                 .withSchedule(new DeliverySchedule(List.of(Duration.ofMinutes(1), Duration.ofMinutes(5)), 0,
                         Duration.ofMinutes(10)))
                 .withAllowPrivateNetworks(false);
-        worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry(), failing));
+        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry(), failing);
+        worker.registerActivitiesImplementations(activities);
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
         env.start();
     }
 

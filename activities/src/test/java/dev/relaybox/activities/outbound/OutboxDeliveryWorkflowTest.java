@@ -53,8 +53,10 @@ class OutboxDeliveryWorkflowTest {
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults().withSchedule(SCHEDULE).withAllowPrivateNetworks(true)
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
-        worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry()));
+        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry());
+        worker.registerActivitiesImplementations(activities);
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
         env.start();
     }
 

@@ -68,7 +68,7 @@ class SlowReceiversTest {
             fastIds.add(produce("fast.ping", "f-" + i));
             String order = "slow-test-" + i + "-" + System.nanoTime();
             orders.add(order);
-            assertThat(sendInbound("evt-" + order, order).status()).isEqualTo(200);
+            assertThat(sendInbound(API, "evt-" + order, order).status()).isEqualTo(200);
         }
 
         await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
@@ -97,10 +97,11 @@ class SlowReceiversTest {
         return answer.text("id");
     }
 
-    private static Answer sendInbound(String eventId, String orderId) {
+    /** Posts an {@code order.created} webhook from the example partner "shop", signed as it signs. */
+    static Answer sendInbound(Api api, String eventId, String orderId) {
         String body = "{\"type\": \"order.created\", \"data\": {\"orderId\": \"" + orderId + "\"}}";
         long timestamp = Instant.now().getEpochSecond();
-        return Answer.of(API.request("/webhooks/shop", null)
+        return Answer.of(api.request("/webhooks/shop", null)
                 .header("webhook-id", eventId)
                 .header("webhook-timestamp", Long.toString(timestamp))
                 .header("webhook-signature", "v1," + sign(eventId + "." + timestamp + "." + body))

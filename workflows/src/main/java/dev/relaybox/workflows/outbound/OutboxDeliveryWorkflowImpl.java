@@ -20,6 +20,8 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow {
+    static final String HTTP_TASK_QUEUE_CHANGE = "http-attempts-own-task-queue";
+
     // Bookkeeping activities touch only the database: retry them until it is back.
     private final DeliveryActivities store = Workflow.newActivityStub(DeliveryActivities.class, ActivityOptions.newBuilder()
             .setStartToCloseTimeout(Duration.ofSeconds(30))
@@ -127,11 +129,16 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private AttemptResult attempt(DeliveryTarget target, int attempt) {
         // One activity call is one HTTP try: Temporal must not retry it behind the schedule's back.
-        DeliveryActivities http = Workflow.newActivityStub(DeliveryActivities.class, ActivityOptions.newBuilder()
+        ActivityOptions.Builder options = ActivityOptions.newBuilder()
                 .setStartToCloseTimeout(Duration.ofMinutes(2))
                 .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-                .setSummary("attempt " + attempt + " to " + target.url())
-                .build());
+                .setSummary("attempt " + attempt + " to " + target.url());
+        // HTTP tries run on their own task queue and worker slots: receivers that use up their whole deadline
+        // then hold only HTTP slots, never those of inbound events or of the database bookkeeping.
+        if (Workflow.getVersion(HTTP_TASK_QUEUE_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
+            options.setTaskQueue(OutboxDeliveryWorkflow.httpTaskQueue(Workflow.getInfo().getTaskQueue()));
+        }
+        DeliveryActivities http = Workflow.newActivityStub(DeliveryActivities.class, options.build());
         Progress p = progress.get(target.deliveryId());
         p.status = "sending";
         p.details = "attempt " + attempt + " in progress";
