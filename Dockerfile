@@ -5,11 +5,13 @@ FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /build
 # Poms first: while they are unchanged, the dependency download below stays a cached layer.
 COPY pom.xml ./
+COPY producer/pom.xml producer/
 COPY workflows/pom.xml workflows/
 COPY activities/pom.xml activities/
 COPY service/pom.xml service/
 COPY bench/pom.xml bench/
 RUN mvn -B -q -DskipTests -pl service -am package
+COPY producer/src producer/src
 COPY workflows/src workflows/src
 COPY activities/src activities/src
 COPY service/src service/src

@@ -1,6 +1,6 @@
 package dev.relaybox.bench;
 
-import dev.relaybox.activities.outbound.Outbox;
+import dev.relaybox.producer.Outbox;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.relaybox.bench;
 
-import dev.relaybox.activities.outbound.Outbox;
-import dev.relaybox.activities.outbound.OutboxEvent;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

@@ -1,6 +1,7 @@
 package dev.relaybox.service;
 
 import dev.relaybox.activities.store.Migrations;
+import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.Store;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.deadletter.DeadLetters;
@@ -16,8 +17,11 @@ import dev.relaybox.service.admin.AdminInboxResource;
 import dev.relaybox.service.admin.AdminOutboxResource;
 import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
+import dev.relaybox.service.admin.AdminStoryResource;
+import dev.relaybox.service.admin.AdminWorkflowsResource;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonErrorMappers;
+import dev.relaybox.service.api.OpenApiResource;
 import dev.relaybox.service.auth.BearerTokens;
 import dev.relaybox.service.config.AuthFactory;
 import dev.relaybox.service.config.EndpointSeed;
@@ -32,6 +36,7 @@ import dev.relaybox.service.metrics.DeadLetterAlerts;
 import dev.relaybox.service.metrics.RelayMetrics;
 import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
+import dev.relaybox.service.retention.RetentionTask;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
@@ -46,6 +51,7 @@ import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -108,10 +114,14 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         Dispatcher dispatcher = new Dispatcher(jdbi,
                 List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher());
         environment.lifecycle().manage(dispatcher);
+        environment.lifecycle().manage(new RetentionTask(jdbi, new Retention(jdbi, Clock.systemUTC()),
+                config.getRetention().ages(), config.getRetention().getBatchSize(), config.getRetention().getInterval(),
+                metrics.registry()));
         environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(), config.getDatabase().getUser(),
                 config.getDatabase().getPassword(), dispatcher::wake));
 
-        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace());
+        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace(),
+                config.getTemporal().isEmbedded());
         JsonErrorMappers.register(environment.jersey().getResourceConfig());
         BearerTokens.register(environment.jersey(), config.getAuth());
         environment.jersey().register(new OutboxResource(jdbi, environment.getObjectMapper(),
@@ -123,9 +133,12 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, dispatcher::wake));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
+        environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
+        environment.jersey().register(new AdminStoryResource(jdbi, links));
         environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
                 metrics));
         environment.jersey().register(new EntitiesResource(jdbi));
+        environment.jersey().register(new OpenApiResource(version()));
 
         environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal));
     }
@@ -169,10 +182,19 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         }
     }
 
-    /** Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it. */
-    static void startEmbeddedPostgresIfConfigured(RelayboxConfiguration config, Environment environment) {
+    /** The release in the jar's manifest; a build run from the source tree has none. */
+    private static String version() {
+        String version = RelayboxApplication.class.getPackage().getImplementationVersion();
+        return version == null ? "development" : version;
+    }
+
+    /**
+     * Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it; null when the
+     * database is not embedded.
+     */
+    static EmbeddedPostgres startEmbeddedPostgresIfConfigured(RelayboxConfiguration config, Environment environment) {
         if (!config.isEmbeddedDatabase()) {
-            return;
+            return null;
         }
         EmbeddedPostgres postgres = config.getEmbeddedPostgres().start();
         // Registered before the pool and the worker, so it is stopped after them.
@@ -186,6 +208,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         config.getDatabase().setUser("postgres");
         LOG.info("embedded PostgreSQL listening on port {} with data in {}", postgres.getPort(),
                 config.getEmbeddedPostgres().getDataDirectory());
+        if (!config.getEmbeddedPostgres().isDurable()) {
+            LOG.warn("embedded PostgreSQL runs with fsync and synchronous commit off: a crash can lose what was "
+                    + "acknowledged; set embeddedPostgres.durable: true for data you need");
+        }
+        return postgres;
     }
 
     private static ServerLifecycleListener readyMessage(RelayboxConfiguration config, TemporalRuntime temporal) {

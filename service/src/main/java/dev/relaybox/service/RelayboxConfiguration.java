@@ -11,6 +11,7 @@ import dev.relaybox.service.config.DeliveryFactory;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.service.config.EndpointSeed;
 import dev.relaybox.service.config.OutboxFactory;
+import dev.relaybox.service.config.RetentionFactory;
 import dev.relaybox.service.config.EmbeddedPostgresFactory;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.service.metrics.DeadLetterAlerts;
@@ -83,6 +84,15 @@ public final class RelayboxConfiguration extends Configuration {
     @NotNull
     @JsonProperty
     private InboxFactory inbox = new InboxFactory();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private RetentionFactory retention = new RetentionFactory();
+
+    public RetentionFactory getRetention() {
+        return retention;
+    }
 
     public Map<String, PartnerFactory> getPartners() {
         return partners;

@@ -8,6 +8,9 @@ import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import dev.relaybox.activities.replay.RecordedHistories;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.producer.JdbcOutbox;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
@@ -211,7 +214,7 @@ class OutboxDeliveryWorkflowTest {
     void relayboxAlertsGoOnlyToTheAlertEndpointNeverToSubscribersOfEverything() {
         endpoint("customer", "/customer", "*");
         endpoint("customer-relaybox", "/customer-relaybox", "relaybox.*");
-        endpoint(Outbox.ALERT_ENDPOINT, "/alerts", "relaybox.dead_letter.created");
+        endpoint(JdbcOutbox.ALERT_ENDPOINT, "/alerts", "relaybox.dead_letter.created");
         // Inserted as any application sharing the database may: the path a forged alert would take.
         UUID outboxId = jdbi.withHandle(h -> h.createQuery("""
                         INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload)
@@ -223,7 +226,7 @@ class OutboxDeliveryWorkflowTest {
         assertThat(receiver.received("/alerts")).hasSize(1);
         assertThat(receiver.received("/customer")).isEmpty();
         assertThat(receiver.received("/customer-relaybox")).isEmpty();
-        assertThat(deliveryStatuses(outboxId)).containsExactly(Outbox.ALERT_ENDPOINT + "=DELIVERED");
+        assertThat(deliveryStatuses(outboxId)).containsExactly(JdbcOutbox.ALERT_ENDPOINT + "=DELIVERED");
     }
 
     @Test

@@ -5,6 +5,9 @@ import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.auth.Auth;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import io.swagger.v3.oas.annotations.Parameter;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
@@ -32,6 +35,7 @@ import org.jdbi.v3.core.statement.StatementContext;
  * {@code /admin/dead-letters}: what gave up, why, where it came from, and the way back: replay one or many
  * through the normal path, or discard with a reason.
  */
+@Tag(name = "admin")
 @Path("/admin/dead-letters")
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
@@ -68,6 +72,7 @@ public final class AdminDeadLettersResource {
             """ + DeadLetterFilter.FROM;
 
     @GET
+    @Operation(operationId = "listDeadLetters", summary = "Dead letters of both directions, newest first, filtered and paged")
     public Page<DeadLetter> list(@QueryParam("open") @DefaultValue("true") boolean open,
             @QueryParam("source") String source, @QueryParam("eventType") String eventType,
             @QueryParam("peer") String peer, @QueryParam("aggregate") String aggregate,
@@ -87,6 +92,7 @@ public final class AdminDeadLettersResource {
 
     @GET
     @Path("/{id}")
+    @Operation(operationId = "getDeadLetter", summary = "One dead letter with its reason and Temporal link")
     public DeadLetter get(@PathParam("id") UUID id) {
         return jdbi.withHandle(h -> h.createQuery(SELECT + " WHERE dl.id = :id").bind("id", id).map(this::deadLetter)
                         .findOne())
@@ -95,7 +101,8 @@ public final class AdminDeadLettersResource {
 
     @POST
     @Path("/{id}/replay")
-    public Replayed replay(@Auth Caller caller, @PathParam("id") UUID id, @Valid ReplayRequest request) {
+    @Operation(operationId = "replayDeadLetter", summary = "Send a dead letter through the normal path again (409 if already resolved)")
+    public Replayed replay(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id, @Valid ReplayRequest request) {
         DeadLetter deadLetter = get(id);
         if (deadLetter.resolvedAt() != null) {
             throw ApiException.conflict("already_resolved", "dead letter " + id + " was already "
@@ -116,7 +123,8 @@ public final class AdminDeadLettersResource {
     /** Replays every open dead letter the filter matches; answers how many. */
     @POST
     @Path("/replay")
-    public Replayed replayAll(@Auth Caller caller, @NotNull @Valid BulkReplayRequest request) {
+    @Operation(operationId = "replayDeadLetters", summary = "Replay every open dead letter matching a filter")
+    public Replayed replayAll(@Parameter(hidden = true) @Auth Caller caller, @NotNull @Valid BulkReplayRequest request) {
         DeadLetterFilter filter = request.filter() == null ? DeadLetterFilter.none() : request.filter();
         DeadLetterReplay.Result result = replay.replay(filter, null, by(caller, request.by()));
         return new Replayed(result.replayed(), result.skippedDisabledEndpoint());
@@ -124,7 +132,8 @@ public final class AdminDeadLettersResource {
 
     @POST
     @Path("/{id}/discard")
-    public DeadLetter discard(@Auth Caller caller, @PathParam("id") UUID id, @NotNull @Valid DiscardRequest request) {
+    @Operation(operationId = "discardDeadLetter", summary = "Give up on a dead letter, with a reason")
+    public DeadLetter discard(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id, @NotNull @Valid DiscardRequest request) {
         get(id);
         if (!replay.discard(id, by(caller, request.by()), request.reason())) {
             throw ApiException.conflict("already_resolved", "dead letter " + id + " was already resolved");

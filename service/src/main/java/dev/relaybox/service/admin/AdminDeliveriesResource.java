@@ -5,6 +5,8 @@ import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -27,6 +29,7 @@ import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.StatementContext;
 
 /** {@code /admin/deliveries}: every delivery of every outbox row, its attempts, and a way to skip its wait. */
+@Tag(name = "admin")
 @Path("/admin/deliveries")
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
@@ -43,7 +46,7 @@ public final class AdminDeliveriesResource {
 
     public record Delivery(UUID id, UUID outboxId, String eventType, String aggregate, String endpoint, String url,
             String status, int attempts, Instant nextAttemptAt, Integer lastStatus, String lastError,
-            Instant createdAt, Instant completedAt, String temporalUrl) {}
+            Instant createdAt, Instant completedAt, String workflowId, String temporalUrl) {}
 
     public record Attempt(int attempt, Instant startedAt, Integer statusCode, int latencyMs, String responseExcerpt,
             String error) {}
@@ -60,6 +63,7 @@ public final class AdminDeliveriesResource {
             """;
 
     @GET
+    @Operation(operationId = "listDeliveries", summary = "Deliveries (one per outbox event and endpoint), filtered and paged")
     public Page<Delivery> list(@QueryParam("status") String status, @QueryParam("eventType") String eventType,
             @QueryParam("endpoint") String endpoint, @QueryParam("aggregate") String aggregate,
             @QueryParam("since") Instant since, @QueryParam("until") Instant until,
@@ -85,6 +89,7 @@ public final class AdminDeliveriesResource {
 
     @GET
     @Path("/{id}")
+    @Operation(operationId = "getDelivery", summary = "One delivery with its payload and every attempt")
     public DeliveryDetail get(@PathParam("id") UUID id) {
         Delivery delivery = jdbi.withHandle(h -> h.createQuery(SELECT + " WHERE d.id = :id").bind("id", id)
                         .map(this::delivery).findOne())
@@ -107,6 +112,7 @@ public final class AdminDeliveriesResource {
     /** Skips the wait of a delivery that is backing off: its next attempt starts now. */
     @POST
     @Path("/{id}/retry-now")
+    @Operation(operationId = "retryDeliveryNow", summary = "Skip the current backoff of a retrying delivery")
     public Map<String, String> retryNow(@PathParam("id") UUID id) {
         Delivery delivery = get(id).delivery();
         if (!delivery.status().equals("RETRYING") && !delivery.status().equals("PENDING")) {
@@ -129,6 +135,6 @@ public final class AdminDeliveriesResource {
                 rs.getString("aggregate"), rs.getString("endpoint"), rs.getString("url"), rs.getString("status"),
                 rs.getInt("attempts"), Rows.instant(rs, "next_attempt_at"), (Integer) rs.getObject("last_status"),
                 rs.getString("last_error"), Rows.instant(rs, "created_at"), Rows.instant(rs, "completed_at"),
-                links.workflow(OutboxDeliveryWorkflow.workflowId(outboxId)));
+                OutboxDeliveryWorkflow.workflowId(outboxId), links.workflow(OutboxDeliveryWorkflow.workflowId(outboxId)));
     }
 }

@@ -6,6 +6,8 @@ import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -26,6 +28,7 @@ import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.StatementContext;
 
 /** {@code /admin/inbox}: every received event, where it stands, and a way to release a deferred one now. */
+@Tag(name = "admin")
 @Path("/admin/inbox")
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
@@ -53,6 +56,7 @@ public final class AdminInboxResource {
             """;
 
     @GET
+    @Operation(operationId = "listInbox", summary = "Inbound events, filtered and paged")
     public Page<InboxEvent> list(@QueryParam("status") String status, @QueryParam("eventType") String eventType,
             @QueryParam("partner") String partner, @QueryParam("aggregate") String aggregate,
             @QueryParam("since") Instant since, @QueryParam("until") Instant until,
@@ -77,6 +81,7 @@ public final class AdminInboxResource {
 
     @GET
     @Path("/{id}")
+    @Operation(operationId = "getInboxEvent", summary = "One inbound event with its payload")
     public InboxEventDetail get(@PathParam("id") UUID id) {
         return jdbi.withHandle(h -> {
             InboxEvent event = h.createQuery(SELECT + " WHERE id = :id").bind("id", id).map(this::event).findOne()
@@ -90,6 +95,7 @@ public final class AdminInboxResource {
     /** Signals a deferred event to decide again now, e.g. after its precondition was fixed by hand. */
     @POST
     @Path("/{id}/release")
+    @Operation(operationId = "releaseInboxEvent", summary = "Let a deferred inbound event decide again now")
     public Map<String, String> release(@PathParam("id") UUID id) {
         InboxEvent event = get(id).event();
         if (!event.status().equals("DEFERRED")) {

@@ -2,6 +2,8 @@ package dev.relaybox.service.admin;
 
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -16,6 +18,7 @@ import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 
 /** {@code /admin/outbox}: every outbox row, whether it was dispatched and processed, and how its deliveries stand. */
+@Tag(name = "admin")
 @Path("/admin/outbox")
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
@@ -33,6 +36,7 @@ public final class AdminOutboxResource {
             Instant dispatchedAt, Instant processedAt, String deliveries, String temporalUrl) {}
 
     @GET
+    @Operation(operationId = "listOutbox", summary = "Outbox events with their delivery counts, filtered and paged")
     public Page<OutboxRow> list(@QueryParam("status") String status, @QueryParam("eventType") String eventType,
             @QueryParam("aggregate") String aggregate, @QueryParam("since") Instant since,
             @QueryParam("until") Instant until,

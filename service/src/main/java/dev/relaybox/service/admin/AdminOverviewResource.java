@@ -1,6 +1,8 @@
 package dev.relaybox.service.admin;
 
 import dev.relaybox.service.auth.Caller;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -9,6 +11,7 @@ import jakarta.ws.rs.core.MediaType;
 import org.jdbi.v3.core.Jdbi;
 
 /** {@code GET /admin/overview}: how much work is open, at a glance. */
+@Tag(name = "admin")
 @Path("/admin/overview")
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed(Caller.ADMIN)
@@ -22,6 +25,7 @@ public final class AdminOverviewResource {
     public record Overview(long undispatchedOutbox, long retryingDeliveries, long deferredInbox, long openDeadLetters) {}
 
     @GET
+    @Operation(operationId = "overview", summary = "Counts of open work: undispatched, retrying, deferred, dead letters")
     public Overview overview() {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT (SELECT count(*) FROM outbox_events WHERE dispatched_at IS NULL) AS undispatched_outbox,

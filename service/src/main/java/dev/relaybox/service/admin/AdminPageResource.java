@@ -1,5 +1,7 @@
 package dev.relaybox.service.admin;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -13,6 +15,7 @@ import java.io.UncheckedIOException;
  * in the browser tab and goes with each API call, so the page loads without one (no role annotation here:
  * any would make the bearer filter demand a token).
  */
+@Tag(name = "admin")
 @Path("/admin")
 public final class AdminPageResource {
     private final byte[] page;
@@ -27,6 +30,7 @@ public final class AdminPageResource {
 
     @GET
     @Produces(MediaType.TEXT_HTML)
+    @Operation(operationId = "adminPage", summary = "The admin page (HTML; it asks for an admin token itself)")
     public byte[] page() {
         return page;
     }

@@ -2,6 +2,8 @@ package dev.relaybox.service.inbound;
 
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -14,6 +16,7 @@ import java.util.List;
 import org.jdbi.v3.core.Jdbi;
 
 /** {@code GET /entities/{type}/{id}}: the state inbound events have brought an aggregate to, and how. */
+@Tag(name = "producer")
 @Path("/entities/{type}/{id}")
 @RolesAllowed(Caller.PRODUCER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -31,6 +34,7 @@ public final class EntitiesResource {
             List<AppliedEvent> events) {}
 
     @GET
+    @Operation(operationId = "getEntity", summary = "An entity's state and the inbound events applied to it")
     public Entity get(@PathParam("type") String type, @PathParam("id") String id) {
         return jdbi.withHandle(h -> {
             Entity entity = h.createQuery("""

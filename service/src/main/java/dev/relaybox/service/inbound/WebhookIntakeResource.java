@@ -8,6 +8,12 @@ import dev.relaybox.activities.inbound.Verification;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.PartnerFactory.FieldLocation;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.ExampleObject;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -30,6 +36,7 @@ import org.jdbi.v3.core.Jdbi;
  * partner's event id, and answer before any business logic runs. A duplicate is a success, so the
  * partner stops retrying. Refusals store nothing. The request thread never waits on Temporal.
  */
+@Tag(name = "intake")
 @Path("/webhooks/{partner}")
 @Produces(MediaType.APPLICATION_JSON)
 public final class WebhookIntakeResource {
@@ -50,6 +57,13 @@ public final class WebhookIntakeResource {
 
     @POST
     @Consumes(MediaType.WILDCARD)
+    @Operation(operationId = "receiveWebhook", summary = "A partner's webhook: verified, stored once, answered at once",
+            description = "Signed per the partner's scheme (Standard Webhooks, Stripe, GitHub or an HMAC header) over "
+                    + "the raw bytes; 401 bad or missing signature, 404 unknown partner, 400 no event id, 413 too large.",
+            requestBody = @RequestBody(required = true, description = "the partner's event, exactly as signed",
+                    content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(type = "object"),
+                            examples = @ExampleObject(name = "order.paid",
+                                    value = "{\"type\": \"order.paid\", \"data\": {\"orderId\": \"42\"}}"))))
     public Receipt receive(@PathParam("partner") String partnerName, @Context HttpHeaders headers, InputStream body)
             throws IOException {
         PartnerFactory partner = partners.get(partnerName);

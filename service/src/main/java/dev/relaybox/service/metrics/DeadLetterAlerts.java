@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relaybox.activities.deadletter.DeadLetters.DeadLetter;
 import dev.relaybox.activities.deadletter.DeadLetters.DeadLetterListener;
-import dev.relaybox.activities.outbound.Outbox;
-import dev.relaybox.activities.outbound.OutboxEvent;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jdbi.v3.core.Handle;
 

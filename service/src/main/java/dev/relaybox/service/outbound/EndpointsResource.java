@@ -6,7 +6,15 @@ import dev.relaybox.activities.outbound.EndpointDao;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.ExampleObject;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -28,6 +36,7 @@ import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 
 /** {@code /admin/endpoints}: subscribers, their filters and secrets. Secrets are shown once, when created or rotated. */
+@Tag(name = "endpoints")
 @Path("/admin/endpoints")
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
@@ -68,6 +77,16 @@ public final class EndpointsResource {
     }
 
     @POST
+    @Operation(operationId = "createEndpoint", summary = "Register an endpoint; the answer shows its signing secret, once",
+            requestBody = @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = NewEndpoint.class), examples = @ExampleObject(name = "receiver",
+                    value = "{\"name\": \"my-receiver\", \"url\": \"https://example.com/hooks\", \"eventTypes\": [\"order.*\"]}"))),
+            responses = {
+                @ApiResponse(responseCode = "201", description = "created; the only answer that shows the secret",
+                        content = @Content(schema = @Schema(implementation = EndpointView.class))),
+                @ApiResponse(responseCode = "400", ref = OpenApiDocument.ERROR_REF),
+                @ApiResponse(responseCode = "409", ref = OpenApiDocument.ERROR_REF),
+                @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)})
     public Response create(@NotNull @Valid NewEndpoint request) {
         checkUrl(request.url());
         String secret = request.secret() == null ? WebhookSigner.newSecret() : request.secret();
@@ -81,6 +100,7 @@ public final class EndpointsResource {
     }
 
     @GET
+    @Operation(operationId = "listEndpoints", summary = "Every endpoint")
     public List<EndpointView> list() {
         return jdbi.withExtension(EndpointDao.class, EndpointDao::list).stream()
                 .map(e -> EndpointView.of(e, null))
@@ -89,12 +109,14 @@ public final class EndpointsResource {
 
     @GET
     @Path("/{id}")
+    @Operation(operationId = "getEndpoint", summary = "One endpoint")
     public EndpointView get(@PathParam("id") UUID id) {
         return EndpointView.of(find(id), null);
     }
 
     @PATCH
     @Path("/{id}")
+    @Operation(operationId = "changeEndpoint", summary = "Change an endpoint's URL or event types, enable or disable it, rotate its secret")
     public EndpointView change(@PathParam("id") UUID id, @NotNull @Valid EndpointChange change) {
         if (change.url() != null) {
             checkUrl(change.url());

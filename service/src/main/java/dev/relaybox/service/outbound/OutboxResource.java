@@ -4,10 +4,21 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.relaybox.activities.outbound.Outbox;
-import dev.relaybox.activities.outbound.OutboxEvent;
+import dev.relaybox.producer.IdempotentEnqueue;
+import dev.relaybox.producer.JdbcOutbox;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.ExampleObject;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
@@ -33,6 +44,7 @@ import org.jdbi.v3.core.Jdbi;
  * committed before the answer; delivery happens later. With an {@code Idempotency-Key}, a retried request
  * returns the row it created the first time.
  */
+@Tag(name = "producer")
 @Path("/outbox")
 @RolesAllowed(Caller.PRODUCER)
 @Produces(MediaType.APPLICATION_JSON)
@@ -55,9 +67,38 @@ public final class OutboxResource {
 
     public record Accepted(UUID id, String status) {}
 
+    static final String EXAMPLE_REQUEST = """
+            {"eventType": "order.shipped", "aggregateType": "order", "aggregateId": "42",
+             "payload": {"orderId": 42, "carrier": "DHL"}}""";
+
+    /** The body as documented; {@link #parse} reads it by hand so that each refusal names its reason. */
+    @Schema(name = "OutboxEventRequest", additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+    public record EventRequest(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, pattern = "[A-Za-z0-9][A-Za-z0-9_.-]{0,199}") String eventType,
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, pattern = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}") String aggregateType,
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, maxLength = 200,
+                    description = "at most 200 characters; an integer is accepted too") String aggregateId,
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED,
+                    description = "a JSON object (or array): the body receivers get") Object payload) {}
+
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response enqueue(@HeaderParam("Idempotency-Key") String idempotencyKey, InputStream body) throws IOException {
+    @Operation(operationId = "enqueueEvent", summary = "Enqueue an outbound event for delivery to every subscribed endpoint",
+            requestBody = @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = EventRequest.class),
+                    examples = @ExampleObject(name = "order.shipped", value = EXAMPLE_REQUEST))),
+            responses = {
+                @ApiResponse(responseCode = "202", description = "stored; it is delivered after this answer",
+                        content = @Content(schema = @Schema(implementation = Accepted.class))),
+                @ApiResponse(responseCode = "200", description = "the same Idempotency-Key and body again: the first row",
+                        content = @Content(schema = @Schema(implementation = Accepted.class))),
+                @ApiResponse(responseCode = "400", ref = OpenApiDocument.ERROR_REF),
+                @ApiResponse(responseCode = "409", ref = OpenApiDocument.ERROR_REF),
+                @ApiResponse(responseCode = "413", ref = OpenApiDocument.ERROR_REF),
+                @ApiResponse(responseCode = "415", ref = OpenApiDocument.ERROR_REF),
+                @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)})
+    public Response enqueue(@Parameter(description = "makes retries safe: the same key and body store one row")
+            @HeaderParam("Idempotency-Key") String idempotencyKey, InputStream body) throws IOException {
         OutboxEvent event = parse(readLimited(body));
         if (idempotencyKey == null) {
             UUID id = jdbi.inTransaction(h -> Outbox.enqueue(h, event));
@@ -66,7 +107,7 @@ public final class OutboxResource {
         if (idempotencyKey.isBlank() || idempotencyKey.length() > 200) {
             throw ApiException.badRequest("invalid_idempotency_key", "Idempotency-Key must be 1 to 200 characters");
         }
-        Outbox.Idempotent result = jdbi.inTransaction(h -> Outbox.enqueueIdempotent(h, event, idempotencyKey, hash(event)));
+        IdempotentEnqueue result = jdbi.inTransaction(h -> Outbox.enqueueIdempotent(h, event, idempotencyKey, hash(event)));
         if (result.conflict()) {
             throw ApiException.conflict("idempotency_key_reused",
                     "Idempotency-Key " + idempotencyKey + " was already used for a different request");
@@ -102,9 +143,9 @@ public final class OutboxResource {
             }
         });
         String eventType = text(object, "eventType", EVENT_TYPE);
-        if (Outbox.isReserved(eventType)) {
+        if (JdbcOutbox.isReserved(eventType)) {
             throw new ApiException(422, "reserved_event_type", "eventType \"" + eventType + "\" is reserved: "
-                    + Outbox.RESERVED_PREFIX + "* events come only from Relaybox itself");
+                    + JdbcOutbox.RESERVED_PREFIX + "* events come only from Relaybox itself");
         }
         String aggregateType = text(object, "aggregateType", AGGREGATE_TYPE);
         if (!aggregateTypes.isEmpty() && !aggregateTypes.contains(aggregateType)) {

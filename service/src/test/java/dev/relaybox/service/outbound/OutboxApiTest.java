@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.outbound.Outbox;
-import dev.relaybox.activities.outbound.OutboxEvent;
+import dev.relaybox.producer.JdbcOutbox;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.activities.outbound.StandardWebhooksVerifier;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api;
@@ -17,6 +18,8 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.core.MediaType;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -87,6 +90,32 @@ class OutboxApiTest {
 
         awaitReceived("/shop", committed.toString());
         assertThat(count(jdbi)).isEqualTo(before + 1);
+    }
+
+    @Test
+    void plainJdbcProducerDeliversWhatItCommitsAndNothingItRollsBack() throws Exception {
+        Jdbi jdbi = API.jdbi();
+        int before = count(jdbi);
+        UUID rolledBack;
+        UUID committed;
+        // What a Spring, Hibernate or jOOQ producer has: the JDBC connection of its own transaction.
+        try (Connection connection = DriverManager.getConnection(APP.getConfiguration().getDatabase().getUrl(),
+                "postgres", "")) {
+            connection.setAutoCommit(false);
+            rolledBack = JdbcOutbox.enqueue(connection, new OutboxEvent("order.refunded", "order", "J-1", "{}"));
+            connection.rollback();
+            committed = JdbcOutbox.enqueue(connection,
+                    new OutboxEvent("order.refunded", "order", "J-2", "{\"amount\": 5}"));
+            connection.commit();
+        }
+
+        TestReceiver.Received request = awaitReceived("/shop", committed.toString());
+        assertThat(APP.getObjectMapper().readTree(request.body()).path("amount").asInt()).isEqualTo(5);
+        assertThat(count(jdbi)).isEqualTo(before + 1);
+        int rolledBackRows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events WHERE id = :id")
+                .bind("id", rolledBack).mapTo(int.class).one());
+        assertThat(rolledBackRows).isZero();
+        assertThat(RECEIVER.received("/shop")).noneMatch(r -> rolledBack.toString().equals(r.header("webhook-id")));
     }
 
     @Test

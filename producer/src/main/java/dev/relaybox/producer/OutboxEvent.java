@@ -1,4 +1,4 @@
-package dev.relaybox.activities.outbound;
+package dev.relaybox.producer;
 
 import java.util.Objects;
 

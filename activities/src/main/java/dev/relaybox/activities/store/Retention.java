@@ -1,0 +1,150 @@
+package dev.relaybox.activities.store;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Deletes finished rows once they are older than their kind's age, in small batches, each its own short
+ * transaction that skips rows another transaction holds ({@code FOR UPDATE SKIP LOCKED}), so retention never
+ * waits on, or holds up, live work.
+ *
+ * <p>Finished means: an outbox event that is PROCESSED, all of whose deliveries are finished, together with those
+ * deliveries and their attempts; an inbox event that is PROCESSED; a dead letter that is resolved (replayed or
+ * discarded). A row any dead letter still refers to is kept until that dead letter is purged itself, so an open
+ * dead letter keeps its whole story and a closed one never points at nothing. Open dead letters, deferred and
+ * quarantined inbox events, unfinished outbox events and deliveries, endpoints and entities are never deleted.
+ * Ages count from the time a row finished ({@code processed_at}, {@code resolved_at}), read against
+ * {@link #clock}.
+ */
+public final class Retention {
+    /** How long each kind of finished row is kept; {@link Duration#ZERO} keeps it forever. */
+    public record Ages(Duration deliveredOutbox, Duration processedInbox, Duration closedDeadLetters) {
+        public static final Ages FOREVER = new Ages(Duration.ZERO, Duration.ZERO, Duration.ZERO);
+    }
+
+    /** Rows deleted, per table. */
+    public record Purged(int outboxEvents, int deliveries, int deliveryAttempts, int inboxEvents, int deadLetters) {
+        public static final Purged NONE = new Purged(0, 0, 0, 0, 0);
+
+        Purged plus(Purged other) {
+            return new Purged(outboxEvents + other.outboxEvents, deliveries + other.deliveries,
+                    deliveryAttempts + other.deliveryAttempts, inboxEvents + other.inboxEvents,
+                    deadLetters + other.deadLetters);
+        }
+
+        public int total() {
+            return outboxEvents + deliveries + deliveryAttempts + inboxEvents + deadLetters;
+        }
+    }
+
+    private final Jdbi jdbi;
+    private final Clock clock;
+
+    public Retention(Jdbi jdbi, Clock clock) {
+        this.jdbi = jdbi;
+        this.clock = clock;
+    }
+
+    /** Purges every kind, batch after batch, until no batch is full; returns what it deleted. */
+    public Purged purge(Ages ages, int batchSize) {
+        Instant now = clock.instant();
+        Purged total = Purged.NONE;
+        // Dead letters first: purging one can make the rows it referred to purgeable in the same pass.
+        if (!ages.closedDeadLetters().isZero()) {
+            total = total.plus(repeat(batchSize, () -> purgeClosedDeadLetters(now.minus(ages.closedDeadLetters()), batchSize)));
+        }
+        if (!ages.deliveredOutbox().isZero()) {
+            total = total.plus(repeat(batchSize, () -> purgeFinishedOutbox(now.minus(ages.deliveredOutbox()), batchSize)));
+        }
+        if (!ages.processedInbox().isZero()) {
+            total = total.plus(repeat(batchSize, () -> purgeProcessedInbox(now.minus(ages.processedInbox()), batchSize)));
+        }
+        return total;
+    }
+
+    private interface Batch {
+        /** Purges one batch; returns what it deleted and how many rows of the kind it picked. */
+        Picked run();
+    }
+
+    private record Picked(int rows, Purged purged) {}
+
+    private static Purged repeat(int batchSize, Batch batch) {
+        Purged total = Purged.NONE;
+        Picked picked;
+        do {
+            picked = batch.run();
+            total = total.plus(picked.purged());
+        } while (picked.rows() == batchSize);
+        return total;
+    }
+
+    Picked purgeClosedDeadLetters(Instant resolvedBefore, int batchSize) {
+        int deleted = jdbi.inTransaction(h -> h.createUpdate("""
+                        DELETE FROM dead_letters WHERE id IN (
+                            SELECT id FROM dead_letters
+                             WHERE resolved_at IS NOT NULL AND resolved_at < :before
+                             ORDER BY resolved_at
+                             LIMIT :limit
+                             FOR UPDATE SKIP LOCKED)""")
+                .bind("before", resolvedBefore)
+                .bind("limit", batchSize)
+                .execute());
+        return new Picked(deleted, new Purged(0, 0, 0, 0, deleted));
+    }
+
+    Picked purgeFinishedOutbox(Instant processedBefore, int batchSize) {
+        return jdbi.inTransaction(h -> {
+            List<UUID> ids = h.createQuery("""
+                            SELECT o.id FROM outbox_events o
+                             WHERE o.status = 'PROCESSED' AND o.processed_at < :before
+                               AND NOT EXISTS (
+                                   SELECT 1 FROM deliveries d
+                                    WHERE d.outbox_id = o.id
+                                      AND (d.status NOT IN ('DELIVERED', 'DEAD_LETTERED', 'CANCELLED')
+                                           OR EXISTS (SELECT 1 FROM dead_letters dl
+                                                       WHERE dl.source = 'OUTBOX' AND dl.reference = d.id)))
+                             ORDER BY o.processed_at
+                             LIMIT :limit
+                             FOR UPDATE OF o SKIP LOCKED""")
+                    .bind("before", processedBefore)
+                    .bind("limit", batchSize)
+                    .mapTo(UUID.class)
+                    .list();
+            if (ids.isEmpty()) {
+                return new Picked(0, Purged.NONE);
+            }
+            int attempts = deleteByOutboxIds(h, """
+                    DELETE FROM delivery_attempts
+                     WHERE delivery_id IN (SELECT id FROM deliveries WHERE outbox_id = ANY(:ids))""", ids);
+            int deliveries = deleteByOutboxIds(h, "DELETE FROM deliveries WHERE outbox_id = ANY(:ids)", ids);
+            int outbox = deleteByOutboxIds(h, "DELETE FROM outbox_events WHERE id = ANY(:ids)", ids);
+            return new Picked(ids.size(), new Purged(outbox, deliveries, attempts, 0, 0));
+        });
+    }
+
+    private static int deleteByOutboxIds(Handle h, String sql, List<UUID> ids) {
+        return h.createUpdate(sql).bindArray("ids", UUID.class, ids).execute();
+    }
+
+    Picked purgeProcessedInbox(Instant processedBefore, int batchSize) {
+        int deleted = jdbi.inTransaction(h -> h.createUpdate("""
+                        DELETE FROM webhook_inbox WHERE id IN (
+                            SELECT i.id FROM webhook_inbox i
+                             WHERE i.status = 'PROCESSED' AND i.processed_at < :before
+                               AND NOT EXISTS (SELECT 1 FROM dead_letters dl
+                                                WHERE dl.source = 'INBOX' AND dl.reference = i.id)
+                             ORDER BY i.processed_at
+                             LIMIT :limit
+                             FOR UPDATE SKIP LOCKED)""")
+                .bind("before", processedBefore)
+                .bind("limit", batchSize)
+                .execute());
+        return new Picked(deleted, new Purged(0, 0, 0, deleted, 0));
+    }
+}
