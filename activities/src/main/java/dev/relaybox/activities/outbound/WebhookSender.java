@@ -127,7 +127,10 @@ public final class WebhookSender {
      * excerpt. Socket and response timeouts only bound each wait for the next bytes, so a receiver that sends
      * a byte every few seconds would pass them all and hold the worker's activity slot for as long as it
      * likes (an activity timeout does not stop the thread). When the deadline passes, the request is
-     * cancelled, which closes its connection and makes the blocked read fail at once.
+     * cancelled, which closes its connection and makes the blocked read fail at once. Cancelling is the
+     * classic client's own way to abort an exchange in any phase, so it needs neither the async client's I/O
+     * reactor and response consumers (whose {@code Future.get(timeout)} would do the same) nor a thread per
+     * request.
      */
     private static final class Deadline implements AutoCloseable {
         private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(runnable -> {
