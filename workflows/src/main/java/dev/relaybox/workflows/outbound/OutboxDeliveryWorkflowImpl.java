@@ -21,7 +21,6 @@ import java.util.stream.Collectors;
 
 public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow {
     static final String HTTP_TASK_QUEUE_CHANGE = "http-attempts-own-task-queue";
-    static final String BOUNDED_PEER_CHANGE = "peer-attribute-within-keyword-limit";
 
     // Bookkeeping activities touch only the database: retry them until it is back.
     private final DeliveryActivities store = Workflow.newActivityStub(DeliveryActivities.class, ActivityOptions.newBuilder()
@@ -77,11 +76,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             // Each endpoint on its own branch: a slow or failing one never holds back the others.
             deliveries.add(Async.procedure(() -> deliverTo(target, plan.schedule())));
         }
-        List<String> urls = progress.values().stream().map(p -> p.target.url()).distinct().toList();
-        String peers = Workflow.getVersion(BOUNDED_PEER_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1
-                ? RelaySearchAttributes.keywordOf(urls)
-                : String.join(" ", urls);
-        Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.PEER.valueSet(peers));
+        Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.PEER.valueSet(progress.values().stream()
+                .map(p -> p.target.url()).distinct().collect(Collectors.joining(" "))));
         refreshVisibility();
         Promise.allOf(deliveries).get();
     }
