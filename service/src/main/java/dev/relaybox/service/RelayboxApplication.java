@@ -102,9 +102,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal(), metrics.temporalScope());
         temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class,
                 InboxEventWorkflowImpl.class);
-        temporal.worker().registerActivitiesImplementations(
-                new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry()),
+        DeliveryActivitiesImpl deliveryActivities = new DeliveryActivitiesImpl(jdbi, delivery, deadLetters,
+                metrics.registry());
+        temporal.worker().registerActivitiesImplementations(deliveryActivities,
                 new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters));
+        temporal.httpWorker().registerActivitiesImplementations(deliveryActivities);
         environment.lifecycle().manage(temporal);
         environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));
 

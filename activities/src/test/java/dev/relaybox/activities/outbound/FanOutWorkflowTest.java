@@ -60,8 +60,10 @@ class FanOutWorkflowTest {
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults().withSchedule(OutboxDeliveryWorkflowTest.SCHEDULE)
                 .withAllowPrivateNetworks(true).withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
-        worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry()));
+        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry());
+        worker.registerActivitiesImplementations(activities);
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
         env.start();
     }
 

@@ -14,6 +14,7 @@ import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -52,9 +53,11 @@ class DispatcherTest {
         RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
-        worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi,
+        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(jdbi,
                 DeliverySettings.defaults().withAllowPrivateNetworks(true), DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry()));
+                new SimpleMeterRegistry());
+        worker.registerActivitiesImplementations(delivery);
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
         jdbi.useExtension(EndpointDao.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));

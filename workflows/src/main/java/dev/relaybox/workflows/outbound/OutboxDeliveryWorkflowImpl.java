@@ -33,6 +33,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     public static final int MAX_ATTEMPTS_IN_FLIGHT = 20;
     private static final String BOUNDED_FAN_OUT = "bounded-fan-out";
 
+    static final String HTTP_TASK_QUEUE_CHANGE = "http-attempts-own-task-queue";
     static final String RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT = "relaybox-fault-is-not-an-attempt";
     static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
     private static final Duration LONGEST_WAIT_FOR_RELAYBOX = Duration.ofMinutes(5);
@@ -136,6 +137,12 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                     deadLetter(p, "endpoint answered " + result.summary() + "; not retried", result);
                     return;
                 }
+                case PAUSED -> {
+                    // Nothing was sent; enabling the endpoint resumes the delivery through the dispatcher.
+                    p.finish("paused", result.summary());
+                    refreshVisibility();
+                    return;
+                }
                 case RETRYABLE -> {
                     if (attempt >= schedule.maxAttempts()) {
                         deadLetter(p, "gave up after " + attempt + " attempts; last: " + result.summary(), result);
@@ -149,11 +156,16 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private AttemptResult attempt(DeliveryTarget target, int attempt) {
         // One activity call is one HTTP try: Temporal must not retry it behind the schedule's back.
-        DeliveryActivities http = Workflow.newActivityStub(DeliveryActivities.class, ActivityOptions.newBuilder()
+        ActivityOptions.Builder options = ActivityOptions.newBuilder()
                 .setStartToCloseTimeout(Duration.ofMinutes(2))
                 .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-                .setSummary(VisibilityLimits.summary("attempt " + attempt + " to " + target.url()))
-                .build());
+                .setSummary(VisibilityLimits.summary("attempt " + attempt + " to " + target.url()));
+        // HTTP tries run on their own task queue and worker slots: receivers that use up their whole deadline
+        // then hold only HTTP slots, never those of inbound events or of the database bookkeeping.
+        if (Workflow.getVersion(HTTP_TASK_QUEUE_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
+            options.setTaskQueue(OutboxDeliveryWorkflow.httpTaskQueue(Workflow.getInfo().getTaskQueue()));
+        }
+        DeliveryActivities http = Workflow.newActivityStub(DeliveryActivities.class, options.build());
         Progress p = progress.get(target.deliveryId());
         Duration wait = Duration.ofSeconds(1);
         while (true) {
@@ -251,7 +263,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private String overallStatus() {
         List<String> statuses = progress.values().stream().map(p -> p.status).toList();
-        for (String status : List.of("retrying", "sending", "pending", "dead_lettered", "cancelled")) {
+        for (String status : List.of("retrying", "sending", "pending", "dead_lettered", "paused", "cancelled")) {
             if (statuses.contains(status)) {
                 return status.equals("sending") ? "pending" : status;
             }
