@@ -87,4 +87,5 @@ register_search_attribute RelayEventType Keyword
 register_search_attribute RelayAggregate Keyword
 register_search_attribute RelayPeer Keyword
 register_search_attribute RelayAttempts Int
+register_search_attribute RelayEndpoints KeywordList
 echo "register: namespace $namespace is ready for Relaybox"

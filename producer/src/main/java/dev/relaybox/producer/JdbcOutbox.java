@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Locale;
 import java.util.UUID;
 
 /**
@@ -16,10 +17,47 @@ import java.util.UUID;
  * about which events may be enqueued belongs here.
  */
 public final class JdbcOutbox {
+    /** Event types Relaybox emits itself ({@code relaybox.dead_letter.created}); producers may not. */
+    public static final String RESERVED_PREFIX = "relaybox.";
+    /** The one endpoint that receives {@code relaybox.*} events: the configured alert endpoint. */
+    public static final String ALERT_ENDPOINT = "relaybox-alerts";
+
     private JdbcOutbox() {}
 
-    /** Writes the row on the caller's connection and returns its id, which receivers see as {@code webhook-id}. */
+    /**
+     * Writes the row on the caller's connection and returns its id, which receivers see as {@code webhook-id}.
+     *
+     * @throws IllegalArgumentException for a {@code relaybox.*} event type: those are Relaybox's own
+     */
     public static UUID enqueue(Connection connection, OutboxEvent event) throws SQLException {
+        refuseReserved(event);
+        return insert(connection, event);
+    }
+
+    /**
+     * For Relaybox's own events ({@code relaybox.dead_letter.created}): delivered only to the alert endpoint,
+     * never to subscribers of {@code *}.
+     */
+    public static UUID enqueueRelayboxEvent(Connection connection, OutboxEvent event) throws SQLException {
+        if (!isReserved(event.eventType())) {
+            throw new IllegalArgumentException("not a Relaybox event type: " + event.eventType());
+        }
+        return insert(connection, event);
+    }
+
+    /** Whether {@code eventType} belongs to Relaybox ({@code relaybox.*}, in any letter case). */
+    public static boolean isReserved(String eventType) {
+        return eventType.toLowerCase(Locale.ROOT).startsWith(RESERVED_PREFIX);
+    }
+
+    private static void refuseReserved(OutboxEvent event) {
+        if (isReserved(event.eventType())) {
+            throw new IllegalArgumentException("event type " + event.eventType() + " is reserved: "
+                    + RESERVED_PREFIX + "* events come only from Relaybox itself");
+        }
+    }
+
+    private static UUID insert(Connection connection, OutboxEvent event) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(OutboxTable.INSERT)) {
             bindEvent(insert, event);
             try (ResultSet row = insert.executeQuery()) {
@@ -35,6 +73,7 @@ public final class JdbcOutbox {
      */
     public static IdempotentEnqueue enqueueIdempotent(Connection connection, OutboxEvent event, String key,
             String requestHash) throws SQLException {
+        refuseReserved(event);
         try (PreparedStatement insert = connection.prepareStatement(OutboxTable.INSERT_IDEMPOTENT)) {
             bindEvent(insert, event);
             insert.setString(5, key);

@@ -13,10 +13,23 @@ import org.jdbi.v3.core.Handle;
 public final class Outbox {
     private Outbox() {}
 
-    /** Writes the row on the caller's handle and returns its id, which receivers see as {@code webhook-id}. */
+    /**
+     * Writes the row on the caller's handle and returns its id, which receivers see as {@code webhook-id}.
+     *
+     * @throws IllegalArgumentException for a {@code relaybox.*} event type: those are Relaybox's own
+     */
     public static UUID enqueue(Handle handle, OutboxEvent event) {
         try {
             return JdbcOutbox.enqueue(handle.getConnection(), event);
+        } catch (SQLException e) {
+            throw new OutboxWriteException(event, e);
+        }
+    }
+
+    /** {@link JdbcOutbox#enqueueRelayboxEvent} on the handle's connection: for Relaybox's own alerts. */
+    public static UUID enqueueRelayboxEvent(Handle handle, OutboxEvent event) {
+        try {
+            return JdbcOutbox.enqueueRelayboxEvent(handle.getConnection(), event);
         } catch (SQLException e) {
             throw new OutboxWriteException(event, e);
         }

@@ -106,10 +106,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 InboxEventWorkflowImpl.class);
         EndpointControlActivitiesImpl endpointControls = new EndpointControlActivitiesImpl(jdbi,
                 config.getDelivery().circuitSettings(), metrics.registry());
-        temporal.worker().registerActivitiesImplementations(
-                new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry(), endpointControls),
-                endpointControls,
+        DeliveryActivitiesImpl deliveryActivities = new DeliveryActivitiesImpl(jdbi, delivery, deadLetters,
+                metrics.registry(), endpointControls);
+        temporal.worker().registerActivitiesImplementations(deliveryActivities, endpointControls,
                 new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters));
+        temporal.httpWorker().registerActivitiesImplementations(deliveryActivities);
         environment.lifecycle().manage(temporal);
         environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));
 

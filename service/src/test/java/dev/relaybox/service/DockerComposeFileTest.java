@@ -27,7 +27,8 @@ class DockerComposeFileTest {
     private static final Path SEARCH_ATTRIBUTES_SOURCE =
             REPO.resolve("workflows/src/main/java/dev/relaybox/workflows/RelaySearchAttributes.java");
 
-    private static final Pattern JAVA_KEY = Pattern.compile("forKeyword\\(\"(\\w+)\"\\)|forLong\\(\"(\\w+)\"\\)");
+    private static final Pattern JAVA_KEY = Pattern.compile(
+            "forKeyword\\(\"(\\w+)\"\\)|forLong\\(\"(\\w+)\"\\)|forKeywordList\\(\"(\\w+)\"\\)");
     private static final Pattern SCRIPT_REGISTRATION =
             Pattern.compile("(?m)^\\s*register_search_attribute\\s+(\\w+)\\s+(\\w+)\\s*$");
 
@@ -65,6 +66,8 @@ class DockerComposeFileTest {
         while (java.find()) {
             if (java.group(1) != null) {
                 inJava.put(java.group(1), "Keyword");
+            } else if (java.group(3) != null) {
+                inJava.put(java.group(3), "KeywordList");
             } else {
                 inJava.put(java.group(2), "Int");
             }
@@ -79,7 +82,8 @@ class DockerComposeFileTest {
         }
 
         assertThat(inScript.keySet()).containsExactlyInAnyOrder(
-                "RelayDirection", "RelayStatus", "RelayEventType", "RelayAggregate", "RelayPeer", "RelayAttempts");
+                "RelayDirection", "RelayStatus", "RelayEventType", "RelayAggregate", "RelayPeer", "RelayAttempts",
+                "RelayEndpoints");
         assertThat(inScript)
                 .as("search attributes in %s vs %s", REPO.relativize(REGISTER_SCRIPT),
                         REPO.relativize(SEARCH_ATTRIBUTES_SOURCE))

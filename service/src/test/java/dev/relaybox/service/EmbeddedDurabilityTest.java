@@ -130,7 +130,7 @@ class EmbeddedDurabilityTest {
                 .header("content-type", "application/json")
                 .header("webhook-id", eventId)
                 .header("webhook-timestamp", Long.toString(timestamp))
-                .header("webhook-signature", "v1," + sign(eventId + "." + timestamp + "." + body))
+                .header("webhook-signature", ShopWebhooks.signature(eventId, timestamp, body))
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();
         try {
@@ -141,16 +141,6 @@ class EmbeddedDurabilityTest {
         }
     }
 
-    private static String sign(String content) {
-        String secret = AuthFactory.DEV_PARTNER_SECRET;
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(Base64.getDecoder().decode(secret.substring("whsec_".length())), "HmacSHA256"));
-            return Base64.getEncoder().encodeToString(mac.doFinal(content.getBytes(StandardCharsets.UTF_8)));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     /** The running server's process, from the first line of postmaster.pid in its data directory. */
     private static ProcessHandle postmaster(Path data) throws Exception {

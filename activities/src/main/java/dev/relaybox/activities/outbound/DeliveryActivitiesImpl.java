@@ -32,17 +32,27 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final SendGate sendGate;
 
     public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics) {
-        this(jdbi, settings, deadLetters, metrics, SendGate.NONE);
+        this(jdbi, settings, deadLetters, metrics, HostResolver.SYSTEM, SendGate.NONE);
+    }
+
+    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics,
+            HostResolver resolver) {
+        this(jdbi, settings, deadLetters, metrics, resolver, SendGate.NONE);
     }
 
     public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics,
             SendGate sendGate) {
+        this(jdbi, settings, deadLetters, metrics, HostResolver.SYSTEM, sendGate);
+    }
+
+    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics,
+            HostResolver resolver, SendGate sendGate) {
         this.sendGate = sendGate;
         this.jdbi = jdbi;
         this.metrics = metrics;
         this.settings = settings;
-        this.sender = new WebhookSender(settings);
-        this.urlPolicy = new EndpointUrlPolicy(settings.allowPrivateNetworks());
+        this.urlPolicy = new EndpointUrlPolicy(settings.allowPrivateNetworks(), resolver);
+        this.sender = new WebhookSender(settings, urlPolicy);
         this.deadLetters = deadLetters;
     }
 
@@ -73,12 +83,20 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 return new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered");
             }
             Instant startedAt = scheduledTime();
-            Optional<String> refusal = !ctx.enabled()
-                    ? Optional.of("endpoint " + ctx.endpointName() + " is disabled: " + ctx.disabledReason())
-                    : urlPolicy.problem(ctx.url());
+            if (!ctx.enabled() && jdbi.withExtension(DeliveryDao.class,
+                    dao -> dao.pauseWhileDisabled(deliveryId, ctx.endpointId()))) {
+                String paused = "endpoint " + ctx.endpointName() + " is disabled (" + ctx.disabledReason()
+                        + "); paused until it is enabled";
+                LOG.info("delivery {} {}", deliveryId, paused);
+                return new AttemptResult(Outcome.PAUSED, 0, -1, paused);
+            }
+            // Only what needs no lookup: the sender resolves the host once, checks it and connects there.
+            Optional<EndpointUrlPolicy.Refusal> refusal = urlPolicy.syntaxRefusal(ctx.url());
             if (refusal.isPresent()) {
-                AttemptResult refused = new AttemptResult(Outcome.PERMANENT, 0, -1, refusal.get());
-                record(ctx, attempt, startedAt, new WebhookSender.Sent(refused, 0, null, refusal.get()));
+                // A name that does not resolve now may resolve in a minute: the schedule decides, not one lookup.
+                Outcome outcome = refusal.get().retryable() ? Outcome.RETRYABLE : Outcome.PERMANENT;
+                AttemptResult refused = new AttemptResult(outcome, 0, -1, refusal.get().reason());
+                record(ctx, attempt, startedAt, new WebhookSender.Sent(refused, 0, null, refusal.get().reason()));
                 return refused;
             }
             sendGate.awaitTurn(deliveryId);
@@ -99,14 +117,18 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         }
     }
 
+    /**
+     * Records the outcome first, in its own transaction, and the attempt's details (excerpt, latency) after it,
+     * in another: a detail that cannot be written is logged, and never undoes a delivery the receiver has
+     * already accepted (undoing it would send the webhook again).
+     */
     private void record(DeliveryDao.AttemptContext ctx, int attempt, Instant startedAt, WebhookSender.Sent sent) {
         AttemptResult result = sent.result();
         Integer status = result.statusCode() == 0 ? null : result.statusCode();
+        String error = StorableText.of(sent.error());
         jdbi.useTransaction(h -> {
             DeliveryDao dao = h.attach(DeliveryDao.class);
-            dao.recordAttempt(ctx.deliveryId(), attempt, startedAt, status, sent.latencyMs(), sent.responseExcerpt(),
-                    sent.error());
-            dao.noteAttempt(ctx.deliveryId(), attempt, status, sent.error());
+            dao.noteAttempt(ctx.deliveryId(), attempt, status, error);
             if (result.outcome() == Outcome.DELIVERED && dao.markDelivered(ctx.deliveryId())) {
                 metrics.counter("relaybox.deliveries.finished", "endpoint", ctx.endpointName(), "result", "delivered")
                         .increment();
@@ -116,6 +138,13 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 LOG.warn("disabled endpoint {} ({}): it answered 410 Gone", ctx.endpointName(), ctx.url());
             }
         });
+        try {
+            jdbi.useExtension(DeliveryDao.class, dao -> dao.recordAttempt(ctx.deliveryId(), attempt, startedAt, status,
+                    sent.latencyMs(), StorableText.of(sent.responseExcerpt()), error));
+        } catch (RuntimeException e) {
+            LOG.warn("attempt {} of delivery {} is recorded as {}, but its details could not be written", attempt,
+                    ctx.deliveryId(), result.outcome(), e);
+        }
     }
 
     /** When Temporal scheduled this attempt: the workflow's clock, which tests can skip ahead. */

@@ -38,20 +38,55 @@ public interface DeliveryDao {
 
     /**
      * Subscribes the row to the endpoints enabled now, once: a row re-run later (replay, reconciler) keeps
-     * the deliveries it had rather than fanning out to endpoints created since.
+     * the deliveries it had rather than fanning out to endpoints created since. A disabled endpoint gets its
+     * delivery too, PAUSED until it is enabled again (the endpoint row is share-locked, so an enabling that
+     * commits meanwhile either sees the paused row or is seen as enabled). Relaybox's own
+     * {@code relaybox.*} events (alerts naming other endpoints' URLs and errors) go only to the alert
+     * endpoint, whatever other filters say.
      */
     @SqlUpdate("""
-            INSERT INTO deliveries (outbox_id, endpoint_id)
-            SELECT o.id, e.id
+            INSERT INTO deliveries (outbox_id, endpoint_id, status)
+            SELECT o.id, e.id, CASE WHEN e.enabled THEN 'PENDING' ELSE 'PAUSED' END
               FROM outbox_events o
-              JOIN endpoints e ON e.enabled
+             CROSS JOIN endpoints e
              WHERE o.id = :outboxId
                AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id)
+               AND (lower(o.event_type) NOT LIKE 'relaybox.%' OR e.name = 'relaybox-alerts')
                AND EXISTS (SELECT 1 FROM unnest(e.event_types) f
                             WHERE f = '*' OR f = o.event_type
                                OR (f LIKE '%.*' AND starts_with(o.event_type, left(f, -1))))
+               FOR SHARE OF e
             ON CONFLICT (outbox_id, endpoint_id) DO NOTHING""")
     int createDeliveries(@Bind("outboxId") UUID outboxId);
+
+    /**
+     * Pauses an unfinished delivery whose endpoint is disabled. The endpoint row is share-locked and read
+     * again, so an endpoint enabled meanwhile is never left with a paused delivery: {@code false} then.
+     */
+    @SqlUpdate("""
+            WITH disabled AS (SELECT id FROM endpoints WHERE id = :endpointId AND NOT enabled FOR SHARE)
+            UPDATE deliveries SET status = 'PAUSED', next_attempt_at = NULL, updated_at = now()
+             WHERE id = :deliveryId AND status IN ('PENDING', 'RETRYING') AND EXISTS (SELECT 1 FROM disabled)""")
+    boolean pauseWhileDisabled(@Bind("deliveryId") UUID deliveryId, @Bind("endpointId") UUID endpointId);
+
+    /**
+     * Call in the transaction that enables the endpoint: its paused deliveries start a fresh schedule, and
+     * their outbox rows become undispatched again, so the dispatcher (re)starts their workflows. Returns how
+     * many outbox rows were resumed.
+     */
+    @SqlUpdate("""
+            WITH resumed AS (
+                UPDATE deliveries SET status = 'PENDING', attempts = 0, next_attempt_at = NULL, completed_at = NULL,
+                       updated_at = now()
+                 WHERE endpoint_id = :endpointId AND status = 'PAUSED'
+                RETURNING outbox_id)
+            UPDATE outbox_events SET status = 'PENDING', dispatched_at = NULL, processed_at = NULL
+             WHERE id IN (SELECT outbox_id FROM resumed)""")
+    int resumePaused(@Bind("endpointId") UUID endpointId);
+
+    /** Wakes the dispatcher when this transaction commits, as inserting an outbox row does. */
+    @SqlQuery("SELECT pg_notify('relaybox_dispatch', 'outbox_events')")
+    String wakeDispatcher();
 
     @SqlQuery("""
             SELECT d.id AS delivery_id, e.name AS endpoint_name, e.url, d.attempts

@@ -4,11 +4,10 @@ import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.InetAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,21 +16,65 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hc.client5.http.DnsResolver;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.util.Timeout;
 
 /**
  * Sends one signed webhook over a pooled HTTP client and classifies the answer. Redirects are not followed:
  * a receiver that moved must be reconfigured, not silently chased.
+ *
+ * <p>The client resolves a host through the {@link EndpointUrlPolicy} and connects only to the addresses that
+ * lookup returned and the policy accepted: one lookup, checked and used, so a name that answers differently
+ * the second time (DNS rebinding) cannot slip past the check. The URL keeps its host name, so the
+ * {@code Host} header, TLS SNI and certificate checks are those of the name, not of the address.
  */
 public final class WebhookSender {
-    private final HttpClient client;
+    private static final ContentType JSON = ContentType.create("application/json");
+
+    private final CloseableHttpClient client;
     private final DeliverySettings settings;
 
-    public WebhookSender(DeliverySettings settings) {
+    public WebhookSender(DeliverySettings settings, EndpointUrlPolicy policy) {
         this.settings = settings;
-        this.client = HttpClient.newBuilder()
-                .connectTimeout(settings.connectTimeout())
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .version(HttpClient.Version.HTTP_1_1)
+        Timeout connect = Timeout.of(settings.connectTimeout());
+        this.client = HttpClients.custom()
+                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+                        .setDnsResolver(new CheckedResolver(policy))
+                        .setDefaultConnectionConfig(ConnectionConfig.custom()
+                                .setConnectTimeout(connect)
+                                .setSocketTimeout(Timeout.of(settings.requestTimeout()))
+                                .build())
+                        // The worker's activity slots bound concurrency; the pool must never be the narrower limit.
+                        .setMaxConnTotal(1024)
+                        .setMaxConnPerRoute(1024)
+                        .build())
+                .setDefaultRequestConfig(RequestConfig.custom()
+                        .setConnectionRequestTimeout(connect)
+                        .setResponseTimeout(Timeout.of(settings.requestTimeout()))
+                        .setRedirectsEnabled(false)
+                        .build())
+                .setUserAgent(settings.userAgent())
+                .disableRedirectHandling()
+                .disableAutomaticRetries()
+                .disableCookieManagement()
+                .disableContentCompression()
                 .build();
     }
 
@@ -40,42 +83,132 @@ public final class WebhookSender {
 
     public Sent send(String url, String webhookId, byte[] body, List<String> secrets, Instant now) {
         long timestamp = now.getEpochSecond();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url))
-                .timeout(settings.requestTimeout())
-                .header("content-type", "application/json")
-                .header("user-agent", settings.userAgent())
-                .header("webhook-id", webhookId)
-                .header("webhook-timestamp", Long.toString(timestamp))
-                .header("webhook-signature", WebhookSigner.signatureHeader(secrets, webhookId, timestamp, body))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                .build();
+        URI uri = URI.create(url);
+        HttpPost request = new HttpPost(uri);
+        request.setHeader("webhook-id", webhookId);
+        request.setHeader("webhook-timestamp", Long.toString(timestamp));
+        request.setHeader("webhook-signature", WebhookSigner.signatureHeader(secrets, webhookId, timestamp, body));
+        request.setEntity(new ByteArrayEntity(body, JSON));
         long started = System.nanoTime();
-        try {
-            HttpResponse<InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
-            String excerpt = readExcerpt(response.body());
+        Deadline deadline = new Deadline(request, settings.requestTimeout());
+        try (deadline) {
+            ClassicHttpResponse response = client.executeOpen(HttpHost.create(uri), request, null);
+            String excerpt;
+            try {
+                excerpt = readExcerpt(response.getEntity(), request);
+            } finally {
+                closeQuietly(response);
+            }
             int latency = elapsedMs(started);
-            int status = response.statusCode();
-            long retryAfter = retryAfterSeconds(response.headers().firstValue("retry-after"), now);
+            int status = response.getCode();
+            Header retryAfterHeader = response.getFirstHeader("retry-after");
+            long retryAfter = retryAfterSeconds(Optional.ofNullable(retryAfterHeader).map(Header::getValue), now);
             AttemptResult result = new AttemptResult(classify(status), status, retryAfter, describe(status));
             return new Sent(result, latency, excerpt, result.outcome() == Outcome.DELIVERED ? null : result.summary());
-        } catch (HttpTimeoutException e) {
-            return failed(started, "timed out: " + e.getMessage());
+        } catch (EndpointUrlPolicy.RefusedAddressException e) {
+            String refusal = StorableText.of(e.getMessage());
+            return new Sent(new AttemptResult(Outcome.PERMANENT, 0, -1, refusal), elapsedMs(started), null, refusal);
+        } catch (UnknownHostException e) {
+            // Retryable: a resolver hiccup looks exactly like this, and the schedule gives up in time anyway.
+            return failed(started, "host " + uri.getHost() + " does not resolve");
         } catch (IOException e) {
-            return failed(started, "connection failed: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return failed(started, "interrupted while sending");
+            if (deadline.passed()) {
+                return failed(started, "timed out: no complete answer within " + settings.requestTimeout().toSeconds() + "s");
+            }
+            if (e instanceof InterruptedIOException) {
+                return failed(started, "timed out: " + message(e));
+            }
+            return failed(started, "connection failed: " + message(e));
         }
     }
 
-    private Sent failed(long started, String error) {
+    /**
+     * One deadline over the whole exchange: connecting, sending, the status line and headers, and the body
+     * excerpt. Socket and response timeouts only bound each wait for the next bytes, so a receiver that sends
+     * a byte every few seconds would pass them all and hold the worker's activity slot for as long as it
+     * likes (an activity timeout does not stop the thread). When the deadline passes, the request is
+     * cancelled, which closes its connection and makes the blocked read fail at once. Cancelling is the
+     * classic client's own way to abort an exchange in any phase, so it needs neither the async client's I/O
+     * reactor and response consumers (whose {@code Future.get(timeout)} would do the same) nor a thread per
+     * request.
+     */
+    private static final class Deadline implements AutoCloseable {
+        private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "relaybox-http-deadline");
+            thread.setDaemon(true);
+            return thread;
+        });
+
+        private final AtomicBoolean passed = new AtomicBoolean();
+        private final ScheduledFuture<?> expiry;
+
+        Deadline(HttpPost request, Duration timeout) {
+            this.expiry = TIMER.schedule(() -> {
+                passed.set(true);
+                request.cancel();
+            }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        boolean passed() {
+            return passed.get();
+        }
+
+        @Override
+        public void close() {
+            expiry.cancel(false);
+        }
+    }
+
+    /** The answer is already in hand: a failure to release its connection must not turn it into a failed attempt. */
+    private static void closeQuietly(ClassicHttpResponse response) {
+        try {
+            response.close();
+        } catch (IOException | RuntimeException ignored) {
+            // The connection is discarded either way.
+        }
+    }
+
+    private static String message(Exception e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    private Sent failed(long started, String rawError) {
+        String error = StorableText.of(rawError);
         return new Sent(new AttemptResult(Outcome.RETRYABLE, 0, -1, error), elapsedMs(started), null, error);
     }
 
-    private String readExcerpt(InputStream body) throws IOException {
-        // Read at most the excerpt; closing the stream discards the rest unread.
-        try (body) {
-            return new String(body.readNBytes(settings.responseExcerptBytes()), StandardCharsets.UTF_8);
+    /**
+     * Reads at most the excerpt. A body longer than that is never read: the connection is dropped instead of
+     * drained, since draining would read whatever the receiver cares to send, for as long as it likes.
+     */
+    private String readExcerpt(HttpEntity entity, HttpPost request) throws IOException {
+        if (entity == null) {
+            return "";
+        }
+        InputStream body = entity.getContent();
+        byte[] excerpt = body.readNBytes(settings.responseExcerptBytes());
+        if (excerpt.length == settings.responseExcerptBytes()) {
+            request.cancel();
+        }
+        return StorableText.of(new String(excerpt, StandardCharsets.UTF_8));
+    }
+
+    /** Resolves through the policy, so the addresses connected to are exactly the ones it accepted. */
+    private static final class CheckedResolver implements DnsResolver {
+        private final EndpointUrlPolicy policy;
+
+        CheckedResolver(EndpointUrlPolicy policy) {
+            this.policy = policy;
+        }
+
+        @Override
+        public InetAddress[] resolve(String host) throws UnknownHostException {
+            return policy.connectableAddresses(host).toArray(InetAddress[]::new);
+        }
+
+        @Override
+        public String resolveCanonicalHostname(String host) {
+            return host;
         }
     }
 

@@ -81,14 +81,16 @@ class DatabaseOutageTest {
         InboxFixtures.registerSearchAttributes(env);
         Worker worker = env.newWorker(InboxFixtures.QUEUE);
         worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class, OutboxDeliveryWorkflowImpl.class);
+        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(db, DeliverySettings.defaults()
+                .withAllowPrivateNetworks(true)
+                .withSchedule(new DeliverySchedule(List.of(Duration.ofMinutes(1), Duration.ofMinutes(5),
+                        Duration.ofMinutes(15)), 0, Duration.ofMinutes(10))),
+                DeadLetters.loggingOnly(), new SimpleMeterRegistry());
         worker.registerActivitiesImplementations(
                 new InboxActivitiesImpl(db, InboxFixtures.orderMachines(), InboxSettings.defaults(),
                         DeadLetters.loggingOnly()),
-                new DeliveryActivitiesImpl(db, DeliverySettings.defaults().withAllowPrivateNetworks(true)
-                        .withSchedule(new DeliverySchedule(List.of(Duration.ofMinutes(1), Duration.ofMinutes(5),
-                                Duration.ofMinutes(15)), 0, Duration.ofMinutes(10))),
-                        DeadLetters.loggingOnly(), new SimpleMeterRegistry()),
-                new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry()));
+                delivery, new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry()));
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(InboxFixtures.QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
         WorkflowClient client = env.getWorkflowClient();
 

@@ -39,8 +39,10 @@ final class OutboundHarness implements AutoCloseable {
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(10));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, circuit, metrics);
-        worker.registerActivitiesImplementations(
-                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls), controls);
+        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics,
+                controls);
+        worker.registerActivitiesImplementations(delivery, controls);
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
     }
 

@@ -1,6 +1,7 @@
 package dev.relaybox.activities.outbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,6 +10,7 @@ import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import dev.relaybox.activities.replay.RecordedHistories;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.producer.JdbcOutbox;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.RelaySearchAttributes;
@@ -60,8 +62,10 @@ class OutboxDeliveryWorkflowTest {
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(),
                 metrics);
-        worker.registerActivitiesImplementations(
-                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls), controls);
+        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
+                metrics, controls);
+        worker.registerActivitiesImplementations(activities, controls);
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
         env.start();
     }
 
@@ -157,7 +161,8 @@ class OutboxDeliveryWorkflowTest {
         assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.DIRECTION)).isEqualTo("outbound");
         assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.EVENT_TYPE)).isEqualTo("order.paid");
         assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.AGGREGATE)).isEqualTo("order:42");
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER)).isEqualTo(receiver.url("/hooks"));
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ENDPOINTS)).containsExactly("shop");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER)).isNull();
         assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ATTEMPTS)).isEqualTo(1L);
         assertThat(Visibility.currentDetails(client, workflowId))
                 .matches("shop: attempt 1 failed: 503 Service Unavailable; next attempt \\S+Z");
@@ -199,6 +204,87 @@ class OutboxDeliveryWorkflowTest {
         assertThat(endpoint.get("enabled")).isEqualTo(false);
         assertThat((String) endpoint.get("disabled_reason")).contains("410 Gone");
         assertThat(openDeadLetters()).isEqualTo(1);
+    }
+
+    @Test
+    void nulByteInASuccessfulAnswerIsDeliveredOnceWithACleanExcerpt() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", new Reply(200, Map.of(), "accepted\u0000 by \ud800 us"));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+        assertThat(openDeadLetters()).isZero();
+        String excerpt = jdbi.withHandle(h -> h.createQuery("SELECT response_excerpt FROM delivery_attempts")
+                .mapTo(String.class).one());
+        assertThat(excerpt).startsWith("accepted").endsWith("us").doesNotContain("\u0000");
+    }
+
+    @Test
+    void successStaysRecordedWhenItsAttemptDetailsCannotBeWritten() {
+        endpoint("shop", "/hooks", "*");
+        // Any failure to write the attempt's details (here: a constraint no row can meet) is only bookkeeping.
+        jdbi.useHandle(h -> h.execute(
+                "ALTER TABLE delivery_attempts ADD CONSTRAINT refuse_every_row CHECK (latency_ms < 0) NOT VALID"));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+        assertThat(openDeadLetters()).isZero();
+    }
+
+    @Test
+    void relayboxAlertsGoOnlyToTheAlertEndpointNeverToSubscribersOfEverything() {
+        endpoint("customer", "/customer", "*");
+        endpoint("customer-relaybox", "/customer-relaybox", "relaybox.*");
+        endpoint(JdbcOutbox.ALERT_ENDPOINT, "/alerts", "relaybox.dead_letter.created");
+        // Inserted as any application sharing the database may: the path a forged alert would take.
+        UUID outboxId = jdbi.withHandle(h -> h.createQuery("""
+                        INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload)
+                        VALUES ('dead_letter', 'x', 'relaybox.dead_letter.created', '{"peer": "https://other.example"}')
+                        RETURNING id""").mapTo(UUID.class).one());
+
+        run(outboxId);
+
+        assertThat(receiver.received("/alerts")).hasSize(1);
+        assertThat(receiver.received("/customer")).isEmpty();
+        assertThat(receiver.received("/customer-relaybox")).isEmpty();
+        assertThat(deliveryStatuses(outboxId)).containsExactly(JdbcOutbox.ALERT_ENDPOINT + "=DELIVERED");
+    }
+
+    @Test
+    void enqueueRefusesRelayboxEventTypes() {
+        assertThatThrownBy(() -> jdbi.useTransaction(h -> Outbox.enqueue(h,
+                new OutboxEvent("relaybox.dead_letter.created", "order", "1", "{}"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("relaybox.");
+        assertThatThrownBy(() -> jdbi.useTransaction(h -> Outbox.enqueueIdempotent(h,
+                new OutboxEvent("relaybox.other", "order", "1", "{}"), "k", "h")))
+                .isInstanceOf(IllegalArgumentException.class);
+        int rows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events").mapTo(int.class).one());
+        assertThat(rows).isZero();
+    }
+
+    @Test
+    void deliveryWhoseEndpointIsDisabledMidScheduleIsPausedNotDeadLettered() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(503));
+        UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
+        OutboxDeliveryWorkflow workflow = env.getWorkflowClient().newWorkflowStub(OutboxDeliveryWorkflow.class,
+                WorkflowOptions.newBuilder().setTaskQueue(QUEUE)
+                        .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build());
+        WorkflowClient.start(workflow::deliver, outboxId);
+        await().atMost(Duration.ofSeconds(20)).until(() -> deliveryStatuses(outboxId).contains("shop=RETRYING"));
+
+        jdbi.useExtension(EndpointDao.class, dao -> dao.setEnabled(dao.list().get(0).id(), false, "maintenance"));
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
+
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=PAUSED");
+        assertThat(openDeadLetters()).isZero();
+        assertThat(processedAt(outboxId)).isNotNull();
     }
 
     @Test
@@ -317,13 +403,17 @@ class OutboxDeliveryWorkflowTest {
 
     private UUID deliver(String eventType, String payload) {
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent(eventType, "order", "42", payload)));
+        run(outboxId);
+        return outboxId;
+    }
+
+    private void run(UUID outboxId) {
         OutboxDeliveryWorkflow workflow = env.getWorkflowClient().newWorkflowStub(OutboxDeliveryWorkflow.class,
                 WorkflowOptions.newBuilder()
                         .setTaskQueue(QUEUE)
                         .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                         .build());
         workflow.deliver(outboxId);
-        return outboxId;
     }
 
     private List<String> deliveryStatuses(UUID outboxId) {

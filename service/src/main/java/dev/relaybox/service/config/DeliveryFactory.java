@@ -5,11 +5,13 @@ import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import io.dropwizard.util.Duration;
+import io.dropwizard.validation.MaxDuration;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.NotNull;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** Outbound delivery: the retry schedule and the HTTP client's limits. */
 public final class DeliveryFactory {
@@ -31,7 +33,12 @@ public final class DeliveryFactory {
     @JsonProperty
     private Duration connectTimeout = Duration.seconds(5);
 
+    /**
+     * One deadline over a whole attempt: connect, send, headers and the body excerpt. Below the attempt
+     * activity's 2-minute start-to-close timeout, so the HTTP call always ends first.
+     */
     @NotNull
+    @MaxDuration(value = 90, unit = TimeUnit.SECONDS)
     @JsonProperty
     private Duration requestTimeout = Duration.seconds(15);
 

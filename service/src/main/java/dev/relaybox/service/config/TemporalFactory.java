@@ -44,6 +44,11 @@ public final class TemporalFactory {
     @JsonProperty
     private int maxConcurrentWorkflowTasks = 32;
 
+    /** Worker slots for outbound HTTP attempts, apart from {@code maxConcurrentActivities}. */
+    @Min(1)
+    @JsonProperty
+    private int maxConcurrentHttpAttempts = 64;
+
     /** TLS towards a remote cluster; see {@link dev.relaybox.service.temporal.TemporalConnection}. */
     @Valid
     @NotNull
@@ -80,6 +85,10 @@ public final class TemporalFactory {
 
     public int getMaxConcurrentActivities() {
         return maxConcurrentActivities;
+    }
+
+    public int getMaxConcurrentHttpAttempts() {
+        return maxConcurrentHttpAttempts;
     }
 
     public int getMaxConcurrentWorkflowTasks() {

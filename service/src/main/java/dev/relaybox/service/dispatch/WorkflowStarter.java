@@ -1,6 +1,7 @@
 package dev.relaybox.service.dispatch;
 
 import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
@@ -9,8 +10,6 @@ import io.temporal.common.SearchAttributes;
 
 /** Starts workflows by business key; an already running one counts as started. */
 public final class WorkflowStarter {
-    private static final int MAX_SUMMARY_LENGTH = 200;
-
     private final WorkflowClient client;
     private final String taskQueue;
 
@@ -19,18 +18,19 @@ public final class WorkflowStarter {
         this.taskQueue = taskQueue;
     }
 
+    /** Cut to the server's limits: a real server rejects the start (or fails every task) when one is over. */
     private static SearchAttributes searchAttributes(DispatchSource.Row row, String direction) {
         SearchAttributes.Builder attributes = SearchAttributes.newBuilder()
                 .set(RelaySearchAttributes.DIRECTION, direction)
                 .set(RelaySearchAttributes.STATUS, "pending");
         if (row.eventType() != null) {
-            attributes.set(RelaySearchAttributes.EVENT_TYPE, row.eventType());
+            attributes.set(RelaySearchAttributes.EVENT_TYPE, VisibilityLimits.keyword(row.eventType()));
         }
         if (row.aggregate() != null) {
-            attributes.set(RelaySearchAttributes.AGGREGATE, row.aggregate());
+            attributes.set(RelaySearchAttributes.AGGREGATE, VisibilityLimits.keyword(row.aggregate()));
         }
         if (row.peer() != null) {
-            attributes.set(RelaySearchAttributes.PEER, row.peer());
+            attributes.set(RelaySearchAttributes.PEER, VisibilityLimits.keyword(row.peer()));
         }
         return attributes.build();
     }
@@ -50,16 +50,11 @@ public final class WorkflowStarter {
         stub(workflowType, row, direction).signalWithStart(signal, new Object[0], new Object[] {argument});
     }
 
-    /** Summaries are for people scanning a list; a long event type or aggregate id must not make a start fail. */
-    private static String summary(String summary) {
-        return summary.length() <= MAX_SUMMARY_LENGTH ? summary : summary.substring(0, MAX_SUMMARY_LENGTH - 1) + "…";
-    }
-
     private WorkflowStub stub(String workflowType, DispatchSource.Row row, String direction) {
         return client.newUntypedWorkflowStub(workflowType, WorkflowOptions.newBuilder()
                 .setTaskQueue(taskQueue)
                 .setWorkflowId(row.workflowId())
-                .setStaticSummary(summary(row.summary()))
+                .setStaticSummary(VisibilityLimits.summary(row.summary()))
                 .setTypedSearchAttributes(searchAttributes(row, direction))
                 .build());
     }

@@ -42,7 +42,7 @@ public final class DeadLetterAlerts implements DeadLetterListener {
                 .put("reason", deadLetter.reason())
                 .put("lastError", deadLetter.lastError())
                 .put("attempts", deadLetter.attempts());
-        Outbox.enqueue(handle, new OutboxEvent(ALERT_EVENT, "dead_letter", deadLetter.id().toString(), payload.toString()));
+        Outbox.enqueueRelayboxEvent(handle, new OutboxEvent(ALERT_EVENT, "dead_letter", deadLetter.id().toString(), payload.toString()));
     }
 
     @Override

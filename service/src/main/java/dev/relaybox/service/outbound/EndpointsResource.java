@@ -1,5 +1,6 @@
 package dev.relaybox.service.outbound;
 
+import dev.relaybox.activities.outbound.DeliveryDao;
 import dev.relaybox.activities.outbound.Endpoint;
 import dev.relaybox.activities.outbound.EndpointControlDao;
 import dev.relaybox.activities.outbound.EndpointControls;
@@ -184,6 +185,13 @@ public final class EndpointsResource {
             if (change.enabled() != null) {
                 dao.setEnabled(id, change.enabled(), change.enabled() ? null
                         : change.disabledReason() == null ? "disabled by an operator" : change.disabledReason());
+                if (change.enabled() && !current.enabled()) {
+                    // What arrived while it was disabled was kept, paused: it goes out now.
+                    DeliveryDao deliveries = h.attach(DeliveryDao.class);
+                    if (deliveries.resumePaused(id) > 0) {
+                        deliveries.wakeDispatcher();
+                    }
+                }
             }
             String revealed = null;
             if (Boolean.TRUE.equals(change.rotateSecret())) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.relaybox.producer.IdempotentEnqueue;
+import dev.relaybox.producer.JdbcOutbox;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.producer.OutboxWriteException;
@@ -146,6 +147,10 @@ public final class OutboxResource {
             }
         });
         String eventType = text(object, "eventType", EVENT_TYPE);
+        if (JdbcOutbox.isReserved(eventType)) {
+            throw new ApiException(422, "reserved_event_type", "eventType \"" + eventType + "\" is reserved: "
+                    + JdbcOutbox.RESERVED_PREFIX + "* events come only from Relaybox itself");
+        }
         String aggregateType = text(object, "aggregateType", AGGREGATE_TYPE);
         if (!aggregateTypes.isEmpty() && !aggregateTypes.contains(aggregateType)) {
             throw new ApiException(422, "unknown_aggregate_type",

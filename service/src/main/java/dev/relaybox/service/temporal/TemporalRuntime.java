@@ -3,10 +3,10 @@ package dev.relaybox.service.temporal;
 import com.uber.m3.tally.Scope;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.lifecycle.Managed;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
@@ -39,6 +39,7 @@ public final class TemporalRuntime implements Managed {
     private final WorkflowClient client;
     private final WorkerFactory workerFactory;
     private final Worker worker;
+    private final Worker httpWorker;
 
     private TemporalRuntime(Closeable embeddedServer, TemporalConnection connection, TemporalFactory config,
             Scope metrics) {
@@ -53,6 +54,10 @@ public final class TemporalRuntime implements Managed {
                 .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentActivities())
                 .setMaxConcurrentWorkflowTaskExecutionSize(config.getMaxConcurrentWorkflowTasks())
                 .build());
+        this.httpWorker = workerFactory.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(config.getTaskQueue()),
+                WorkerOptions.newBuilder()
+                        .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentHttpAttempts())
+                        .build());
     }
 
     /**
@@ -90,9 +95,7 @@ public final class TemporalRuntime implements Managed {
         try {
             AddSearchAttributesRequest.Builder request = AddSearchAttributesRequest.newBuilder().setNamespace(namespace);
             for (SearchAttributeKey<?> key : RelaySearchAttributes.ALL) {
-                request.putSearchAttributes(key.getName(), key.getValueType() == IndexedValueType.INDEXED_VALUE_TYPE_INT
-                        ? IndexedValueType.INDEXED_VALUE_TYPE_INT
-                        : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+                request.putSearchAttributes(key.getName(), key.getValueType());
             }
             operator.blockingStub().addSearchAttributes(request.build());
         } catch (StatusRuntimeException e) {
@@ -127,6 +130,11 @@ public final class TemporalRuntime implements Managed {
     /** Register implementations here before {@link #start()}. */
     public Worker worker() {
         return worker;
+    }
+
+    /** Polls the HTTP attempts' own task queue: register the delivery activities here too. */
+    public Worker httpWorker() {
+        return httpWorker;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.relaybox.service.admin;
 
+import dev.relaybox.service.ShopWebhooks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -196,18 +197,8 @@ class EventStoryTest {
         return Answer.of(API.request("/webhooks/shop", null)
                 .header("webhook-id", eventId)
                 .header("webhook-timestamp", Long.toString(timestamp))
-                .header("webhook-signature", "v1," + sign(eventId + "." + timestamp + "." + body))
+                .header("webhook-signature", ShopWebhooks.signature(eventId, timestamp, body))
                 .post(Entity.entity(body, MediaType.APPLICATION_JSON)));
     }
 
-    private static String sign(String content) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(Base64.getDecoder().decode(
-                    AuthFactory.DEV_PARTNER_SECRET.substring("whsec_".length())), "HmacSHA256"));
-            return Base64.getEncoder().encodeToString(mac.doFinal(content.getBytes(StandardCharsets.UTF_8)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
 }

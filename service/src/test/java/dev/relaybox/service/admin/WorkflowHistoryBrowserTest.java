@@ -1,5 +1,6 @@
 package dev.relaybox.service.admin;
 
+import dev.relaybox.service.ShopWebhooks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -228,18 +229,8 @@ class WorkflowHistoryBrowserTest {
         return Answer.of(API.request("/webhooks/shop", null)
                 .header("webhook-id", eventId)
                 .header("webhook-timestamp", Long.toString(timestamp))
-                .header("webhook-signature", "v1," + sign(eventId + "." + timestamp + "." + body))
+                .header("webhook-signature", ShopWebhooks.signature(eventId, timestamp, body))
                 .post(Entity.entity(body, MediaType.APPLICATION_JSON)));
     }
 
-    private static String sign(String content) {
-        String secret = AuthFactory.DEV_PARTNER_SECRET;
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(Base64.getDecoder().decode(secret.substring("whsec_".length())), "HmacSHA256"));
-            return Base64.getEncoder().encodeToString(mac.doFinal(content.getBytes(StandardCharsets.UTF_8)));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 }

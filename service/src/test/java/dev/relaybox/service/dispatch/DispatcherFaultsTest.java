@@ -22,6 +22,7 @@ import dev.relaybox.service.TestApp;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowClient;
@@ -59,11 +60,13 @@ class DispatcherFaultsTest {
         RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
-        worker.registerActivitiesImplementations(
-                new DeliveryActivitiesImpl(jdbi, DeliverySettings.defaults().withAllowPrivateNetworks(true),
-                        DeadLetters.loggingOnly(), new SimpleMeterRegistry()),
+        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(jdbi,
+                DeliverySettings.defaults().withAllowPrivateNetworks(true), DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry());
+        worker.registerActivitiesImplementations(delivery,
                 new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()),
                 new InboxActivitiesImpl(jdbi, orderMachine(), InboxSettings.defaults(), DeadLetters.loggingOnly()));
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
         jdbi.useExtension(EndpointDao.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));

@@ -16,6 +16,7 @@ import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -56,9 +57,11 @@ class DispatcherTest {
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(),
                 new SimpleMeterRegistry());
-        worker.registerActivitiesImplementations(new DeliveryActivitiesImpl(jdbi,
+        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(jdbi,
                 DeliverySettings.defaults().withAllowPrivateNetworks(true), DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry(), controls), controls);
+                new SimpleMeterRegistry(), controls);
+        worker.registerActivitiesImplementations(delivery, controls);
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
         jdbi.useExtension(EndpointDao.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));

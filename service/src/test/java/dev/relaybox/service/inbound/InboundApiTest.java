@@ -1,5 +1,6 @@
 package dev.relaybox.service.inbound;
 
+import dev.relaybox.service.ShopWebhooks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -194,19 +195,10 @@ class InboundApiTest {
         return Answer.of(API.request(path, null)
                 .header("webhook-id", eventId)
                 .header("webhook-timestamp", Long.toString(timestamp))
-                .header("webhook-signature", "v1," + sign(secret, eventId + "." + timestamp + "." + signedBody))
+                .header("webhook-signature", ShopWebhooks.signature(secret, eventId, timestamp, signedBody))
                 .post(Entity.entity(body, MediaType.APPLICATION_JSON)));
     }
 
-    private static String sign(String secret, String content) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(Base64.getDecoder().decode(secret.substring("whsec_".length())), "HmacSHA256"));
-            return Base64.getEncoder().encodeToString(mac.doFinal(content.getBytes(StandardCharsets.UTF_8)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private static JsonNode awaitEntity(String orderId, String state) {
         return await().atMost(Duration.ofSeconds(30)).until(() -> {

@@ -175,6 +175,21 @@ class OutboxApiTest {
     }
 
     @Test
+    void producersCannotEmitRelayboxEventTypes() {
+        Jdbi jdbi = API.jdbi();
+        int before = count(jdbi);
+
+        Answer forged = API.producer("POST", "/outbox", Map.of("eventType", "relaybox.dead_letter.created",
+                "aggregateType", "order", "aggregateId", "1", "payload", Map.of("reason", "forged")));
+        Answer forgedWithKey = withKey("forged-1", Map.of("eventType", "Relaybox.anything",
+                "aggregateType", "order", "aggregateId", "1", "payload", Map.of()));
+
+        forged.assertError(422, "reserved_event_type");
+        forgedWithKey.assertError(422, "reserved_event_type");
+        assertThat(count(jdbi)).isEqualTo(before);
+    }
+
+    @Test
     void endpointWithUnsupportedSchemeIsRefused() {
         API.admin("POST", "/admin/endpoints", Map.of("name", "ftp", "url", "ftp://example.com/x"))
                 .assertError(422, "url_refused");

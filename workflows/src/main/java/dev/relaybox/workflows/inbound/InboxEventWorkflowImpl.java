@@ -1,6 +1,7 @@
 package dev.relaybox.workflows.inbound;
 
 import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.common.SearchAttributeUpdate;
@@ -164,7 +165,8 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
 
         CancellationScope timerScope = Workflow.newCancellationScope(() -> recheck = Workflow.newTimer(wait,
                 TimerOptions.newBuilder()
-                        .setSummary("recheck " + plan.eventType() + " (waiting for " + deferred.waitingFor() + ")")
+                        .setSummary(VisibilityLimits.summary(
+                                "recheck " + plan.eventType() + " (waiting for " + deferred.waitingFor() + ")"))
                         .build()));
         timerScope.run();
         Workflow.await(() -> recheck.isCompleted() || released);
@@ -239,19 +241,19 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
 
     private InboxActivities store(String summary) {
         return Workflow.newActivityStub(InboxActivities.class,
-                ActivityOptions.newBuilder(STORE).setSummary(summary).build());
+                ActivityOptions.newBuilder(STORE).setSummary(VisibilityLimits.summary(summary)).build());
     }
 
     private void describeEvent() {
         List<SearchAttributeUpdate<?>> updates = new ArrayList<>();
         updates.add(RelaySearchAttributes.DIRECTION.valueSet("inbound"));
-        updates.add(RelaySearchAttributes.PEER.valueSet(plan.partner()));
+        updates.add(RelaySearchAttributes.PEER.valueSet(VisibilityLimits.keyword(plan.partner())));
         // A poison event may lack these; leaving them unset beats inventing a value operators would search for.
         if (plan.eventType() != null) {
-            updates.add(RelaySearchAttributes.EVENT_TYPE.valueSet(plan.eventType()));
+            updates.add(RelaySearchAttributes.EVENT_TYPE.valueSet(VisibilityLimits.keyword(plan.eventType())));
         }
         if (plan.aggregate() != null) {
-            updates.add(RelaySearchAttributes.AGGREGATE.valueSet(plan.aggregate()));
+            updates.add(RelaySearchAttributes.AGGREGATE.valueSet(VisibilityLimits.keyword(plan.aggregate())));
         }
         Workflow.upsertTypedSearchAttributes(updates.toArray(new SearchAttributeUpdate<?>[0]));
     }
@@ -269,7 +271,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
             shownStatus = status;
             shownAttempts = attempts;
         }
-        Workflow.setCurrentDetails(details);
+        Workflow.setCurrentDetails(VisibilityLimits.details(details));
     }
 
     /** "order.paid for order:42", in summaries; a poison event may lack either part. */

@@ -16,7 +16,9 @@ public record AttemptResult(Outcome outcome, int statusCode, long retryAfterSeco
         /** 410 Gone: the endpoint has been disabled; dead-letter. */
         GONE,
         /** Any other 4xx, 3xx, or a URL that may not be called: trying again will not help. */
-        PERMANENT
+        PERMANENT,
+        /** The endpoint is disabled: the delivery is PAUSED, and resumes when the endpoint is enabled again. */
+        PAUSED
     }
 
     public boolean hasRetryAfter() {

@@ -46,4 +46,12 @@ public interface OutboxDeliveryWorkflow {
     static String workflowId(UUID outboxId) {
         return "outbox-" + outboxId;
     }
+
+    /**
+     * Where the HTTP attempts of workflows on {@code taskQueue} run: a worker polling it needs only
+     * {@link DeliveryActivities}, and its slots are for HTTP alone.
+     */
+    static String httpTaskQueue(String taskQueue) {
+        return taskQueue + "-http";
+    }
 }

@@ -1,6 +1,7 @@
 package dev.relaybox.workflows.outbound;
 
 import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -24,6 +25,17 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow {
+    /**
+     * HTTP attempts of one event in flight at once. Every endpoint still gets its own branch (a slow or failing
+     * one never holds back the others: waiting for a retry takes no slot), but a fan-out to hundreds of
+     * endpoints keeps at most this many activities pending, far from Temporal's 2,000 per workflow, and leaves
+     * worker slots to other events. It decides the order of recorded commands: change it only behind a new
+     * {@link Workflow#getVersion} of {@code bounded-fan-out}.
+     */
+    public static final int MAX_ATTEMPTS_IN_FLIGHT = 20;
+    private static final String BOUNDED_FAN_OUT = "bounded-fan-out";
+
+    static final String HTTP_TASK_QUEUE_CHANGE = "http-attempts-own-task-queue";
     static final String RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT = "relaybox-fault-is-not-an-attempt";
     static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
     private static final Duration LONGEST_WAIT_FOR_RELAYBOX = Duration.ofMinutes(5);
@@ -62,6 +74,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private boolean cancelled;
     private boolean replanRequested;
     private int retryNowSignals;
+    private boolean boundedFanOut;
+    private int attemptsInFlight;
 
     @Override
     public void deliver(UUID outboxId) {
@@ -70,8 +84,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         DeliveryPlan plan = planAgain();
         Workflow.upsertTypedSearchAttributes(
                 RelaySearchAttributes.DIRECTION.valueSet("outbound"),
-                RelaySearchAttributes.EVENT_TYPE.valueSet(plan.eventType()),
-                RelaySearchAttributes.AGGREGATE.valueSet(plan.aggregate()));
+                RelaySearchAttributes.EVENT_TYPE.valueSet(VisibilityLimits.keyword(plan.eventType())),
+                RelaySearchAttributes.AGGREGATE.valueSet(VisibilityLimits.keyword(plan.aggregate())));
 
         // A replayed delivery can join while others still run: go on until a plan comes back empty, and
         // plan again if a replan signal arrives before the workflow has closed.
@@ -95,14 +109,22 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     }
 
     private void deliverAll(DeliveryPlan plan) {
+        // Runs recorded before this change joined every URL into one RelayPeer keyword (over 2 KiB a real
+        // server fails the task) and started all attempts at once; they replay that way.
+        boundedFanOut = Workflow.getVersion(BOUNDED_FAN_OUT, Workflow.DEFAULT_VERSION, 1) >= 1;
         List<Promise<Void>> deliveries = new ArrayList<>();
         for (DeliveryTarget target : plan.targets()) {
             progress.put(target.deliveryId(), new Progress(target));
             // Each endpoint on its own branch: a slow or failing one never holds back the others.
             deliveries.add(Async.procedure(() -> deliverTo(target, plan.schedule())));
         }
-        Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.PEER.valueSet(progress.values().stream()
-                .map(p -> p.target.url()).distinct().collect(Collectors.joining(" "))));
+        if (boundedFanOut) {
+            Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.ENDPOINTS.valueSet(VisibilityLimits.endpointNames(
+                    progress.values().stream().map(p -> p.target.endpointName()).toList())));
+        } else {
+            Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.PEER.valueSet(progress.values().stream()
+                    .map(p -> p.target.url()).distinct().collect(Collectors.joining(" "))));
+        }
         refreshVisibility();
         Promise.allOf(deliveries).get();
     }
@@ -148,6 +170,12 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 case PERMANENT -> {
                     deadLetter(p, "endpoint answered " + result.summary() + "; not retried", result);
                     finishedUnderControls(p);
+                    return;
+                }
+                case PAUSED -> {
+                    // Nothing was sent; enabling the endpoint resumes the delivery through the dispatcher.
+                    p.finish("paused", result.summary());
+                    refreshVisibility();
                     return;
                 }
                 case RETRYABLE -> {
@@ -241,11 +269,16 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private AttemptResult attempt(DeliveryTarget target, int attempt) {
         // One activity call is one HTTP try: Temporal must not retry it behind the schedule's back.
-        DeliveryActivities http = Workflow.newActivityStub(DeliveryActivities.class, ActivityOptions.newBuilder()
+        ActivityOptions.Builder options = ActivityOptions.newBuilder()
                 .setStartToCloseTimeout(Duration.ofMinutes(2))
                 .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-                .setSummary("attempt " + attempt + " to " + target.url())
-                .build());
+                .setSummary(VisibilityLimits.summary("attempt " + attempt + " to " + target.url()));
+        // HTTP tries run on their own task queue and worker slots: receivers that use up their whole deadline
+        // then hold only HTTP slots, never those of inbound events or of the database bookkeeping.
+        if (Workflow.getVersion(HTTP_TASK_QUEUE_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
+            options.setTaskQueue(OutboxDeliveryWorkflow.httpTaskQueue(Workflow.getInfo().getTaskQueue()));
+        }
+        DeliveryActivities http = Workflow.newActivityStub(DeliveryActivities.class, options.build());
         Progress p = progress.get(target.deliveryId());
         Duration wait = Duration.ofSeconds(1);
         while (true) {
@@ -253,7 +286,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             p.details = "attempt " + attempt + " in progress";
             refreshVisibility();
             try {
-                return http.attempt(target.deliveryId(), attempt);
+                return boundedFanOut ? inFlightSlot(() -> http.attempt(target.deliveryId(), attempt))
+                        : http.attempt(target.deliveryId(), attempt);
             } catch (ActivityFailure e) {
                 String cause = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
                 if (!relayboxFault(e) || Workflow.getVersion(RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT, Workflow.DEFAULT_VERSION,
@@ -283,6 +317,17 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         return e.getCause() instanceof ApplicationFailure failure && !failure.isNonRetryable();
     }
 
+    /** Runs one HTTP attempt once fewer than {@link #MAX_ATTEMPTS_IN_FLIGHT} of this event's are running. */
+    private AttemptResult inFlightSlot(Functions.Func<AttemptResult> attempt) {
+        Workflow.await(() -> attemptsInFlight < MAX_ATTEMPTS_IN_FLIGHT);
+        attemptsInFlight++;
+        try {
+            return attempt.apply();
+        } finally {
+            attemptsInFlight--;
+        }
+    }
+
     private void waitBeforeRetry(Progress p, DeliverySchedule schedule, int attempt, AttemptResult result) {
         Duration wait = nextWait(schedule, attempt, result);
         Instant next = Instant.ofEpochMilli(Workflow.currentTimeMillis()).plus(wait).truncatedTo(ChronoUnit.SECONDS);
@@ -294,7 +339,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
         int signalsBefore = retryNowSignals;
         Promise<Void> timer = Workflow.newTimer(wait, TimerOptions.newBuilder()
-                .setSummary("wait before attempt " + (attempt + 1) + " to " + p.target.url())
+                .setSummary(VisibilityLimits.summary("wait before attempt " + (attempt + 1) + " to " + p.target.url()))
                 .build());
         Workflow.await(() -> timer.isCompleted() || cancelled || retryNowSignals > signalsBefore);
         p.nextAttemptAt = null;
@@ -324,14 +369,15 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                         .mapToInt(p -> p.attempts).max().orElse(0)));
         Workflow.setCurrentDetails(progress.isEmpty()
                 ? "no enabled endpoint subscribes to this event"
-                : progress.values().stream()
+                : VisibilityLimits.details(progress.values().stream()
                         .map(p -> p.target.endpointName() + ": " + p.details)
-                        .collect(Collectors.joining("\n")));
+                        .collect(Collectors.joining("\n"))));
     }
 
     private String overallStatus() {
         List<String> statuses = progress.values().stream().map(p -> p.status).toList();
-        for (String status : List.of("retrying", "waiting", "sending", "pending", "dead_lettered", "cancelled")) {
+        for (String status : List.of("retrying", "waiting", "sending", "pending", "dead_lettered", "paused",
+                "cancelled")) {
             if (statuses.contains(status)) {
                 return status.equals("sending") ? "pending" : status;
             }

@@ -1,0 +1,175 @@
+package dev.relaybox.activities.outbound;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.relaybox.activities.Visibility;
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.VisibilityLimits;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
+import io.temporal.worker.Worker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One event to 200 subscribed endpoints: what broke on a real Temporal server (one RelayPeer keyword of all
+ * URLs, over its 2 KiB limit) and what a big fan-out must not do (start every attempt at once).
+ */
+class FanOutWorkflowTest {
+    static final String QUEUE = "fan-out-test";
+    static final int ENDPOINTS = 200;
+
+    Jdbi jdbi;
+    CountingReceiver receiver;
+    TestWorkflowEnvironment env;
+
+    @BeforeEach
+    void start() {
+        jdbi = TestDatabase.fresh();
+        receiver = new CountingReceiver();
+        env = TestWorkflowEnvironment.newInstance();
+        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
+        Worker worker = env.newWorker(QUEUE);
+        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
+        DeliverySettings settings = DeliverySettings.defaults().withSchedule(OutboxDeliveryWorkflowTest.SCHEDULE)
+                .withAllowPrivateNetworks(true).withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
+        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry());
+        worker.registerActivitiesImplementations(activities);
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
+        env.start();
+    }
+
+    @AfterEach
+    void stop() {
+        env.close();
+        receiver.close();
+    }
+
+    @Test
+    void twoHundredEndpointsEachGetTheEventOnceWithinTheServerLimits() throws Exception {
+        List<String> names = IntStream.range(0, ENDPOINTS).mapToObj(i -> String.format("endpoint-%03d", i)).toList();
+        jdbi.useExtension(EndpointDao.class, dao -> names.forEach(name ->
+                dao.insert(name, receiver.url("/" + name), WebhookSigner.newSecret(), List.of("*"))));
+        UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
+        String workflowId = OutboxDeliveryWorkflow.workflowId(outboxId);
+        WorkflowClient client = env.getWorkflowClient();
+
+        client.newWorkflowStub(OutboxDeliveryWorkflow.class,
+                WorkflowOptions.newBuilder().setTaskQueue(QUEUE).setWorkflowId(workflowId).build()).deliver(outboxId);
+
+        assertThat(receiver.requestsByPath()).hasSize(ENDPOINTS)
+                .allSatisfy((path, count) -> assertThat(count).as(path).isEqualTo(1));
+        assertThat(names).allSatisfy(name -> assertThat(receiver.requestsByPath()).containsKey("/" + name));
+        int delivered = jdbi.withHandle(h -> h.createQuery(
+                        "SELECT count(*) FROM deliveries WHERE outbox_id = :id AND status = 'DELIVERED'")
+                .bind("id", outboxId).mapTo(int.class).one());
+        assertThat(delivered).isEqualTo(ENDPOINTS);
+        assertThat(receiver.mostAtOnce())
+                .as("HTTP requests in flight at once")
+                .isLessThanOrEqualTo(OutboxDeliveryWorkflowImpl.MAX_ATTEMPTS_IN_FLIGHT);
+
+        // Read back what a real server would have checked.
+        List<String> endpoints = Visibility.attribute(client, workflowId, RelaySearchAttributes.ENDPOINTS);
+        assertThat(endpoints).hasSize(VisibilityLimits.MAX_ENDPOINT_NAMES + 1)
+                .startsWith("endpoint-000", "endpoint-001")
+                .endsWith(VisibilityLimits.moreMarker(ENDPOINTS - VisibilityLimits.MAX_ENDPOINT_NAMES));
+        assertThat(endpoints.subList(0, VisibilityLimits.MAX_ENDPOINT_NAMES)).isSubsetOf(names);
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER)).isNull();
+        Map<String, Payload> indexed = Visibility.describe(client, workflowId).getRawDescription()
+                .getWorkflowExecutionInfo().getSearchAttributes().getIndexedFieldsMap();
+        assertThat(indexed).containsKey("RelayEndpoints")
+                .allSatisfy((name, value) -> assertThat(value.getData().size()).as(name).isLessThanOrEqualTo(2048));
+        int total = indexed.entrySet().stream()
+                .mapToInt(e -> e.getKey().length() + e.getValue().getSerializedSize()).sum();
+        assertThat(total).as("all search attributes").isLessThanOrEqualTo(40 * 1024);
+
+        int events = client.fetchHistory(workflowId).getEvents().size();
+        System.out.printf("fan-out to %d endpoints: %d history events (%.1f per endpoint), at most %d requests "
+                + "at once, search attributes %d bytes%n", ENDPOINTS, events, (double) events / ENDPOINTS,
+                receiver.mostAtOnce(), total);
+        WorkflowReplayer.replayWorkflowExecution(client.fetchHistory(workflowId), OutboxDeliveryWorkflowImpl.class);
+    }
+
+    /** A real HTTP receiver answering 200 on any path, counting requests per path and how many overlap. */
+    static final class CountingReceiver implements AutoCloseable {
+        private final HttpServer server;
+        private final ExecutorService threads = Executors.newFixedThreadPool(64);
+        private final Map<String, Integer> requests = new ConcurrentHashMap<>();
+        private final AtomicInteger inFlight = new AtomicInteger();
+        private final AtomicInteger mostAtOnce = new AtomicInteger();
+
+        CountingReceiver() {
+            try {
+                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            server.createContext("/", this::handle);
+            server.setExecutor(threads);
+            server.start();
+        }
+
+        String url(String path) {
+            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+        }
+
+        Map<String, Integer> requestsByPath() {
+            return Map.copyOf(requests);
+        }
+
+        int mostAtOnce() {
+            return mostAtOnce.get();
+        }
+
+        private void handle(HttpExchange exchange) throws IOException {
+            try (exchange) {
+                mostAtOnce.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                try {
+                    exchange.getRequestBody().readAllBytes();
+                    requests.merge(exchange.getRequestURI().getPath(), 1, Integer::sum);
+                    // A receiver's own latency, so that requests the workflow lets run together really overlap.
+                    TimeUnit.MILLISECONDS.sleep(30);
+                    exchange.sendResponseHeaders(200, -1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    inFlight.decrementAndGet();
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+            threads.shutdownNow();
+        }
+    }
+}
