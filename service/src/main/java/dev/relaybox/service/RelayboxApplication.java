@@ -48,6 +48,7 @@ import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -140,7 +141,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         config.getPartners().forEach((name, partner) -> {
             if (!config.isEmbedded() && partner.getSignature().secrets().contains(AuthFactory.DEV_PARTNER_SECRET)) {
                 throw new IllegalStateException("refusing to start: partner '" + name
-                        + "' uses the development secret outside embedded mode; set its secret from the environment");
+                        + "' uses the development secret outside embedded mode; set " + secretVariable(name));
             }
         });
         try {
@@ -148,6 +149,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
         }
+    }
+
+    /** The variable config.yml reads a partner's secret from, by its convention ({@code SHOP_WEBHOOK_SECRET}). */
+    static String secretVariable(String partner) {
+        return partner.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_") + "_WEBHOOK_SECRET";
     }
 
     /** Creates or updates the endpoints declared in config.yml; a bad one stops start-up with its name. */

@@ -142,9 +142,12 @@ public final class RelayboxConfiguration extends Configuration {
         return endpoints;
     }
 
-    /** Either embedded part running means this is a development setup, not production. */
+    /**
+     * Development defaults (tokens, the example partner's secret, private-network endpoints) hold only when
+     * both parts run embedded; one external part makes this production, so nothing half-set-up accepts them.
+     */
     public boolean isEmbedded() {
-        return isEmbeddedDatabase() || temporal.isEmbedded();
+        return isEmbeddedDatabase() && temporal.isEmbedded();
     }
 
     public DataSourceFactory getDatabase() {

@@ -44,7 +44,8 @@ public final class EndpointUrlPolicy {
             for (InetAddress address : InetAddress.getAllByName(uri.getHost())) {
                 if (isPrivate(address)) {
                     return Optional.of("url resolves to a private or loopback address (" + address.getHostAddress()
-                            + ") and allowPrivateNetworks is false");
+                            + ") and private networks are not allowed outside embedded mode (ALLOW_PRIVATE_NETWORKS=true "
+                            + "allows them)");
                 }
             }
         } catch (UnknownHostException e) {

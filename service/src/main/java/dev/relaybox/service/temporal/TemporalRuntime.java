@@ -15,7 +15,6 @@ import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
-import io.temporal.testserver.TestServer;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
@@ -61,9 +60,8 @@ public final class TemporalRuntime implements Managed {
             return new TemporalRuntime(null, config.getAddress(), config, metrics);
         }
         int port = config.getEmbeddedPort() > 0 ? config.getEmbeddedPort() : freePort();
-        // Time skipping locked: timers fire in real time, as they would on a real cluster.
-        Closeable server = TestServer.createPortBoundServer(port, true);
-        String target = "localhost:" + port;
+        EmbeddedTemporalServer server = EmbeddedTemporalServer.start(port);
+        String target = server.target();
         registerSearchAttributes(target, config.getNamespace());
         LOG.info("embedded Temporal server listening on {} (in memory: unfinished work is re-driven from "
                 + "the database after a restart)", target);
