@@ -74,6 +74,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
         bootstrap.addCommand(new DbCommand());
         bootstrap.addCommand(new ReceiveCommand());
+        bootstrap.addCommand(new TemporalCommand());
     }
 
     @Override

@@ -2,17 +2,9 @@ package dev.relaybox.service.temporal;
 
 import com.uber.m3.tally.Scope;
 import dev.relaybox.service.config.TemporalFactory;
-import dev.relaybox.workflows.RelaySearchAttributes;
 import io.dropwizard.lifecycle.Managed;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.temporal.api.enums.v1.IndexedValueType;
-import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
-import io.temporal.common.SearchAttributeKey;
-import io.temporal.serviceclient.OperatorServiceStubs;
-import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.Worker;
@@ -22,6 +14,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,22 +62,12 @@ public final class TemporalRuntime implements Managed {
     }
 
     private static void registerSearchAttributes(String target, String namespace) {
-        OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
-                OperatorServiceStubsOptions.newBuilder().setTarget(target).validateAndBuildWithDefaults());
-        try {
-            AddSearchAttributesRequest.Builder request = AddSearchAttributesRequest.newBuilder().setNamespace(namespace);
-            for (SearchAttributeKey<?> key : RelaySearchAttributes.ALL) {
-                request.putSearchAttributes(key.getName(), key.getValueType() == IndexedValueType.INDEXED_VALUE_TYPE_INT
-                        ? IndexedValueType.INDEXED_VALUE_TYPE_INT
-                        : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
-            }
-            operator.blockingStub().addSearchAttributes(request.build());
-        } catch (StatusRuntimeException e) {
-            if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
-                throw e;
-            }
+        WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
+                WorkflowServiceStubsOptions.newBuilder().setTarget(target).build());
+        try (TemporalSetup setup = new TemporalSetup(stubs, namespace, Duration.ofSeconds(10))) {
+            setup.ensureSearchAttributes();
         } finally {
-            operator.shutdownNow();
+            stubs.shutdownNow();
         }
     }
 
