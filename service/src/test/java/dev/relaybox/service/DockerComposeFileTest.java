@@ -89,6 +89,17 @@ class DockerComposeFileTest {
         }
     }
 
+    @Test
+    void controlPlanesArePublishedOnThisHostOnly() {
+        ComposeFile compose = ComposeFile.read();
+
+        assertThat(compose.ports("temporal")).as("Temporal gRPC").allMatch(port -> port.startsWith("127.0.0.1:"));
+        assertThat(compose.ports("temporal-ui")).as("Temporal UI").allMatch(port -> port.startsWith("127.0.0.1:"));
+        assertThat(compose.ports("relaybox")).as("Relaybox ports")
+                .contains("8080:8080", "127.0.0.1:8081:8081")
+                .filteredOn(port -> port.endsWith(":8081")).allMatch(port -> port.startsWith("127.0.0.1:"));
+    }
+
     /** The docker-compose binary on PATH; skips the test without it, except on CI where it must be present. */
     private static String dockerComposeOrSkip() {
         String path = System.getenv().getOrDefault("PATH", "");
