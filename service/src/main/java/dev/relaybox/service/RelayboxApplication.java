@@ -21,7 +21,9 @@ import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.auth.BearerTokens;
 import dev.relaybox.service.config.AuthFactory;
 import dev.relaybox.service.config.EndpointSeed;
+import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.dispatch.Dispatcher;
+import dev.relaybox.service.dispatch.DispatcherHealthCheck;
 import dev.relaybox.service.dispatch.InboxDispatchSource;
 import dev.relaybox.service.dispatch.NotifyListener;
 import dev.relaybox.service.dispatch.OutboxDispatchSource;
@@ -34,11 +36,13 @@ import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
+import dev.relaybox.service.temporal.WorkerHealthCheck;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
+import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.ServerLifecycleListener;
@@ -80,6 +84,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
     @Override
     public void run(RelayboxConfiguration config, Environment environment) {
         Map<String, StateMachine> machines = checkedStateMachines(config);
+        Roles roles = checkedRoles(config);
 
         startEmbeddedPostgresIfConfigured(config, environment);
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
@@ -96,23 +101,47 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 config.getAlerts().isEnabled()));
 
         TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal(), metrics.temporalScope());
-        temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class,
-                InboxEventWorkflowImpl.class);
-        temporal.worker().registerActivitiesImplementations(
-                new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry()),
-                new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters));
+        // Without registered types the worker polls nothing: a process without the worker role only uses the client.
+        if (roles.worker()) {
+            temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class,
+                    InboxEventWorkflowImpl.class);
+            temporal.worker().registerActivitiesImplementations(
+                    new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry()),
+                    new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters));
+            environment.healthChecks().register("worker", new WorkerHealthCheck(temporal::isWorkerRunning,
+                    config.getTemporal().getTaskQueue()));
+        }
         environment.lifecycle().manage(temporal);
         environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));
+        environment.healthChecks().register("roles", new RolesHealthCheck(roles));
 
-        WorkflowStarter starter = new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
-        Dispatcher dispatcher = new Dispatcher(jdbi,
-                List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher());
-        environment.lifecycle().manage(dispatcher);
-        environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(), config.getDatabase().getUser(),
-                config.getDatabase().getPassword(), dispatcher::wake));
+        Runnable wakeDispatcher = () -> { };
+        if (roles.dispatcher()) {
+            WorkflowStarter starter = new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
+            Dispatcher dispatcher = new Dispatcher(jdbi,
+                    List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher());
+            environment.lifecycle().manage(dispatcher);
+            environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(),
+                    config.getDatabase().getUser(), config.getDatabase().getPassword(), dispatcher::wake));
+            environment.healthChecks().register("dispatcher", new DispatcherHealthCheck(dispatcher,
+                    config.getDispatcher().getPollInterval()));
+            wakeDispatcher = dispatcher::wake;
+        }
 
-        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace());
         JsonErrorMappers.register(environment.jersey().getResourceConfig());
+        if (roles.api()) {
+            registerApi(config, environment, jdbi, urlPolicy, metrics, temporal, wakeDispatcher);
+        } else {
+            closeApplicationPort(config);
+        }
+
+        environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal, roles));
+    }
+
+    /** The HTTP APIs: partner intake, the producer API, the admin API and page. */
+    private static void registerApi(RelayboxConfiguration config, Environment environment, Jdbi jdbi,
+            EndpointUrlPolicy urlPolicy, RelayMetrics metrics, TemporalRuntime temporal, Runnable wakeDispatcher) {
+        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace());
         BearerTokens.register(environment.jersey(), config.getAuth());
         environment.jersey().register(new OutboxResource(jdbi, environment.getObjectMapper(),
                 config.getOutbox().maxPayloadBytes(), config.getOutbox().getAggregateTypes()));
@@ -121,13 +150,26 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminPageResource());
         environment.jersey().register(new AdminOutboxResource(jdbi, links));
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
-        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, dispatcher::wake));
+        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
         environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
                 metrics));
         environment.jersey().register(new EntitiesResource(jdbi));
+    }
 
-        environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal));
+    /** A process without the api role listens on its admin port only (health checks, metrics). */
+    private static void closeApplicationPort(RelayboxConfiguration config) {
+        if (config.getServerFactory() instanceof DefaultServerFactory server) {
+            server.setApplicationConnectors(List.of());
+        }
+    }
+
+    private static Roles checkedRoles(RelayboxConfiguration config) {
+        try {
+            return config.roles();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -193,13 +235,15 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 config.getEmbeddedPostgres().getDataDirectory());
     }
 
-    private static ServerLifecycleListener readyMessage(RelayboxConfiguration config, TemporalRuntime temporal) {
+    private static ServerLifecycleListener readyMessage(RelayboxConfiguration config, TemporalRuntime temporal,
+            Roles roles) {
         return new ServerLifecycleListener() {
             @Override
             public void serverStarted(org.eclipse.jetty.server.Server server) {
-                LOG.info("Relaybox ready: API http://localhost:{}/ | admin http://localhost:{}/healthcheck | "
-                                + "Temporal {} (namespace {}, task queue {}) | database {}",
-                        getLocalPort(server), getAdminPort(server), temporal.target(),
+                LOG.info("Relaybox ready ({}): API {} | admin http://localhost:{}/healthcheck | "
+                                + "Temporal {} (namespace {}, task queue {}) | database {}", roles,
+                        roles.api() ? "http://localhost:" + getLocalPort(server) + "/" : "not served (no api role)",
+                        getAdminPort(server), temporal.target(),
                         config.getTemporal().getNamespace(), config.getTemporal().getTaskQueue(),
                         config.getDatabase().getUrl());
             }

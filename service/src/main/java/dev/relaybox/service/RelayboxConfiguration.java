@@ -11,12 +11,14 @@ import dev.relaybox.service.config.DeliveryFactory;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.service.config.EndpointSeed;
 import dev.relaybox.service.config.OutboxFactory;
+import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.config.EmbeddedPostgresFactory;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.service.metrics.DeadLetterAlerts;
 import io.dropwizard.core.Configuration;
 import io.dropwizard.db.DataSourceFactory;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import java.util.List;
 import java.util.Map;
@@ -83,6 +85,16 @@ public final class RelayboxConfiguration extends Configuration {
     @NotNull
     @JsonProperty
     private InboxFactory inbox = new InboxFactory();
+
+    /** {@code api,dispatcher,worker} or a part of it: what this process does (see {@link Roles}). */
+    @NotEmpty
+    @JsonProperty
+    private String roles = Roles.ALL;
+
+    /** Throws {@link IllegalArgumentException} naming RELAYBOX_ROLES when it lists an unknown role. */
+    public Roles roles() {
+        return Roles.parse(roles);
+    }
 
     public Map<String, PartnerFactory> getPartners() {
         return partners;

@@ -90,6 +90,19 @@ class DockerComposeFileTest {
     }
 
     @Test
+    void scaledProfileRunsDispatcherWorkersWithRelayboxsEnvironment() {
+        ComposeFile compose = ComposeFile.read();
+        Map<String, String> api = new HashMap<>(compose.rawEnvironment("relaybox"));
+        Map<String, String> worker = new HashMap<>(compose.rawEnvironment("relaybox-worker"));
+
+        assertThat(worker.remove("RELAYBOX_ROLES")).isEqualTo("dispatcher,worker");
+        assertThat(api.remove("RELAYBOX_ROLES")).isEqualTo("${RELAYBOX_ROLES:-api,dispatcher,worker}");
+        assertThat(worker).as("relaybox-worker's environment beside relaybox's").isEqualTo(api);
+        assertThat(compose.ports("relaybox-worker")).isEmpty();
+        assertThat(compose.service("relaybox-worker").path("profiles").get(0).asText()).isEqualTo("scaled");
+    }
+
+    @Test
     void controlPlanesArePublishedOnThisHostOnly() {
         ComposeFile compose = ComposeFile.read();
 

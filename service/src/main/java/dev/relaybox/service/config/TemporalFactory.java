@@ -1,9 +1,11 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
 
 /** How Relaybox reaches Temporal; {@code address: embedded} runs an in-process server instead. */
 public final class TemporalFactory {
@@ -40,6 +42,15 @@ public final class TemporalFactory {
     @JsonProperty
     private int maxConcurrentWorkflowTasks = 32;
 
+    /**
+     * How long a workflow task waits on the worker that ran the workflow last before any worker may take it
+     * (sticky execution); 0 turns sticky execution off. Servers that do not time sticky tasks out (the SDK's
+     * standalone test server) need 0 when a worker can die, or its workflows wait for it for ever.
+     */
+    @NotNull
+    @JsonProperty
+    private Duration stickyScheduleToStartTimeout = Duration.seconds(5);
+
     public boolean isEmbedded() {
         return EMBEDDED.equals(address);
     }
@@ -66,6 +77,10 @@ public final class TemporalFactory {
 
     public int getMaxConcurrentActivities() {
         return maxConcurrentActivities;
+    }
+
+    public java.time.Duration getStickyScheduleToStartTimeout() {
+        return stickyScheduleToStartTimeout.toJavaDuration();
     }
 
     public int getMaxConcurrentWorkflowTasks() {

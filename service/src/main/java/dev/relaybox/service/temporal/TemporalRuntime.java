@@ -44,6 +44,7 @@ public final class TemporalRuntime implements Managed {
         this.worker = workerFactory.newWorker(config.getTaskQueue(), WorkerOptions.newBuilder()
                 .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentActivities())
                 .setMaxConcurrentWorkflowTaskExecutionSize(config.getMaxConcurrentWorkflowTasks())
+                .setStickyQueueScheduleToStartTimeout(config.getStickyScheduleToStartTimeout())
                 .build());
     }
 
@@ -94,6 +95,11 @@ public final class TemporalRuntime implements Managed {
     /** Register implementations here before {@link #start()}. */
     public Worker worker() {
         return worker;
+    }
+
+    /** Whether the worker factory runs: started and not shut down. */
+    public boolean isWorkerRunning() {
+        return workerFactory.isStarted() && !workerFactory.isShutdown();
     }
 
     @Override
