@@ -58,6 +58,13 @@ class StartupChecksTest {
     }
 
     @Test
+    void unknownRoleRefusesToStartNamingTheVariable() {
+        assertThatThrownBy(() -> start(ConfigOverride.config("roles", "api,workers")))
+                .hasMessageContaining("refusing to start")
+                .hasMessageContaining("unknown role 'workers' in RELAYBOX_ROLES");
+    }
+
+    @Test
     void stateMachineWithATypoRefusesToStartNamingIt() {
         assertThatThrownBy(() -> start(
                 ConfigOverride.config("stateMachines.order.transitions.order\\.paid.to", "payed")))
