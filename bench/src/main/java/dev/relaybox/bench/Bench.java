@@ -82,6 +82,7 @@ public final class Bench {
                     MemoryScenario.Sample boot = atBoot;
                     run(ctx, stamp, "inbox", "Inbox accept", inbox::accept);
                     run(ctx, stamp, "duplicates", "Duplicate storm", inbox::duplicates);
+                    run(ctx, stamp, "durability", DurabilityScenario.TITLE, () -> new DurabilityScenario(ctx).run());
                     run(ctx, stamp, "outbound", "Outbound end to end", () -> new OutboundScenario(ctx).run());
                     run(ctx, stamp, "inbound", "Inbound end to end", () -> new InboundScenario(ctx).run());
                     run(ctx, stamp, "drain", "Backlog drain", () -> new DrainScenario(ctx).run());

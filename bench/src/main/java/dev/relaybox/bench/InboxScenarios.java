@@ -1,12 +1,12 @@
 package dev.relaybox.bench;
 
+import io.dropwizard.db.ManagedDataSource;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.sql.DataSource;
 
 /**
  * Inbox accept and the duplicate storm: signed partner webhooks against {@code POST /webhooks/shop}, compared with
@@ -24,7 +24,7 @@ final class InboxScenarios {
             RETURNING id""";
 
     private final Context ctx;
-    private final DataSource pool;
+    private final ManagedDataSource pool;
 
     InboxScenarios(Context ctx) {
         this.ctx = ctx;
@@ -125,6 +125,16 @@ final class InboxScenarios {
         r.fact(scenario, "answered accepted / duplicate", accepted.get() + " / " + duplicate.get(), "1 / " + (o.n - 1));
         r.fact(scenario, "entity version after processing", Integer.toString(entityVersion), "1");
         r.note(scenario, String.format(Locale.ROOT, "One event id posted %d times by %d clients at once. %s.", o.n, c, cpu));
+    }
+
+    /** The baseline alone: {@code count} raw inserts from the scenario's threads. */
+    Run rawInserts(String prefix, int count) throws Exception {
+        return Load.closed(count, ctx.options.concurrency, () -> raw(prefix));
+    }
+
+    /** For a scenario run against a second Relaybox that stops before the run ends. */
+    void closePool() throws Exception {
+        pool.stop();
     }
 
     private String[] http(String eventId) {

@@ -16,6 +16,7 @@ import dev.relaybox.service.admin.AdminInboxResource;
 import dev.relaybox.service.admin.AdminOutboxResource;
 import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
+import dev.relaybox.service.admin.AdminWorkflowsResource;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.auth.BearerTokens;
@@ -141,7 +142,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
     /** The HTTP APIs: partner intake, the producer API, the admin API and page. */
     private static void registerApi(RelayboxConfiguration config, Environment environment, Jdbi jdbi,
             EndpointUrlPolicy urlPolicy, RelayMetrics metrics, TemporalRuntime temporal, Runnable wakeDispatcher) {
-        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace());
+        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace(),
+                config.getTemporal().isEmbedded());
         BearerTokens.register(environment.jersey(), config.getAuth());
         environment.jersey().register(new OutboxResource(jdbi, environment.getObjectMapper(),
                 config.getOutbox().maxPayloadBytes(), config.getOutbox().getAggregateTypes()));
@@ -152,6 +154,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
+        environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
         environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
                 metrics));
         environment.jersey().register(new EntitiesResource(jdbi));
@@ -216,10 +219,13 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         }
     }
 
-    /** Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it. */
-    static void startEmbeddedPostgresIfConfigured(RelayboxConfiguration config, Environment environment) {
+    /**
+     * Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it; null when the
+     * database is not embedded.
+     */
+    static EmbeddedPostgres startEmbeddedPostgresIfConfigured(RelayboxConfiguration config, Environment environment) {
         if (!config.isEmbeddedDatabase()) {
-            return;
+            return null;
         }
         EmbeddedPostgres postgres = config.getEmbeddedPostgres().start();
         // Registered before the pool and the worker, so it is stopped after them.
@@ -233,6 +239,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         config.getDatabase().setUser("postgres");
         LOG.info("embedded PostgreSQL listening on port {} with data in {}", postgres.getPort(),
                 config.getEmbeddedPostgres().getDataDirectory());
+        if (!config.getEmbeddedPostgres().isDurable()) {
+            LOG.warn("embedded PostgreSQL runs with fsync and synchronous commit off: a crash can lose what was "
+                    + "acknowledged; set embeddedPostgres.durable: true for data you need");
+        }
+        return postgres;
     }
 
     private static ServerLifecycleListener readyMessage(RelayboxConfiguration config, TemporalRuntime temporal,

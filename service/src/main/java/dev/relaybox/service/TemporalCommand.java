@@ -1,12 +1,12 @@
 package dev.relaybox.service;
 
 import dev.relaybox.service.config.TemporalFactory;
+import dev.relaybox.service.temporal.TemporalConnection;
 import dev.relaybox.service.temporal.TemporalSetup;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.util.Duration;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.util.List;
 import net.sourceforge.argparse4j.inf.Namespace;
 import net.sourceforge.argparse4j.inf.Subparser;
@@ -41,8 +41,9 @@ final class TemporalCommand extends ConfiguredCommand<RelayboxConfiguration> {
         }
         var retention = duration("--retention", namespace.getString("retention")).toJavaDuration();
         var wait = duration("--wait", namespace.getString("wait")).toJavaDuration();
+        // The same connection as the server's: TLS, client certificate and API key from the temporal section.
         WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-                WorkflowServiceStubsOptions.newBuilder().setTarget(temporal.getAddress()).build());
+                TemporalConnection.from(temporal).workflowServiceStubsOptions().build());
         try (TemporalSetup setup = new TemporalSetup(stubs, temporal.getNamespace(), wait)) {
             List<TemporalSetup.Step> steps = setup.run(retention);
             steps.forEach(step -> System.out.println(step));

@@ -36,11 +36,18 @@ public final class TestApp {
     }
 
     static ConfigOverride[] overrides(Path dataDirectory, int temporalPort, ConfigOverride... extra) {
+        return overrides(dataDirectory, temporalPort, false, extra);
+    }
+
+    /** Overrides of one key are a set, not a sequence: the durability setting is chosen here, once. */
+    static ConfigOverride[] overrides(Path dataDirectory, int temporalPort, boolean durable, ConfigOverride... extra) {
         List<ConfigOverride> all = new ArrayList<>(List.of(
                 ConfigOverride.config("server.applicationConnectors[0].port", "0"),
                 ConfigOverride.config("server.adminConnectors[0].port", "0"),
                 ConfigOverride.config("embeddedPostgres.dataDirectory", dataDirectory.toString()),
                 ConfigOverride.config("embeddedPostgres.port", "0"),
+                // Test data is thrown away: skip the fsyncs, except where durability is what is tested.
+                ConfigOverride.config("embeddedPostgres.durable", Boolean.toString(durable)),
                 ConfigOverride.config("temporal.embeddedPort", Integer.toString(temporalPort)),
                 ConfigOverride.config("logging.level", "WARN")));
         all.addAll(List.of(extra));
@@ -56,5 +63,12 @@ public final class TestApp {
             ConfigOverride... extra) {
         return new DropwizardTestSupport<>(RelayboxApplication.class, CONFIG,
                 overrides(dataDirectory, temporalPort, extra));
+    }
+
+    /** The application with embedded PostgreSQL as shipped: fsync and synchronous commit on. */
+    static DropwizardTestSupport<RelayboxConfiguration> durableSupport(Path dataDirectory, int temporalPort,
+            ConfigOverride... extra) {
+        return new DropwizardTestSupport<>(RelayboxApplication.class, CONFIG,
+                overrides(dataDirectory, temporalPort, true, extra));
     }
 }

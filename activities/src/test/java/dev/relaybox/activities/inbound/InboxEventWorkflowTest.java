@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.replay.RecordedHistories;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.workflows.RelaySearchAttributes;
@@ -31,6 +32,7 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /** The inbox workflow with its real activities: real PostgreSQL, the order machine, Temporal's clock skipped ahead. */
 class InboxEventWorkflowTest {
@@ -236,15 +238,50 @@ class InboxEventWorkflowTest {
         start(InboxSettings.defaults());
         process("created", "order.created");
         UUID paid = process("paid", "order.paid");
+        String firstRun = runId("paid");
 
         InboxFixtures.workflow(client, "paid").process(paid);
 
+        assertThat(runId("paid")).as("a second run really happened").isNotEqualTo(firstRun);
         assertThat(entity()).isEqualTo("paid@2");
         assertThat(row(paid, "attempts")).isEqualTo("1");
         assertThat(outboxEventTypes()).containsExactly("order.payment_confirmed");
         assertThat(running("paid").status().outcome()).isEqualTo("APPLIED");
-        assertThat(history("paid").stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED))
-                .hasSize(1);
+    }
+
+    private String runId(String eventId) {
+        return client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(PARTNER, eventId)).describe().getExecution()
+                .getRunId();
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordDeferredThenReleased() {
+        start(new InboxSettings(Duration.ofHours(1), Duration.ofHours(24)));
+        process("created", "order.created");
+        UUID shipped = receive("shipped", "order.shipped");
+        InboxFixtures.start(client, "shipped", shipped);
+        await().atMost(Duration.ofSeconds(20)).until(() -> status(shipped).equals("DEFERRED"));
+
+        process("paid", "order.paid");
+        waitForResult("shipped");
+
+        assertThat(entity()).isEqualTo("shipped@3");
+        RecordedHistories.save(client, InboxEventWorkflow.workflowId(PARTNER, "shipped"),
+                "inbound-deferred-then-released.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordDeferralThatExpires() {
+        start(new InboxSettings(Duration.ofHours(1), Duration.ofHours(4)));
+        process("created", "order.created");
+
+        UUID shipped = process("shipped", "order.shipped");
+
+        assertThat(status(shipped)).isEqualTo("QUARANTINED");
+        RecordedHistories.save(client, InboxEventWorkflow.workflowId(PARTNER, "shipped"),
+                "inbound-deferral-expired.json");
     }
 
     private UUID process(String eventId, String eventType) {

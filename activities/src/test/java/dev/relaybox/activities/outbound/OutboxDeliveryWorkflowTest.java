@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
+import dev.relaybox.activities.replay.RecordedHistories;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
@@ -29,6 +30,7 @@ import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /** The delivery workflow with its real activities: real PostgreSQL, real HTTP, Temporal's clock skipped ahead. */
 class OutboxDeliveryWorkflowTest {
@@ -242,6 +244,42 @@ class OutboxDeliveryWorkflowTest {
                     request.header("webhook-timestamp"), request.body(), request.header("webhook-signature")))
                     .as("signed with %s", secret).isTrue();
         }
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordFourAttemptDelivery() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(503), Reply.of(503), Reply.of(503), Reply.of(200));
+
+        UUID outboxId = deliver("order.paid", "{\"orderId\": 42}");
+
+        assertThat(attemptStatuses(outboxId)).containsExactly(503, 503, 503, 200);
+        RecordedHistories.save(env.getWorkflowClient(), OutboxDeliveryWorkflow.workflowId(outboxId),
+                "outbound-four-attempts.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordReplayOfADeadLetter() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(400), Reply.of(200));
+        UUID outboxId = deliver("order.paid", "{}");
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
+
+        // What a dead-letter replay does: the delivery back to pending, then the dispatcher's signal-with-start.
+        jdbi.useHandle(h -> h.execute("""
+                UPDATE deliveries SET status = 'PENDING', attempts = 0, next_attempt_at = NULL, completed_at = NULL
+                 WHERE outbox_id = ?""", outboxId));
+        WorkflowStub replay = env.getWorkflowClient().newUntypedWorkflowStub(OutboxDeliveryWorkflow.TYPE,
+                WorkflowOptions.newBuilder().setTaskQueue(QUEUE)
+                        .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build());
+        replay.signalWithStart("replan", new Object[0], new Object[] {outboxId});
+        replay.getResult(Void.class);
+
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+        RecordedHistories.save(env.getWorkflowClient(), OutboxDeliveryWorkflow.workflowId(outboxId),
+                "outbound-replayed-dead-letter.json");
     }
 
     private String endpoint(String name, String path, String eventTypes) {

@@ -43,7 +43,7 @@ public final class AdminDeliveriesResource {
 
     public record Delivery(UUID id, UUID outboxId, String eventType, String aggregate, String endpoint, String url,
             String status, int attempts, Instant nextAttemptAt, Integer lastStatus, String lastError,
-            Instant createdAt, Instant completedAt, String temporalUrl) {}
+            Instant createdAt, Instant completedAt, String workflowId, String temporalUrl) {}
 
     public record Attempt(int attempt, Instant startedAt, Integer statusCode, int latencyMs, String responseExcerpt,
             String error) {}
@@ -129,6 +129,6 @@ public final class AdminDeliveriesResource {
                 rs.getString("aggregate"), rs.getString("endpoint"), rs.getString("url"), rs.getString("status"),
                 rs.getInt("attempts"), Rows.instant(rs, "next_attempt_at"), (Integer) rs.getObject("last_status"),
                 rs.getString("last_error"), Rows.instant(rs, "created_at"), Rows.instant(rs, "completed_at"),
-                links.workflow(OutboxDeliveryWorkflow.workflowId(outboxId)));
+                OutboxDeliveryWorkflow.workflowId(outboxId), links.workflow(OutboxDeliveryWorkflow.workflowId(outboxId)));
     }
 }

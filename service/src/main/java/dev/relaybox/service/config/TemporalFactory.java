@@ -2,12 +2,15 @@ package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
+import java.util.Optional;
 
 /** How Relaybox reaches Temporal; {@code address: embedded} runs an in-process server instead. */
+@ValidTemporalConnection
 public final class TemporalFactory {
     public static final String EMBEDDED = "embedded";
 
@@ -51,6 +54,16 @@ public final class TemporalFactory {
     @JsonProperty
     private Duration stickyScheduleToStartTimeout = Duration.seconds(5);
 
+    /** TLS towards a remote cluster; see {@link dev.relaybox.service.temporal.TemporalConnection}. */
+    @Valid
+    @NotNull
+    @JsonProperty
+    private TemporalTlsFactory tls = new TemporalTlsFactory();
+
+    /** Sent as {@code Authorization: Bearer <apiKey>} on every call (Temporal Cloud); turns TLS on by default. */
+    @JsonProperty
+    private String apiKey;
+
     public boolean isEmbedded() {
         return EMBEDDED.equals(address);
     }
@@ -85,5 +98,13 @@ public final class TemporalFactory {
 
     public int getMaxConcurrentWorkflowTasks() {
         return maxConcurrentWorkflowTasks;
+    }
+
+    public TemporalTlsFactory getTls() {
+        return tls;
+    }
+
+    public Optional<String> apiKey() {
+        return TemporalTlsFactory.blankToEmpty(apiKey);
     }
 }

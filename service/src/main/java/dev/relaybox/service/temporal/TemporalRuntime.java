@@ -6,7 +6,6 @@ import io.dropwizard.lifecycle.Managed;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
@@ -33,11 +32,12 @@ public final class TemporalRuntime implements Managed {
     private final WorkerFactory workerFactory;
     private final Worker worker;
 
-    private TemporalRuntime(Closeable embeddedServer, String target, TemporalFactory config, Scope metrics) {
+    private TemporalRuntime(Closeable embeddedServer, TemporalConnection connection, TemporalFactory config,
+            Scope metrics) {
         this.embeddedServer = embeddedServer;
-        this.target = target;
+        this.target = connection.target();
         this.stubs = WorkflowServiceStubs.newServiceStubs(
-                WorkflowServiceStubsOptions.newBuilder().setTarget(target).setMetricsScope(metrics).build());
+                connection.workflowServiceStubsOptions().setMetricsScope(metrics).build());
         this.client = WorkflowClient.newInstance(
                 stubs, WorkflowClientOptions.newBuilder().setNamespace(config.getNamespace()).build());
         this.workerFactory = WorkerFactory.newInstance(client);
@@ -48,10 +48,24 @@ public final class TemporalRuntime implements Managed {
                 .build());
     }
 
-    /** Connects to {@code config.address}, or first starts the in-process server when it says embedded. */
+    /**
+     * Connects to {@code config.address} as {@link TemporalConnection} describes, or first starts the in-process
+     * server when it says embedded. Refuses a {@code temporal} section that cannot connect securely.
+     */
     public static TemporalRuntime create(TemporalFactory config, Scope metrics) {
+        TemporalConnection connection;
+        try {
+            connection = TemporalConnection.from(config);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
+        }
         if (!config.isEmbedded()) {
-            return new TemporalRuntime(null, config.getAddress(), config, metrics);
+            LOG.info("connecting to Temporal at {} ({})", connection.target(), connection.description());
+            if (connection.sendsApiKeyInPlaintext()) {
+                LOG.warn("temporal.apiKey goes to {} without TLS because temporal.tls.enabled is false: anyone on "
+                        + "the network path can read it", connection.target());
+            }
+            return new TemporalRuntime(null, connection, config, metrics);
         }
         int port = config.getEmbeddedPort() > 0 ? config.getEmbeddedPort() : freePort();
         EmbeddedTemporalServer server = EmbeddedTemporalServer.start(port);
@@ -59,12 +73,12 @@ public final class TemporalRuntime implements Managed {
         registerSearchAttributes(target, config.getNamespace());
         LOG.info("embedded Temporal server listening on {} (in memory: unfinished work is re-driven from "
                 + "the database after a restart)", target);
-        return new TemporalRuntime(server, target, config, metrics);
+        return new TemporalRuntime(server, TemporalConnection.plaintext(target), config, metrics);
     }
 
     private static void registerSearchAttributes(String target, String namespace) {
         WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-                WorkflowServiceStubsOptions.newBuilder().setTarget(target).build());
+                TemporalConnection.plaintext(target).workflowServiceStubsOptions().build());
         try (TemporalSetup setup = new TemporalSetup(stubs, namespace, Duration.ofSeconds(10))) {
             setup.ensureSearchAttributes();
         } finally {

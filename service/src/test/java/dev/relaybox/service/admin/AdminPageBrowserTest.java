@@ -74,7 +74,7 @@ class AdminPageBrowserTest {
                 .findFirst().orElse(null));
         assertThat(row.getText()).contains("order.refunded", "400 Bad Request", "outbound");
         assertThat(browser.findElement(By.id("count-dead")).getText()).isEqualTo("1");
-        assertThat(row.findElement(By.linkText("Temporal")).getAttribute("href")).contains("/workflows/outbox-");
+        assertThat(row.findElement(By.linkText("History")).getAttribute("href")).contains("/admin/workflows/outbox-");
         Files.createDirectories(Path.of("target"));
         Files.write(Path.of("target/admin-page.png"), browser.getScreenshotAs(OutputType.BYTES));
 

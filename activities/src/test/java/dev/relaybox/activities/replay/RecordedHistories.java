@@ -1,0 +1,32 @@
+package dev.relaybox.activities.replay;
+
+import io.temporal.client.WorkflowClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Histories recorded by a released build, kept under {@code src/test/resources/histories/} and replayed by
+ * {@link ReplayCompatibilityTest} against today's workflow code. A release records them with
+ * {@code mvn -pl activities -am test -Dtest='*WorkflowTest#record*' -Dsurefire.failIfNoSpecifiedTests=false
+ * -Drelaybox.recordHistories=$PWD/activities/src/test/resources/histories/<release>}; the recorders are skipped
+ * otherwise.
+ */
+public final class RecordedHistories {
+    /** System property naming the directory the recorders write to. */
+    public static final String RECORD_INTO = "relaybox.recordHistories";
+
+    private RecordedHistories() {}
+
+    /** Writes the workflow's full history as JSON, the format {@code WorkflowReplayer} reads back. */
+    public static void save(WorkflowClient client, String workflowId, String fileName) {
+        Path directory = Path.of(System.getProperty(RECORD_INTO));
+        try {
+            Files.createDirectories(directory);
+            Files.writeString(directory.resolve(fileName), client.fetchHistory(workflowId).toJson(true));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package dev.relaybox.service.admin;
+
+import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.auth.Caller;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.sdk.v1.WorkflowMetadata;
+import io.temporal.client.WorkflowClient;
+import io.temporal.common.WorkflowExecutionHistory;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code /admin/workflows/{workflowId}}: a workflow's history as a readable timeline, fetched from Temporal with the
+ * SDK, so an operator needs no Temporal UI (embedded mode has none). The page itself carries no data and loads without
+ * a token, like the admin page; its data comes from {@code .../history}, which needs the admin token.
+ */
+@Path("/admin/workflows")
+public final class AdminWorkflowsResource {
+    private static final Logger LOG = LoggerFactory.getLogger(AdminWorkflowsResource.class);
+    // The SDK answers this query from every running workflow with its current details.
+    private static final String METADATA_QUERY = "__temporal_workflow_metadata";
+
+    private final WorkflowClient temporal;
+    private final TemporalLinks links;
+    private final byte[] page;
+
+    public AdminWorkflowsResource(WorkflowClient temporal, TemporalLinks links) {
+        this.temporal = temporal;
+        this.links = links;
+        try (InputStream in = AdminWorkflowsResource.class.getResourceAsStream("/admin/history.html")) {
+            page = in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The history; {@code temporalUrl} is the Temporal UI's page for it, null when the server is embedded. */
+    public record WorkflowHistory(String workflowId, String runId, String workflowType, String summary,
+            String status, String currentDetails, String temporalUrl, List<WorkflowTimeline.Entry> timeline) {}
+
+    @GET
+    @Path("{workflowId}")
+    @Produces(MediaType.TEXT_HTML)
+    public byte[] page() {
+        return page;
+    }
+
+    @GET
+    @Path("{workflowId}/history")
+    @RolesAllowed(Caller.ADMIN)
+    @Produces(MediaType.APPLICATION_JSON)
+    public WorkflowHistory history(@PathParam("workflowId") String workflowId) {
+        WorkflowExecutionHistory history;
+        try {
+            history = temporal.fetchHistory(workflowId);
+        } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                throw ApiException.notFound("workflow_not_found", "Temporal holds no workflow " + workflowId
+                        + " (the embedded server keeps none across restarts; the reconciler starts unfinished ones again)");
+            }
+            throw e;
+        }
+        WorkflowTimeline.View view = WorkflowTimeline.of(history.getEvents());
+        String details = view.status().equals("running") ? currentDetails(workflowId) : null;
+        return new WorkflowHistory(workflowId, view.runId(), view.workflowType(),
+                view.summary(), view.status(), details, links.temporalUi(workflowId), view.entries());
+    }
+
+    private String currentDetails(String workflowId) {
+        try {
+            return temporal.newUntypedWorkflowStub(workflowId).query(METADATA_QUERY, WorkflowMetadata.class)
+                    .getCurrentDetails();
+        } catch (RuntimeException e) {
+            // The timeline still stands without them, e.g. while no worker polls the task queue.
+            LOG.debug("no current details for {}: {}", workflowId, e.toString());
+            return null;
+        }
+    }
+}

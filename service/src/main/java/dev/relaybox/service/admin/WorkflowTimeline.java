@@ -1,0 +1,259 @@
+package dev.relaybox.service.admin;
+
+import com.google.protobuf.Timestamp;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.api.common.v1.Payloads;
+import io.temporal.api.failure.v1.Failure;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.api.sdk.v1.UserMetadata;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.TreeMap;
+
+/**
+ * A workflow's history in the words an operator uses: started, each activity with its summary and result, each
+ * timer with its summary and duration, signals in and out, search attribute changes, failure, completion. The
+ * engine's own bookkeeping (workflow tasks, markers) is left out unless it failed. Newest entry first.
+ */
+public final class WorkflowTimeline {
+    private static final int MAX_VALUE_LENGTH = 400;
+
+    /** One line of the timeline; {@code kind} is stable for styling and tests, the rest is for people. */
+    public record Entry(Instant at, String kind, String title, String detail) {}
+
+    /** The timeline and where the workflow stands: {@code running} or how it closed. */
+    public record View(String workflowType, String runId, String summary, String status, List<Entry> entries) {}
+
+    private record Activity(String type, String summary) {}
+
+    private record Timer(String summary, String duration) {}
+
+    private WorkflowTimeline() {}
+
+    public static View of(List<HistoryEvent> events) {
+        List<Entry> entries = new ArrayList<>();
+        Map<Long, Activity> activities = new HashMap<>();
+        Map<Long, Instant> activitiesClosed = new HashMap<>();
+        Map<String, Timer> timers = new HashMap<>();
+        String workflowType = "";
+        String runId = "";
+        String summary = "";
+        String status = "running";
+        for (HistoryEvent e : events) {
+            Instant at = instant(e.getEventTime());
+            switch (e.getEventType()) {
+                case EVENT_TYPE_WORKFLOW_EXECUTION_STARTED -> {
+                    var a = e.getWorkflowExecutionStartedEventAttributes();
+                    workflowType = a.getWorkflowType().getName();
+                    runId = a.getOriginalExecutionRunId();
+                    summary = text(e.getUserMetadata());
+                    entries.add(new Entry(at, "started", "started " + workflowType,
+                            join(summary, "input " + values(a.getInput()))));
+                }
+                case EVENT_TYPE_ACTIVITY_TASK_SCHEDULED -> {
+                    var a = e.getActivityTaskScheduledEventAttributes();
+                    activities.put(e.getEventId(), new Activity(a.getActivityType().getName(), text(e.getUserMetadata())));
+                }
+                case EVENT_TYPE_ACTIVITY_TASK_COMPLETED -> {
+                    var a = e.getActivityTaskCompletedEventAttributes();
+                    activitiesClosed.put(a.getScheduledEventId(), at);
+                    entries.add(new Entry(at, "activity", "activity " + name(activities.get(a.getScheduledEventId())),
+                            a.getResult().getPayloadsCount() == 0 ? "" : "result " + values(a.getResult())));
+                }
+                case EVENT_TYPE_ACTIVITY_TASK_FAILED -> {
+                    var a = e.getActivityTaskFailedEventAttributes();
+                    activitiesClosed.put(a.getScheduledEventId(), at);
+                    entries.add(new Entry(at, "activity-failed",
+                            "activity " + name(activities.get(a.getScheduledEventId())) + " failed",
+                            failure(a.getFailure())));
+                }
+                case EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT -> {
+                    var a = e.getActivityTaskTimedOutEventAttributes();
+                    activitiesClosed.put(a.getScheduledEventId(), at);
+                    entries.add(new Entry(at, "activity-failed",
+                            "activity " + name(activities.get(a.getScheduledEventId())) + " timed out",
+                            failure(a.getFailure())));
+                }
+                case EVENT_TYPE_ACTIVITY_TASK_CANCELED -> {
+                    var a = e.getActivityTaskCanceledEventAttributes();
+                    activitiesClosed.put(a.getScheduledEventId(), at);
+                    entries.add(new Entry(at, "activity-failed",
+                            "activity " + name(activities.get(a.getScheduledEventId())) + " cancelled", ""));
+                }
+                case EVENT_TYPE_TIMER_STARTED -> {
+                    var a = e.getTimerStartedEventAttributes();
+                    String duration = words(Duration.ofSeconds(a.getStartToFireTimeout().getSeconds(),
+                            a.getStartToFireTimeout().getNanos()));
+                    Timer timer = new Timer(text(e.getUserMetadata()), duration);
+                    timers.put(a.getTimerId(), timer);
+                    entries.add(new Entry(at, "timer", "timer " + name(timer) + " started for " + duration,
+                            "fires at " + at.plus(Duration.ofSeconds(a.getStartToFireTimeout().getSeconds()))));
+                }
+                case EVENT_TYPE_TIMER_FIRED -> entries.add(new Entry(at, "timer-fired",
+                        "timer " + name(timers.get(e.getTimerFiredEventAttributes().getTimerId())) + " fired", ""));
+                case EVENT_TYPE_TIMER_CANCELED -> entries.add(new Entry(at, "timer-cancelled",
+                        "timer " + name(timers.get(e.getTimerCanceledEventAttributes().getTimerId())) + " cancelled", ""));
+                case EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED -> {
+                    var a = e.getWorkflowExecutionSignaledEventAttributes();
+                    entries.add(new Entry(at, "signal", "signal " + a.getSignalName() + " received",
+                            a.getInput().getPayloadsCount() == 0 ? "" : "input " + values(a.getInput())));
+                }
+                case EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED -> {
+                    var a = e.getSignalExternalWorkflowExecutionInitiatedEventAttributes();
+                    entries.add(new Entry(at, "signal-sent", "signal " + a.getSignalName() + " sent to "
+                            + a.getWorkflowExecution().getWorkflowId(), ""));
+                }
+                case EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES -> {
+                    StringJoiner changes = new StringJoiner(", ");
+                    new TreeMap<>(e.getUpsertWorkflowSearchAttributesEventAttributes().getSearchAttributes()
+                            .getIndexedFieldsMap()).forEach((key, value) -> changes.add(key + " = " + value(value)));
+                    entries.add(new Entry(at, "search-attributes", "search attributes set", changes.toString()));
+                }
+                case EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED -> entries.add(new Entry(at, "details",
+                        "memo changed", e.getWorkflowPropertiesModifiedEventAttributes().getUpsertedMemo().toString()));
+                case EVENT_TYPE_WORKFLOW_TASK_FAILED -> {
+                    var a = e.getWorkflowTaskFailedEventAttributes();
+                    entries.add(new Entry(at, "failed", "workflow task failed: " + a.getCause().name(),
+                            failure(a.getFailure())));
+                }
+                case EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED -> {
+                    status = "completed";
+                    Payloads result = e.getWorkflowExecutionCompletedEventAttributes().getResult();
+                    entries.add(new Entry(at, "completed", "completed",
+                            result.getPayloadsCount() == 0 ? "" : "result " + values(result)));
+                }
+                case EVENT_TYPE_WORKFLOW_EXECUTION_FAILED -> {
+                    status = "failed";
+                    entries.add(new Entry(at, "failed", "failed",
+                            failure(e.getWorkflowExecutionFailedEventAttributes().getFailure())));
+                }
+                case EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT -> {
+                    status = "timed out";
+                    entries.add(new Entry(at, "failed", "timed out", ""));
+                }
+                case EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED -> {
+                    status = "cancelled";
+                    entries.add(new Entry(at, "failed", "cancelled", ""));
+                }
+                case EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED -> {
+                    status = "terminated";
+                    entries.add(new Entry(at, "failed", "terminated",
+                            e.getWorkflowExecutionTerminatedEventAttributes().getReason()));
+                }
+                case EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW -> {
+                    status = "continued as new";
+                    entries.add(new Entry(at, "completed", "continued as a new run",
+                            e.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId()));
+                }
+                default -> {
+                    // Workflow tasks, markers and the like: the engine's bookkeeping, not the event's story.
+                }
+            }
+        }
+        // An activity still running has no closing event; show it where it was scheduled.
+        for (HistoryEvent e : events) {
+            if (e.hasActivityTaskScheduledEventAttributes() && !activitiesClosed.containsKey(e.getEventId())) {
+                entries.add(new Entry(instant(e.getEventTime()), "activity-running",
+                        "activity " + name(activities.get(e.getEventId())) + " running", ""));
+            }
+        }
+        // Stable on equal times, so events of one instant keep their recorded order once reversed.
+        List<Entry> newestFirst = new ArrayList<>(entries);
+        newestFirst.sort((a, b) -> a.at().compareTo(b.at()));
+        Collections.reverse(newestFirst);
+        return new View(workflowType, runId, summary, status, List.copyOf(newestFirst));
+    }
+
+    private static String name(Activity activity) {
+        if (activity == null) {
+            return "(unknown)";
+        }
+        return activity.summary().isEmpty() ? activity.type() : activity.summary() + " (" + activity.type() + ")";
+    }
+
+    private static String name(Timer timer) {
+        return timer == null || timer.summary().isEmpty() ? "(no summary)" : "'" + timer.summary() + "'";
+    }
+
+    private static String join(String first, String second) {
+        return first.isEmpty() ? second : first + "; " + second;
+    }
+
+    private static String failure(Failure failure) {
+        StringBuilder text = new StringBuilder(failure.getMessage());
+        Failure cause = failure;
+        while (cause.hasCause()) {
+            cause = cause.getCause();
+            text.append(": ").append(cause.getMessage());
+        }
+        return shortened(text.toString());
+    }
+
+    private static String text(UserMetadata metadata) {
+        return metadata.hasSummary() ? unquoted(value(metadata.getSummary())) : "";
+    }
+
+    private static String values(Payloads payloads) {
+        StringJoiner all = new StringJoiner(", ");
+        payloads.getPayloadsList().forEach(p -> all.add(value(p)));
+        return shortened(all.toString());
+    }
+
+    /** JSON payloads as their JSON text; anything else by its encoding and size. */
+    private static String value(Payload payload) {
+        String encoding = payload.getMetadataOrDefault("encoding", null) == null ? ""
+                : payload.getMetadataOrThrow("encoding").toStringUtf8();
+        if (encoding.equals("binary/null")) {
+            return "null";
+        }
+        if (encoding.startsWith("json/") || encoding.isEmpty()) {
+            return shortened(unquoted(payload.getData().toString(StandardCharsets.UTF_8)));
+        }
+        return "(" + payload.getData().size() + " bytes, " + encoding + ")";
+    }
+
+    private static String unquoted(String json) {
+        return json.length() >= 2 && json.startsWith("\"") && json.endsWith("\"") && json.indexOf('"', 1) == json.length() - 1
+                ? json.substring(1, json.length() - 1) : json;
+    }
+
+    private static String shortened(String text) {
+        return text.length() <= MAX_VALUE_LENGTH ? text : text.substring(0, MAX_VALUE_LENGTH) + "…";
+    }
+
+    private static Instant instant(Timestamp t) {
+        return Instant.ofEpochSecond(t.getSeconds(), t.getNanos());
+    }
+
+    /** 1h, 5m, 1m 30s, 250ms: durations as a schedule is written. */
+    static String words(Duration d) {
+        if (d.isZero()) {
+            return "0s";
+        }
+        if (d.toMillis() < 1000) {
+            return d.toMillis() + "ms";
+        }
+        StringJoiner parts = new StringJoiner(" ");
+        long seconds = d.getSeconds();
+        if (seconds >= 86400) {
+            parts.add(seconds / 86400 + "d");
+        }
+        if (seconds % 86400 >= 3600) {
+            parts.add(seconds % 86400 / 3600 + "h");
+        }
+        if (seconds % 3600 >= 60) {
+            parts.add(seconds % 3600 / 60 + "m");
+        }
+        if (seconds % 60 > 0) {
+            parts.add(seconds % 60 + "s");
+        }
+        return parts.toString();
+    }
+}
