@@ -86,13 +86,14 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
     public void run(RelayboxConfiguration config, Environment environment) {
         Map<String, StateMachine> machines = checkedStateMachines(config);
         Roles roles = checkedRoles(config);
+        // Decided before the embedded PostgreSQL starts: starting it replaces database.url with its JDBC URL.
+        boolean embedded = config.isEmbedded();
 
         startEmbeddedPostgresIfConfigured(config, environment);
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
         Migrations.migrate(dataSource);
         Jdbi jdbi = Store.configure(new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql"));
 
-        boolean embedded = config.isEmbedded();
         DeliverySettings delivery = config.getDelivery().build(embedded);
         EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(delivery.allowPrivateNetworks());
         seedEndpoints(jdbi, config.endpointSeeds(), urlPolicy, config.getDelivery().getSecretRotationGrace());
