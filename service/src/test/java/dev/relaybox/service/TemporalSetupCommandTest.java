@@ -53,14 +53,15 @@ class TemporalSetupCommandTest {
                 .contains("search attribute RelayAggregate (Keyword): created")
                 .contains("search attribute RelayPeer (Keyword): created")
                 .contains("search attribute RelayAttempts (Int): created")
+                .contains("search attribute RelayEndpoints (KeywordList): created")
                 // The test server treats every namespace as registered.
                 .contains("namespace setup-test: already existed")
-                .contains("(6 created, 1 already existed)");
+                .contains("(7 created, 1 already existed)");
         assertThat(second.failure()).isEmpty();
         assertThat(second.stdout())
                 .contains("search attribute RelayDirection (Keyword): already existed")
                 .contains("search attribute RelayAttempts (Int): already existed")
-                .contains("(0 created, 7 already existed)")
+                .contains("(0 created, 8 already existed)")
                 .doesNotContain(": created");
     }
 

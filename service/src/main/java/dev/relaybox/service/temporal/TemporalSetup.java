@@ -167,7 +167,11 @@ public final class TemporalSetup implements AutoCloseable {
     }
 
     private static String typeName(IndexedValueType type) {
-        return type == IndexedValueType.INDEXED_VALUE_TYPE_INT ? "Int" : "Keyword";
+        return switch (type) {
+            case INDEXED_VALUE_TYPE_INT -> "Int";
+            case INDEXED_VALUE_TYPE_KEYWORD_LIST -> "KeywordList";
+            default -> "Keyword";
+        };
     }
 
     /** Closes the operator stubs; the workflow stubs belong to the caller. */
