@@ -27,7 +27,9 @@ import dev.relaybox.service.api.OpenApiResource;
 import dev.relaybox.service.auth.BearerTokens;
 import dev.relaybox.service.config.AuthFactory;
 import dev.relaybox.service.config.EndpointSeed;
+import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.dispatch.Dispatcher;
+import dev.relaybox.service.dispatch.DispatcherHealthCheck;
 import dev.relaybox.service.dispatch.InboxDispatchSource;
 import dev.relaybox.service.dispatch.NotifyListener;
 import dev.relaybox.service.dispatch.OutboxDispatchSource;
@@ -41,11 +43,13 @@ import dev.relaybox.service.outbound.OutboxResource;
 import dev.relaybox.service.retention.RetentionTask;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
+import dev.relaybox.service.temporal.WorkerHealthCheck;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
+import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.ServerLifecycleListener;
@@ -56,6 +60,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -81,18 +86,21 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
         bootstrap.addCommand(new DbCommand());
         bootstrap.addCommand(new ReceiveCommand());
+        bootstrap.addCommand(new TemporalCommand());
     }
 
     @Override
     public void run(RelayboxConfiguration config, Environment environment) {
         Map<String, StateMachine> machines = checkedStateMachines(config);
+        Roles roles = checkedRoles(config);
+        // Decided before the embedded PostgreSQL starts: starting it replaces database.url with its JDBC URL.
+        boolean embedded = config.isEmbedded();
 
         startEmbeddedPostgresIfConfigured(config, environment);
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
         Migrations.migrate(dataSource);
         Jdbi jdbi = Store.configure(new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql"));
 
-        boolean embedded = config.isEmbedded();
         DeliverySettings delivery = config.getDelivery().build(embedded);
         EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(delivery.allowPrivateNetworks());
         seedEndpoints(jdbi, config.endpointSeeds(), urlPolicy, config.getDelivery().getSecretRotationGrace());
@@ -102,32 +110,57 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 config.getAlerts().isEnabled()));
 
         TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal(), metrics.temporalScope());
-        temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class,
-                InboxEventWorkflowImpl.class);
-        EndpointControlActivitiesImpl endpointControls = new EndpointControlActivitiesImpl(jdbi,
-                config.getDelivery().circuitSettings(), metrics.registry());
-        DeliveryActivitiesImpl deliveryActivities = new DeliveryActivitiesImpl(jdbi, delivery, deadLetters,
-                metrics.registry(), endpointControls);
-        temporal.worker().registerActivitiesImplementations(deliveryActivities, endpointControls,
-                new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters));
-        temporal.httpWorker().registerActivitiesImplementations(deliveryActivities);
+        // Without registered types the worker polls nothing: a process without the worker role only uses the client.
+        if (roles.worker()) {
+            temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class,
+                    InboxEventWorkflowImpl.class);
+            EndpointControlActivitiesImpl endpointControls = new EndpointControlActivitiesImpl(jdbi,
+                    config.getDelivery().circuitSettings(), metrics.registry());
+            DeliveryActivitiesImpl deliveryActivities = new DeliveryActivitiesImpl(jdbi, delivery, deadLetters,
+                    metrics.registry(), endpointControls);
+            temporal.worker().registerActivitiesImplementations(deliveryActivities, endpointControls,
+                    new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters));
+            temporal.httpWorker().registerActivitiesImplementations(deliveryActivities);
+            environment.healthChecks().register("worker", new WorkerHealthCheck(temporal::isWorkerRunning,
+                    config.getTemporal().getTaskQueue()));
+        }
         environment.lifecycle().manage(temporal);
         environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));
+        environment.healthChecks().register("roles", new RolesHealthCheck(roles));
 
-        WorkflowStarter starter = new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
-        Dispatcher dispatcher = new Dispatcher(jdbi,
-                List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher(),
-                deadLetters);
-        environment.lifecycle().manage(dispatcher);
-        environment.lifecycle().manage(new RetentionTask(jdbi, new Retention(jdbi, Clock.systemUTC()),
-                config.getRetention().ages(), config.getRetention().getBatchSize(), config.getRetention().getInterval(),
-                metrics.registry()));
-        environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(), config.getDatabase().getUser(),
-                config.getDatabase().getPassword(), dispatcher::wake));
+        Runnable wakeDispatcher = () -> { };
+        if (roles.dispatcher()) {
+            WorkflowStarter starter = new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
+            Dispatcher dispatcher = new Dispatcher(jdbi,
+                    List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher(),
+                    deadLetters);
+            environment.lifecycle().manage(dispatcher);
+            environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(),
+                    config.getDatabase().getUser(), config.getDatabase().getPassword(), dispatcher::wake));
+            environment.healthChecks().register("dispatcher", new DispatcherHealthCheck(dispatcher,
+                    config.getDispatcher().getPollInterval()));
+            // Background housekeeping runs where the dispatcher does; an advisory lock keeps it to one process.
+            environment.lifecycle().manage(new RetentionTask(jdbi, new Retention(jdbi, Clock.systemUTC()),
+                    config.getRetention().ages(), config.getRetention().getBatchSize(),
+                    config.getRetention().getInterval(), metrics.registry()));
+            wakeDispatcher = dispatcher::wake;
+        }
 
+        JsonErrorMappers.register(environment.jersey().getResourceConfig());
+        if (roles.api()) {
+            registerApi(config, environment, jdbi, urlPolicy, metrics, temporal, wakeDispatcher);
+        } else {
+            closeApplicationPort(config);
+        }
+
+        environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal, roles));
+    }
+
+    /** The HTTP APIs: partner intake, the producer API, the admin API and page. */
+    private static void registerApi(RelayboxConfiguration config, Environment environment, Jdbi jdbi,
+            EndpointUrlPolicy urlPolicy, RelayMetrics metrics, TemporalRuntime temporal, Runnable wakeDispatcher) {
         TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace(),
                 config.getTemporal().isEmbedded());
-        JsonErrorMappers.register(environment.jersey().getResourceConfig());
         BearerTokens.register(environment.jersey(), config.getAuth());
         environment.jersey().register(new OutboxResource(jdbi, environment.getObjectMapper(),
                 config.getOutbox().maxPayloadBytes(), config.getOutbox().getAggregateTypes()));
@@ -136,7 +169,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminPageResource());
         environment.jersey().register(new AdminOutboxResource(jdbi, links));
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
-        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, dispatcher::wake));
+        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher));
         environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
         environment.jersey().register(new AdminStoryResource(jdbi, links));
@@ -144,8 +177,21 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 metrics));
         environment.jersey().register(new EntitiesResource(jdbi));
         environment.jersey().register(new OpenApiResource(version()));
+    }
 
-        environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal));
+    /** A process without the api role listens on its admin port only (health checks, metrics). */
+    private static void closeApplicationPort(RelayboxConfiguration config) {
+        if (config.getServerFactory() instanceof DefaultServerFactory server) {
+            server.setApplicationConnectors(List.of());
+        }
+    }
+
+    private static Roles checkedRoles(RelayboxConfiguration config) {
+        try {
+            return config.roles();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -160,7 +206,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         config.getPartners().forEach((name, partner) -> {
             if (!config.isEmbedded() && partner.getSignature().secrets().contains(AuthFactory.DEV_PARTNER_SECRET)) {
                 throw new IllegalStateException("refusing to start: partner '" + name
-                        + "' uses the development secret outside embedded mode; set its secret from the environment");
+                        + "' uses the development secret outside embedded mode; set " + secretVariable(name));
             }
         });
         try {
@@ -173,6 +219,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
         }
+    }
+
+    /** The variable config.yml reads a partner's secret from, by its convention ({@code SHOP_WEBHOOK_SECRET}). */
+    static String secretVariable(String partner) {
+        return partner.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_") + "_WEBHOOK_SECRET";
     }
 
     /** Creates or updates the endpoints declared in config.yml; a bad one stops start-up with its name. */
@@ -226,13 +277,15 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         return postgres;
     }
 
-    private static ServerLifecycleListener readyMessage(RelayboxConfiguration config, TemporalRuntime temporal) {
+    private static ServerLifecycleListener readyMessage(RelayboxConfiguration config, TemporalRuntime temporal,
+            Roles roles) {
         return new ServerLifecycleListener() {
             @Override
             public void serverStarted(org.eclipse.jetty.server.Server server) {
-                LOG.info("Relaybox ready: API http://localhost:{}/ | admin http://localhost:{}/healthcheck | "
-                                + "Temporal {} (namespace {}, task queue {}) | database {}",
-                        getLocalPort(server), getAdminPort(server), temporal.target(),
+                LOG.info("Relaybox ready ({}): API {} | admin http://localhost:{}/healthcheck | "
+                                + "Temporal {} (namespace {}, task queue {}) | database {}", roles,
+                        roles.api() ? "http://localhost:" + getLocalPort(server) + "/" : "not served (no api role)",
+                        getAdminPort(server), temporal.target(),
                         config.getTemporal().getNamespace(), config.getTemporal().getTaskQueue(),
                         config.getDatabase().getUrl());
             }

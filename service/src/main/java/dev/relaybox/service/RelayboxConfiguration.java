@@ -12,12 +12,14 @@ import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.service.config.EndpointSeed;
 import dev.relaybox.service.config.OutboxFactory;
 import dev.relaybox.service.config.RetentionFactory;
+import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.config.EmbeddedPostgresFactory;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.service.metrics.DeadLetterAlerts;
 import io.dropwizard.core.Configuration;
 import io.dropwizard.db.DataSourceFactory;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import java.util.List;
 import java.util.Map;
@@ -94,6 +96,16 @@ public final class RelayboxConfiguration extends Configuration {
         return retention;
     }
 
+    /** {@code api,dispatcher,worker} or a part of it: what this process does (see {@link Roles}). */
+    @NotEmpty
+    @JsonProperty
+    private String roles = Roles.ALL;
+
+    /** Throws {@link IllegalArgumentException} naming RELAYBOX_ROLES when it lists an unknown role. */
+    public Roles roles() {
+        return Roles.parse(roles);
+    }
+
     public Map<String, PartnerFactory> getPartners() {
         return partners;
     }
@@ -152,9 +164,12 @@ public final class RelayboxConfiguration extends Configuration {
         return endpoints;
     }
 
-    /** Either embedded part running means this is a development setup, not production. */
+    /**
+     * Development defaults (tokens, the example partner's secret, private-network endpoints) hold only when
+     * both parts run embedded; one external part makes this production, so nothing half-set-up accepts them.
+     */
     public boolean isEmbedded() {
-        return isEmbeddedDatabase() || temporal.isEmbedded();
+        return isEmbeddedDatabase() && temporal.isEmbedded();
     }
 
     public DataSourceFactory getDatabase() {

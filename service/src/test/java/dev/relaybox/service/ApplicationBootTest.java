@@ -11,6 +11,9 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.WorkerFactory;
 import jakarta.ws.rs.core.Response;
+import java.net.InetAddress;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -49,6 +52,18 @@ class ApplicationBootTest {
             factory.shutdownNow();
             stubs.shutdownNow();
         }
+    }
+
+    @Test
+    void embeddedTemporalListensOnLoopbackOnly() {
+        Assumptions.assumeTrue(ListeningSockets.available(), "needs Linux /proc/net/tcp to see listening sockets");
+
+        List<InetAddress> listening = ListeningSockets.on(TEMPORAL_PORT);
+
+        assertThat(listening).as("listening sockets on the embedded Temporal port %d", TEMPORAL_PORT)
+                .isNotEmpty()
+                .allSatisfy(address -> assertThat(address.isLoopbackAddress())
+                        .as("%s is a loopback address", address.getHostAddress()).isTrue());
     }
 
     @Test

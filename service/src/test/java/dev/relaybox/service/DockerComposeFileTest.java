@@ -1,37 +1,28 @@
 package dev.relaybox.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.io.File;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Keeps the production-like path honest: docker-compose.yml must validate with the docker-compose CLI, and
- * the search attributes its setup step registers must be exactly those the workflows set.
+ * Keeps the production-like path honest: docker-compose.yml must validate with the docker-compose CLI, set
+ * Temporal up with Relaybox's own command, and pass Relaybox every secret production refuses to default.
+ * (ProductionModeIT runs Relaybox with exactly this file's environment.)
  */
 class DockerComposeFileTest {
-    private static final Path REPO = Path.of("..").toAbsolutePath().normalize();
-    private static final Path COMPOSE_FILE = REPO.resolve("docker-compose.yml");
-    private static final Path REGISTER_SCRIPT = REPO.resolve("docker/temporal/register.sh");
-    private static final Path SEARCH_ATTRIBUTES_SOURCE =
-            REPO.resolve("workflows/src/main/java/dev/relaybox/workflows/RelaySearchAttributes.java");
-
-    private static final Pattern JAVA_KEY = Pattern.compile(
-            "forKeyword\\(\"(\\w+)\"\\)|forLong\\(\"(\\w+)\"\\)|forKeywordList\\(\"(\\w+)\"\\)");
-    private static final Pattern SCRIPT_REGISTRATION =
-            Pattern.compile("(?m)^\\s*register_search_attribute\\s+(\\w+)\\s+(\\w+)\\s*$");
-
     @Test
     void composeFileValidates() throws Exception {
         String dockerCompose = dockerComposeOrSkip();
@@ -44,6 +35,7 @@ class DockerComposeFileTest {
             // Mandatory in docker-compose.yml (${VAR:?...}); any non-empty value validates.
             builder.environment().put("RELAYBOX_ADMIN_TOKENS", "compose-test-admin-token");
             builder.environment().put("RELAYBOX_PRODUCER_TOKENS", "compose-test-producer-token");
+            builder.environment().put("SHOP_WEBHOOK_SECRET", "whsec_Y29tcG9zZS10ZXN0");
             Process process = builder.start();
             if (!process.waitFor(2, TimeUnit.MINUTES)) {
                 process.destroyForcibly();
@@ -60,40 +52,65 @@ class DockerComposeFileTest {
     }
 
     @Test
-    void setupStepRegistersExactlyTheWorkflowSearchAttributes() throws IOException {
-        Map<String, String> inJava = new LinkedHashMap<>();
-        Matcher java = JAVA_KEY.matcher(Files.readString(SEARCH_ATTRIBUTES_SOURCE, StandardCharsets.UTF_8));
-        while (java.find()) {
-            if (java.group(1) != null) {
-                inJava.put(java.group(1), "Keyword");
-            } else if (java.group(3) != null) {
-                inJava.put(java.group(3), "KeywordList");
-            } else {
-                inJava.put(java.group(2), "Int");
-            }
+    void temporalIsSetUpByRelayboxTemporalSetupBeforeRelayboxStarts() {
+        ComposeFile compose = ComposeFile.read();
+        List<String> command = new ArrayList<>();
+        compose.service("temporal-setup").path("command").forEach(part -> command.add(part.asText()));
+
+        assertThat(command).startsWith("java", "-jar", "/app/relaybox.jar", "temporal", "setup")
+                .endsWith("/app/config.yml");
+        assertThat(compose.service("relaybox").path("depends_on").path("temporal-setup").path("condition").asText())
+                .isEqualTo("service_completed_successfully");
+        assertThat(compose.environment("temporal-setup", Map.of())).containsKeys("TEMPORAL_ADDRESS",
+                "TEMPORAL_NAMESPACE");
+    }
+
+    @Test
+    void relayboxGetsEverySecretProductionRequiresFromTheOperator() {
+        ComposeFile compose = ComposeFile.read();
+        Map<String, String> variables = new HashMap<>(Map.of(
+                "RELAYBOX_ADMIN_TOKENS", "admin-token",
+                "RELAYBOX_PRODUCER_TOKENS", "producer-token",
+                "SHOP_WEBHOOK_SECRET", "whsec_c2hvcA=="));
+
+        Map<String, String> environment = compose.environment("relaybox", variables);
+
+        assertThat(environment).containsEntry("RELAYBOX_ADMIN_TOKENS", "admin-token")
+                .containsEntry("RELAYBOX_PRODUCER_TOKENS", "producer-token")
+                .containsEntry("SHOP_WEBHOOK_SECRET", "whsec_c2hvcA==")
+                .containsEntry("ALLOW_PRIVATE_NETWORKS", "false")
+                .containsKeys("DATABASE_URL", "TEMPORAL_ADDRESS");
+        for (String required : List.of("RELAYBOX_ADMIN_TOKENS", "RELAYBOX_PRODUCER_TOKENS", "SHOP_WEBHOOK_SECRET")) {
+            Map<String, String> missingOne = new HashMap<>(variables);
+            missingOne.remove(required);
+            assertThatThrownBy(() -> compose.environment("relaybox", missingOne))
+                    .as("docker-compose up without %s", required)
+                    .hasMessageContaining(required);
         }
+    }
 
-        Map<String, String> inScript = new LinkedHashMap<>();
-        Matcher script = SCRIPT_REGISTRATION.matcher(Files.readString(REGISTER_SCRIPT, StandardCharsets.UTF_8));
-        while (script.find()) {
-            assertThat(inScript.put(script.group(1), script.group(2)))
-                    .as("register.sh registers %s twice", script.group(1))
-                    .isNull();
-        }
+    @Test
+    void scaledProfileRunsDispatcherWorkersWithRelayboxsEnvironment() {
+        ComposeFile compose = ComposeFile.read();
+        Map<String, String> api = new HashMap<>(compose.rawEnvironment("relaybox"));
+        Map<String, String> worker = new HashMap<>(compose.rawEnvironment("relaybox-worker"));
 
-        assertThat(inScript.keySet()).containsExactlyInAnyOrder(
-                "RelayDirection", "RelayStatus", "RelayEventType", "RelayAggregate", "RelayPeer", "RelayAttempts",
-                "RelayEndpoints");
-        assertThat(inScript)
-                .as("search attributes in %s vs %s", REPO.relativize(REGISTER_SCRIPT),
-                        REPO.relativize(SEARCH_ATTRIBUTES_SOURCE))
-                .isEqualTo(inJava);
+        assertThat(worker.remove("RELAYBOX_ROLES")).isEqualTo("dispatcher,worker");
+        assertThat(api.remove("RELAYBOX_ROLES")).isEqualTo("${RELAYBOX_ROLES:-api,dispatcher,worker}");
+        assertThat(worker).as("relaybox-worker's environment beside relaybox's").isEqualTo(api);
+        assertThat(compose.ports("relaybox-worker")).isEmpty();
+        assertThat(compose.service("relaybox-worker").path("profiles").get(0).asText()).isEqualTo("scaled");
+    }
 
-        String compose = Files.readString(COMPOSE_FILE, StandardCharsets.UTF_8);
-        assertThat(compose)
-                .as("docker-compose.yml runs register.sh in its temporal-namespace step")
-                .contains("temporal-namespace:")
-                .contains("./docker/temporal/register.sh:");
+    @Test
+    void controlPlanesArePublishedOnThisHostOnly() {
+        ComposeFile compose = ComposeFile.read();
+
+        assertThat(compose.ports("temporal")).as("Temporal gRPC").allMatch(port -> port.startsWith("127.0.0.1:"));
+        assertThat(compose.ports("temporal-ui")).as("Temporal UI").allMatch(port -> port.startsWith("127.0.0.1:"));
+        assertThat(compose.ports("relaybox")).as("Relaybox ports")
+                .contains("8080:8080", "127.0.0.1:8081:8081")
+                .filteredOn(port -> port.endsWith(":8081")).allMatch(port -> port.startsWith("127.0.0.1:"));
     }
 
     /** The docker-compose binary on PATH; skips the test without it, except on CI where it must be present. */

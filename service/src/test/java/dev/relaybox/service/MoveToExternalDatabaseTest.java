@@ -35,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * event deferred until its order is paid) completes there.
  */
 class MoveToExternalDatabaseTest {
+    private static final String MOVED_PARTNER_SECRET = "whsec_" + "bW92ZWQtcGFydG5lci1zZWNyZXQtZm9yLXRlc3Rz";
     private static final ConfigOverride[] LONG_WAITS = {
             // Long waits: only the restart on the new database can move the open work on within the test.
             ConfigOverride.config("delivery.retryDelays", "1h"),
@@ -58,9 +59,9 @@ class MoveToExternalDatabaseTest {
                         "eventTypes", List.of("invoice.*")));
                 outboxId = api.producer("POST", "/outbox", Map.of("eventType", "invoice.sent", "aggregateType",
                         "invoice", "aggregateId", "8", "payload", Map.of())).text("id");
-                send(api, "evt-c-" + order, "order.created", order);
+                send(api, AuthFactory.DEV_PARTNER_SECRET, "evt-c-" + order, "order.created", order);
                 await().atMost(Duration.ofSeconds(30)).until(() -> entityState(api.jdbi(), order).equals("created"));
-                shippedId = send(api, "evt-s-" + order, "order.shipped", order).text("id");
+                shippedId = send(api, AuthFactory.DEV_PARTNER_SECRET, "evt-s-" + order, "order.shipped", order).text("id");
                 await().atMost(Duration.ofSeconds(30)).until(() -> "RETRYING".equals(deliveryStatus(api.jdbi()))
                         && "DEFERRED".equals(inboxStatus(api.jdbi(), shippedId)));
 
@@ -87,6 +88,12 @@ class MoveToExternalDatabaseTest {
                 receiver.script("/moved", TestReceiver.Reply.of(200));
                 List<ConfigOverride> overrides = new ArrayList<>(List.of(LONG_WAITS));
                 overrides.add(ConfigOverride.config("database.url", external.getJdbcUrl("postgres", "relaybox")));
+                // An external database makes this production: its own tokens and partner secret, and the
+                // test's receiver on loopback allowed explicitly.
+                overrides.add(ConfigOverride.config("auth.adminTokens", "moved-admin-token"));
+                overrides.add(ConfigOverride.config("auth.producerTokens", "moved-producer-token"));
+                overrides.add(ConfigOverride.config("partners.shop.signature.secrets", MOVED_PARTNER_SECRET));
+                overrides.add(ConfigOverride.config("delivery.allowPrivateNetworks", "true"));
                 DropwizardTestSupport<RelayboxConfiguration> moved = TestApp.support(TestApp.freshDataDirectory(),
                         TestApp.freePort(), overrides.toArray(ConfigOverride[]::new));
                 moved.before();
@@ -97,7 +104,7 @@ class MoveToExternalDatabaseTest {
                     assertThat(receiver.received("/moved")).extracting(r -> r.header("webhook-id"))
                             .containsExactly(outboxId, outboxId);
 
-                    send(api, "evt-p-" + order, "order.paid", order);
+                    send(api, MOVED_PARTNER_SECRET, "evt-p-" + order, "order.paid", order);
                     await().atMost(Duration.ofSeconds(60)).until(() -> entityState(api.jdbi(), order).equals("shipped"));
                     assertThat(inboxStatus(api.jdbi(), shippedId)).isEqualTo("PROCESSED");
                 } finally {
@@ -150,16 +157,15 @@ class MoveToExternalDatabaseTest {
                 .bind("id", order).mapTo(String.class).findOne().orElse(""));
     }
 
-    private static Answer send(Api api, String eventId, String type, String orderId) {
+    private static Answer send(Api api, String secret, String eventId, String type, String orderId) {
         String body = "{\"type\": \"" + type + "\", \"data\": {\"orderId\": \"" + orderId + "\"}}";
         long timestamp = Instant.now().getEpochSecond();
         Answer answer = Answer.of(api.request("/webhooks/shop", null)
                 .header("webhook-id", eventId)
                 .header("webhook-timestamp", Long.toString(timestamp))
-                .header("webhook-signature", ShopWebhooks.signature(eventId, timestamp, body))
+                .header("webhook-signature", ShopWebhooks.signature(secret, eventId, timestamp, body))
                 .post(Entity.entity(body, MediaType.APPLICATION_JSON)));
         assertThat(answer.status()).isEqualTo(200);
         return answer;
     }
-
 }

@@ -13,19 +13,55 @@ class StartupChecksTest {
         ConfigOverride.config("temporal.address", "localhost:1"),
     };
 
+    static final ConfigOverride[] REAL_TOKENS = {
+        ConfigOverride.config("auth.adminTokens", "a-real-admin-token"),
+        ConfigOverride.config("auth.producerTokens", "a-real-producer-token"),
+    };
+
     @Test
     void productionWithTheDevelopmentTokensRefusesToStart() {
         assertThatThrownBy(() -> start(PRODUCTION))
                 .hasMessageContaining("refusing to start")
-                .hasMessageContaining("development tokens");
+                .hasMessageContaining("development tokens")
+                .hasMessageContaining("RELAYBOX_ADMIN_TOKENS");
     }
 
     @Test
     void productionWithTheExamplePartnersDevelopmentSecretRefusesToStart() {
-        assertThatThrownBy(() -> start(PRODUCTION[0], PRODUCTION[1],
-                ConfigOverride.config("auth.adminTokens", "a-real-admin-token"),
-                ConfigOverride.config("auth.producerTokens", "a-real-producer-token")))
-                .hasMessageContaining("partner 'shop' uses the development secret");
+        assertThatThrownBy(() -> start(PRODUCTION[0], PRODUCTION[1], REAL_TOKENS[0], REAL_TOKENS[1]))
+                .hasMessageContaining("partner 'shop' uses the development secret")
+                .hasMessageContaining("set SHOP_WEBHOOK_SECRET");
+    }
+
+    @Test
+    void externalDatabaseWithEmbeddedTemporalIsProductionAndRefusesTheDevelopmentTokens() {
+        assertThatThrownBy(() -> start(PRODUCTION[0]))
+                .hasMessageContaining("refusing to start")
+                .hasMessageContaining("RELAYBOX_ADMIN_TOKENS");
+    }
+
+    @Test
+    void externalTemporalWithEmbeddedDatabaseIsProductionAndRefusesTheDevelopmentPartnerSecret() {
+        assertThatThrownBy(() -> start(PRODUCTION[1], REAL_TOKENS[0], REAL_TOKENS[1]))
+                .hasMessageContaining("partner 'shop' uses the development secret")
+                .hasMessageContaining("SHOP_WEBHOOK_SECRET");
+    }
+
+    @Test
+    void externalTemporalWithEmbeddedDatabaseRefusesAPrivateNetworkEndpoint() {
+        assertThatThrownBy(() -> start(PRODUCTION[1], REAL_TOKENS[0], REAL_TOKENS[1],
+                ConfigOverride.config("partners.shop.signature.secrets", "whsec_" + "c2hvcC1zZWNyZXQtZm9yLWEtdGVzdA=="),
+                ConfigOverride.config("alerts.endpointUrl", "http://127.0.0.1:9/alerts"),
+                ConfigOverride.config("alerts.endpointSecret", "whsec_" + "bG9jYWwtZW5kcG9pbnQtc2VjcmV0")))
+                .hasMessageContaining("endpoint relaybox-alerts in config")
+                .hasMessageContaining("ALLOW_PRIVATE_NETWORKS");
+    }
+
+    @Test
+    void unknownRoleRefusesToStartNamingTheVariable() {
+        assertThatThrownBy(() -> start(ConfigOverride.config("roles", "api,workers")))
+                .hasMessageContaining("refusing to start")
+                .hasMessageContaining("unknown role 'workers' in RELAYBOX_ROLES");
     }
 
     @Test

@@ -98,7 +98,8 @@ final class SpecialPurposeAddresses {
             return Optional.empty();
         }
         return find(SPECIAL_PURPOSE, bytes)
-                .map(block -> describe(address, block) + " and allowPrivateNetworks is false");
+                .map(block -> describe(address, block)
+                        + " and private networks are not allowed outside embedded mode (ALLOW_PRIVATE_NETWORKS=true allows them)");
     }
 
     private static Optional<Block> find(List<Block> blocks, byte[] address) {

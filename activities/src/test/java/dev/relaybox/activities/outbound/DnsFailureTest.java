@@ -52,7 +52,8 @@ class DnsFailureTest {
                 .withAllowPrivateNetworks(false);
         DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
                 new SimpleMeterRegistry(), failing);
-        worker.registerActivitiesImplementations(activities);
+        worker.registerActivitiesImplementations(activities,
+                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()));
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
         env.start();
     }

@@ -62,7 +62,8 @@ class FanOutWorkflowTest {
                 .withAllowPrivateNetworks(true).withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
         DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
                 new SimpleMeterRegistry());
-        worker.registerActivitiesImplementations(activities);
+        worker.registerActivitiesImplementations(activities,
+                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()));
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
         env.start();
     }

@@ -1,6 +1,7 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.util.Duration;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -49,6 +50,15 @@ public final class TemporalFactory {
     @JsonProperty
     private int maxConcurrentHttpAttempts = 64;
 
+    /**
+     * How long a workflow task waits on the worker that ran the workflow last before any worker may take it
+     * (sticky execution); 0 turns sticky execution off. Servers that do not time sticky tasks out (the SDK's
+     * standalone test server) need 0 when a worker can die, or its workflows wait for it for ever.
+     */
+    @NotNull
+    @JsonProperty
+    private Duration stickyScheduleToStartTimeout = Duration.seconds(5);
+
     /** TLS towards a remote cluster; see {@link dev.relaybox.service.temporal.TemporalConnection}. */
     @Valid
     @NotNull
@@ -89,6 +99,10 @@ public final class TemporalFactory {
 
     public int getMaxConcurrentHttpAttempts() {
         return maxConcurrentHttpAttempts;
+    }
+
+    public java.time.Duration getStickyScheduleToStartTimeout() {
+        return stickyScheduleToStartTimeout.toJavaDuration();
     }
 
     public int getMaxConcurrentWorkflowTasks() {

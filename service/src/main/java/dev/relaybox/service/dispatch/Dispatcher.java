@@ -41,6 +41,8 @@ public final class Dispatcher implements Managed {
     private final Semaphore wake = new Semaphore(0);
     private final ExecutorService starts;
     private volatile boolean stopped;
+    /** When the dispatch loop last finished a batch or a pass; null before its first. */
+    private volatile Instant lastProgressAt;
     private Thread dispatchThread;
     private Thread reconcileThread;
 
@@ -59,6 +61,16 @@ public final class Dispatcher implements Managed {
     /** Dispatch now rather than at the next poll. */
     public void wake() {
         wake.release();
+    }
+
+    /** When the dispatch loop last made progress (a batch or an empty pass); null before the first. */
+    public Instant lastProgressAt() {
+        return lastProgressAt;
+    }
+
+    /** Whether the dispatch loop runs (started and not stopped or dead). */
+    public boolean isRunning() {
+        return !stopped && dispatchThread != null && dispatchThread.isAlive();
     }
 
     @Override
@@ -85,6 +97,7 @@ public final class Dispatcher implements Managed {
         while (!stopped) {
             try {
                 dispatchAll();
+                lastProgressAt = Instant.now();
                 wake.tryAcquire(config.getPollInterval().toMillis(), TimeUnit.MILLISECONDS);
                 wake.drainPermits();
             } catch (InterruptedException e) {
@@ -107,6 +120,7 @@ public final class Dispatcher implements Managed {
         while (!stopped && !active.isEmpty()) {
             for (DispatchSource source : List.copyOf(active)) {
                 Batch batch = dispatchBatch(source);
+                lastProgressAt = Instant.now();
                 total += batch.started();
                 if (batch.claimed() < config.getBatchSize() || batch.retryLater() > 0) {
                     active.remove(source);

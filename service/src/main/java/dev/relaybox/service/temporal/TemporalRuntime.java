@@ -2,19 +2,11 @@ package dev.relaybox.service.temporal;
 
 import com.uber.m3.tally.Scope;
 import dev.relaybox.service.config.TemporalFactory;
-import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.lifecycle.Managed;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
-import io.temporal.common.SearchAttributeKey;
-import io.temporal.serviceclient.OperatorServiceStubs;
-import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.testserver.TestServer;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
@@ -22,6 +14,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +46,7 @@ public final class TemporalRuntime implements Managed {
         this.worker = workerFactory.newWorker(config.getTaskQueue(), WorkerOptions.newBuilder()
                 .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentActivities())
                 .setMaxConcurrentWorkflowTaskExecutionSize(config.getMaxConcurrentWorkflowTasks())
+                .setStickyQueueScheduleToStartTimeout(config.getStickyScheduleToStartTimeout())
                 .build());
         this.httpWorker = workerFactory.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(config.getTaskQueue()),
                 WorkerOptions.newBuilder()
@@ -80,9 +74,8 @@ public final class TemporalRuntime implements Managed {
             return new TemporalRuntime(null, connection, config, metrics);
         }
         int port = config.getEmbeddedPort() > 0 ? config.getEmbeddedPort() : freePort();
-        // Time skipping locked: timers fire in real time, as they would on a real cluster.
-        Closeable server = TestServer.createPortBoundServer(port, true);
-        String target = "localhost:" + port;
+        EmbeddedTemporalServer server = EmbeddedTemporalServer.start(port);
+        String target = server.target();
         registerSearchAttributes(target, config.getNamespace());
         LOG.info("embedded Temporal server listening on {} (in memory: unfinished work is re-driven from "
                 + "the database after a restart)", target);
@@ -90,20 +83,12 @@ public final class TemporalRuntime implements Managed {
     }
 
     private static void registerSearchAttributes(String target, String namespace) {
-        OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
-                OperatorServiceStubsOptions.newBuilder().setTarget(target).validateAndBuildWithDefaults());
-        try {
-            AddSearchAttributesRequest.Builder request = AddSearchAttributesRequest.newBuilder().setNamespace(namespace);
-            for (SearchAttributeKey<?> key : RelaySearchAttributes.ALL) {
-                request.putSearchAttributes(key.getName(), key.getValueType());
-            }
-            operator.blockingStub().addSearchAttributes(request.build());
-        } catch (StatusRuntimeException e) {
-            if (e.getStatus().getCode() != Status.Code.ALREADY_EXISTS) {
-                throw e;
-            }
+        WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
+                TemporalConnection.plaintext(target).workflowServiceStubsOptions().build());
+        try (TemporalSetup setup = new TemporalSetup(stubs, namespace, Duration.ofSeconds(10))) {
+            setup.ensureSearchAttributes();
         } finally {
-            operator.shutdownNow();
+            stubs.shutdownNow();
         }
     }
 
@@ -135,6 +120,11 @@ public final class TemporalRuntime implements Managed {
     /** Polls the HTTP attempts' own task queue: register the delivery activities here too. */
     public Worker httpWorker() {
         return httpWorker;
+    }
+
+    /** Whether the worker factory runs: started and not shut down. */
+    public boolean isWorkerRunning() {
+        return workerFactory.isStarted() && !workerFactory.isShutdown();
     }
 
     @Override

@@ -1,0 +1,229 @@
+package dev.relaybox.service.production;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.relaybox.service.ComposeFile;
+import dev.relaybox.service.TestApp;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Relaybox's production shape on one machine, every part its own process: PostgreSQL from the machine's
+ * binaries, the SDK's standalone Temporal server (standing in for a Temporal cluster: no real one runs here)
+ * in its own JVM, set up by {@code relaybox temporal setup} as docker-compose.yml's temporal-setup service
+ * does, and Relaybox processes from the built jar with only the environment docker-compose.yml gives its
+ * relaybox service, host and port values pointing at these processes.
+ */
+final class Production implements AutoCloseable {
+    static final Path JAR = Path.of("target", "relaybox.jar").toAbsolutePath();
+    static final Path CONFIG = ComposeFile.REPO.resolve("config.yml");
+    static final String ADMIN_TOKEN = "it-admin-" + random(12);
+    static final String PRODUCER_TOKEN = "it-producer-" + random(12);
+    static final String SHOP_SECRET = "whsec_" + Base64.getEncoder().encodeToString(random(24).getBytes());
+
+    private final Path logs;
+    private final LocalPostgres postgres;
+    private final JavaProcess temporal;
+    private final int temporalPort;
+    private final List<JavaProcess> relayboxes = new ArrayList<>();
+    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private Production(Path logs, LocalPostgres postgres, JavaProcess temporal, int temporalPort) {
+        this.logs = logs;
+        this.postgres = postgres;
+        this.temporal = temporal;
+        this.temporalPort = temporalPort;
+    }
+
+    /**
+     * Starts PostgreSQL and Temporal and sets Temporal up. Skips the calling test when PostgreSQL is not
+     * installed on a developer's machine; on CI (CI=true) that fails instead.
+     */
+    static Production start(String name) throws Exception {
+        Optional<Path> binaries = LocalPostgres.binaries();
+        if (binaries.isEmpty()) {
+            String why = "PostgreSQL server binaries not found under /usr/lib/postgresql "
+                    + "(apt-get install postgresql; .ci/run installs it)";
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                Assertions.fail(why);
+            }
+            Assumptions.abort("skipping the production-mode test: " + why);
+        }
+        assertThat(JAR).as("the shaded jar (mvn package builds it)").isRegularFile();
+        Path logs = Files.createDirectories(Path.of("target", "production-it", name)).toAbsolutePath();
+        LocalPostgres postgres = LocalPostgres.start(binaries.get(), logs);
+        int temporalPort = TestApp.freePort();
+        JavaProcess temporal = JavaProcess.start("temporal", logs.resolve("temporal.log"), Map.of(),
+                "-cp", System.getProperty("java.class.path"), "io.temporal.testserver.TestServer",
+                Integer.toString(temporalPort));
+        Production production = new Production(logs, postgres, temporal, temporalPort);
+        try {
+            await("Temporal test server listening on " + temporalPort).atMost(Duration.ofMinutes(2))
+                    .until(() -> listening(temporalPort) || !temporal.isAlive());
+            assertThat(temporal.isAlive()).as("Temporal test server: %s", temporal.output()).isTrue();
+            production.setUpTemporal();
+        } catch (Throwable e) {
+            production.close();
+            throw e;
+        }
+        return production;
+    }
+
+    /** docker-compose.yml's temporal-setup service: its command and environment, run against our Temporal. */
+    private void setUpTemporal() throws Exception {
+        ComposeFile compose = ComposeFile.read();
+        Map<String, String> environment = new HashMap<>(compose.environment("temporal-setup", Map.of()));
+        pointAtOurProcesses(environment);
+        List<String> command = new ArrayList<>();
+        compose.service("temporal-setup").path("command").forEach(part -> command.add(part.asText()));
+        assertThat(command).as("temporal-setup's command").startsWith("java", "-jar", "/app/relaybox.jar");
+        List<String> arguments = new ArrayList<>();
+        for (String part : command.subList(1, command.size())) {
+            arguments.add(switch (part) {
+                case "/app/relaybox.jar" -> JAR.toString();
+                case "/app/config.yml" -> CONFIG.toString();
+                default -> ComposeFile.interpolate(part, Map.of());
+            });
+        }
+        JavaProcess setup = JavaProcess.start("temporal setup", logs.resolve("temporal-setup.log"), environment,
+                arguments.toArray(String[]::new));
+        assertThat(setup.awaitExit(180)).as("relaybox temporal setup:%n%s", setup.output()).isZero();
+        assertThat(setup.output()).contains("search attribute RelayStatus (Keyword)");
+    }
+
+    /** The variables an operator exports before {@code docker-compose up}. */
+    static Map<String, String> operatorVariables() {
+        Map<String, String> variables = new HashMap<>();
+        variables.put("RELAYBOX_ADMIN_TOKENS", ADMIN_TOKEN);
+        variables.put("RELAYBOX_PRODUCER_TOKENS", PRODUCER_TOKEN);
+        variables.put("SHOP_WEBHOOK_SECRET", SHOP_SECRET);
+        variables.put("RELAYBOX_DB_PASSWORD", LocalPostgres.RELAYBOX_PASSWORD);
+        // The test's receivers listen on loopback, which production refuses unless allowed.
+        variables.put("ALLOW_PRIVATE_NETWORKS", "true");
+        return variables;
+    }
+
+    /**
+     * The environment docker-compose.yml gives the relaybox service for these variables, with its host and
+     * port values pointed at this machine's processes, plus the listening ports.
+     */
+    Map<String, String> relayboxEnvironment(Map<String, String> variables, int port, int adminPort) {
+        Map<String, String> environment = new LinkedHashMap<>(
+                ComposeFile.read().environment("relaybox", variables));
+        pointAtOurProcesses(environment);
+        environment.put("PORT", Integer.toString(port));
+        environment.put("ADMIN_PORT", Integer.toString(adminPort));
+        return environment;
+    }
+
+    private void pointAtOurProcesses(Map<String, String> environment) {
+        if (environment.containsKey("DATABASE_URL")) {
+            environment.put("DATABASE_URL", postgres.jdbcUrl());
+        }
+        assertThat(environment).as("compose environment").containsKey("TEMPORAL_ADDRESS");
+        environment.put("TEMPORAL_ADDRESS", "127.0.0.1:" + temporalPort);
+    }
+
+    /** Starts {@code relaybox server config.yml} from the jar, as the image's CMD does. */
+    JavaProcess startRelaybox(String name, Map<String, String> environment) {
+        JavaProcess process = JavaProcess.start(name, logs.resolve(name + ".log"), environment,
+                "-jar", JAR.toString(), "server", CONFIG.toString());
+        relayboxes.add(process);
+        return process;
+    }
+
+    /** Waits until the admin port's health checks all pass; fails with the process output if it dies. */
+    void awaitHealthy(JavaProcess process, int adminPort) {
+        await(process.name() + " healthy").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
+                .until(() -> !process.isAlive() || healthStatus(adminPort) == 200);
+        assertThat(process.isAlive()).as("%s exited:%n%s", process.name(), process.output()).isTrue();
+    }
+
+    /** The admin port's /healthcheck status, or -1 while nothing answers. */
+    int healthStatus(int adminPort) {
+        try {
+            return get("http://127.0.0.1:" + adminPort + "/healthcheck", null).statusCode();
+        } catch (UncheckedIOException e) {
+            return -1;
+        }
+    }
+
+    HttpResponse<String> get(String url, String token) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return send(request.GET().build());
+    }
+
+    HttpResponse<String> post(String url, String token, Map<String, String> headers, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json");
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        headers.forEach(request::header);
+        return send(request.POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    private HttpResponse<String> send(HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(request.method() + " " + request.uri() + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    Path logs() {
+        return logs;
+    }
+
+    static boolean listening(int port) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static String random(int length) {
+        String alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+        SecureRandom random = new SecureRandom();
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < length; i++) {
+            text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return text.toString();
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (JavaProcess relaybox : relayboxes) {
+            relaybox.close();
+        }
+        temporal.close();
+        postgres.close();
+    }
+}
