@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,7 +21,7 @@ import java.util.function.Function;
 
 /**
  * A real HTTP receiver that measures what a rate-limited, concurrency-limited sender does to it: the most
- * requests in flight at once and the most requests that arrived within any one second. Each request's
+ * requests in flight at once, the most requests that arrived within any one second, and the requests per path. Each request's
  * answer comes from a function of its parsed body, after an optional delay (the receiver's own latency).
  */
 public final class CountingReceiver implements AutoCloseable {
@@ -30,6 +32,7 @@ public final class CountingReceiver implements AutoCloseable {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger maxInFlight = new AtomicInteger();
     private final AtomicInteger requests = new AtomicInteger();
+    private final Map<String, Integer> requestsByPath = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Long> arrivals = new ConcurrentLinkedQueue<>();
     private volatile Function<JsonNode, Integer> responder = body -> 200;
     private volatile Duration latency = Duration.ZERO;
@@ -64,6 +67,11 @@ public final class CountingReceiver implements AutoCloseable {
         return requests.get();
     }
 
+    /** How many requests each path received. */
+    public Map<String, Integer> requestsByPath() {
+        return Map.copyOf(requestsByPath);
+    }
+
     public int maxInFlight() {
         return maxInFlight.get();
     }
@@ -94,6 +102,7 @@ public final class CountingReceiver implements AutoCloseable {
         try (exchange) {
             arrivals.add(System.nanoTime());
             requests.incrementAndGet();
+            requestsByPath.merge(exchange.getRequestURI().getPath(), 1, Integer::sum);
             int now = inFlight.incrementAndGet();
             maxInFlight.accumulateAndGet(now, Math::max);
             try {

@@ -2,8 +2,6 @@ package dev.relaybox.activities.outbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.store.TestDatabase;
@@ -20,18 +18,10 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
@@ -53,7 +43,8 @@ class FanOutWorkflowTest {
     @BeforeEach
     void start() {
         jdbi = TestDatabase.fresh();
-        receiver = new CountingReceiver();
+        // A receiver's own latency, so that requests the workflow lets run together really overlap.
+        receiver = new CountingReceiver().latency(Duration.ofMillis(30));
         env = TestWorkflowEnvironment.newInstance();
         RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
         Worker worker = env.newWorker(QUEUE);
@@ -93,7 +84,7 @@ class FanOutWorkflowTest {
                         "SELECT count(*) FROM deliveries WHERE outbox_id = :id AND status = 'DELIVERED'")
                 .bind("id", outboxId).mapTo(int.class).one());
         assertThat(delivered).isEqualTo(ENDPOINTS);
-        assertThat(receiver.mostAtOnce())
+        assertThat(receiver.maxInFlight())
                 .as("HTTP requests in flight at once")
                 .isLessThanOrEqualTo(OutboxDeliveryWorkflowImpl.MAX_ATTEMPTS_IN_FLIGHT);
 
@@ -115,62 +106,7 @@ class FanOutWorkflowTest {
         int events = client.fetchHistory(workflowId).getEvents().size();
         System.out.printf("fan-out to %d endpoints: %d history events (%.1f per endpoint), at most %d requests "
                 + "at once, search attributes %d bytes%n", ENDPOINTS, events, (double) events / ENDPOINTS,
-                receiver.mostAtOnce(), total);
+                receiver.maxInFlight(), total);
         WorkflowReplayer.replayWorkflowExecution(client.fetchHistory(workflowId), OutboxDeliveryWorkflowImpl.class);
-    }
-
-    /** A real HTTP receiver answering 200 on any path, counting requests per path and how many overlap. */
-    static final class CountingReceiver implements AutoCloseable {
-        private final HttpServer server;
-        private final ExecutorService threads = Executors.newFixedThreadPool(64);
-        private final Map<String, Integer> requests = new ConcurrentHashMap<>();
-        private final AtomicInteger inFlight = new AtomicInteger();
-        private final AtomicInteger mostAtOnce = new AtomicInteger();
-
-        CountingReceiver() {
-            try {
-                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            server.createContext("/", this::handle);
-            server.setExecutor(threads);
-            server.start();
-        }
-
-        String url(String path) {
-            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
-        }
-
-        Map<String, Integer> requestsByPath() {
-            return Map.copyOf(requests);
-        }
-
-        int mostAtOnce() {
-            return mostAtOnce.get();
-        }
-
-        private void handle(HttpExchange exchange) throws IOException {
-            try (exchange) {
-                mostAtOnce.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-                try {
-                    exchange.getRequestBody().readAllBytes();
-                    requests.merge(exchange.getRequestURI().getPath(), 1, Integer::sum);
-                    // A receiver's own latency, so that requests the workflow lets run together really overlap.
-                    TimeUnit.MILLISECONDS.sleep(30);
-                    exchange.sendResponseHeaders(200, -1);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    inFlight.decrementAndGet();
-                }
-            }
-        }
-
-        @Override
-        public void close() {
-            server.stop(0);
-            threads.shutdownNow();
-        }
     }
 }
