@@ -33,6 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -181,22 +182,22 @@ class DispatcherTest {
         }
 
         @Override
-        public List<Row> claimUndispatched(org.jdbi.v3.core.Handle handle, int limit) {
+        public List<Row> claimUndispatched(Handle handle, int limit) {
             return delegate.claimUndispatched(handle, limit);
         }
 
         @Override
-        public void markDispatched(org.jdbi.v3.core.Handle handle, List<UUID> ids) {
+        public void markDispatched(Handle handle, List<UUID> ids) {
             delegate.markDispatched(handle, ids);
         }
 
         @Override
-        public void markUndispatched(org.jdbi.v3.core.Handle handle, List<UUID> ids) {
+        public void markUndispatched(Handle handle, List<UUID> ids) {
             delegate.markUndispatched(handle, ids);
         }
 
         @Override
-        public boolean quarantine(org.jdbi.v3.core.Handle handle, UUID id, String reason) {
+        public boolean quarantine(Handle handle, UUID id, String reason) {
             return delegate.quarantine(handle, id, reason);
         }
 
@@ -206,7 +207,7 @@ class DispatcherTest {
         }
 
         @Override
-        public List<Row> claimStranded(org.jdbi.v3.core.Handle handle, Instant before, int limit) {
+        public List<Row> claimStranded(Handle handle, Instant before, int limit) {
             return delegate.claimStranded(handle, before, limit);
         }
 
