@@ -31,14 +31,12 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -133,9 +131,9 @@ class DispatcherFaultsTest {
                 .setTarget("127.0.0.1:" + TestApp.freePort()).build());
         CountDownLatch starting = new CountDownLatch(1);
         DispatcherFactory config = new ObjectMapper().convertValue(Map.of("startTimeout", "3s"), DispatcherFactory.class);
-        Dispatcher dispatcher = new Dispatcher(jdbi, List.of(new NotifyingSource(
-                new OutboxDispatchSource(new WorkflowStarter(WorkflowClient.newInstance(unreachable), QUEUE)), starting)),
-                config, DeadLetters.loggingOnly());
+        Dispatcher dispatcher = new Dispatcher(jdbi, List.of(new WatchedSource(
+                new OutboxDispatchSource(new WorkflowStarter(WorkflowClient.newInstance(unreachable), QUEUE)),
+                row -> starting.countDown())), config, DeadLetters.loggingOnly());
         CompletableFuture<Integer> pass = CompletableFuture.supplyAsync(dispatcher::dispatchAll);
 
         assertThat(starting.await(30, TimeUnit.SECONDS)).isTrue();
@@ -171,49 +169,5 @@ class DispatcherFaultsTest {
     private static Map<String, StateMachine> orderMachine() {
         return StateMachine.fromConfig(Map.of("order", new StateMachineConfig(List.of("created"), "created",
                 Map.of("order.created", new TransitionConfig(List.of("none"), "created", null)))));
-    }
-
-    /** The real source, telling the test when the first start begins. */
-    private record NotifyingSource(DispatchSource delegate, CountDownLatch starting) implements DispatchSource {
-        @Override
-        public String name() {
-            return delegate.name();
-        }
-
-        @Override
-        public List<Row> claimUndispatched(Handle handle, int limit) {
-            return delegate.claimUndispatched(handle, limit);
-        }
-
-        @Override
-        public void markDispatched(Handle handle, List<UUID> ids) {
-            delegate.markDispatched(handle, ids);
-        }
-
-        @Override
-        public void markUndispatched(Handle handle, List<UUID> ids) {
-            delegate.markUndispatched(handle, ids);
-        }
-
-        @Override
-        public boolean quarantine(Handle handle, UUID id, String reason) {
-            return delegate.quarantine(handle, id, reason);
-        }
-
-        @Override
-        public DeadLetters.Source deadLetterSource() {
-            return delegate.deadLetterSource();
-        }
-
-        @Override
-        public List<Row> claimStranded(Handle handle, Instant before, int limit) {
-            return delegate.claimStranded(handle, before, limit);
-        }
-
-        @Override
-        public void start(Row row) {
-            starting.countDown();
-            delegate.start(row);
-        }
     }
 }

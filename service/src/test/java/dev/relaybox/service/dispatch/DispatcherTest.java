@@ -33,7 +33,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -156,7 +155,8 @@ class DispatcherTest {
 
     private Dispatcher dispatcher(DispatcherFactory config) {
         OutboxDispatchSource real = new OutboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE));
-        return new Dispatcher(jdbi, List.of(new CountingSource(real)), config, DeadLetters.loggingOnly());
+        return new Dispatcher(jdbi, List.of(new WatchedSource(real,
+                row -> starts.computeIfAbsent(row.id(), id -> new AtomicInteger()).incrementAndGet())), config, DeadLetters.loggingOnly());
     }
 
     private UUID enqueue(String eventType, String payload) {
@@ -166,55 +166,5 @@ class DispatcherTest {
     private int undispatched() {
         return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events WHERE dispatched_at IS NULL")
                 .mapTo(int.class).one());
-    }
-
-    /** The real source, counting how often each row's workflow is started. */
-    private final class CountingSource implements DispatchSource {
-        private final DispatchSource delegate;
-
-        CountingSource(DispatchSource delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public String name() {
-            return delegate.name();
-        }
-
-        @Override
-        public List<Row> claimUndispatched(Handle handle, int limit) {
-            return delegate.claimUndispatched(handle, limit);
-        }
-
-        @Override
-        public void markDispatched(Handle handle, List<UUID> ids) {
-            delegate.markDispatched(handle, ids);
-        }
-
-        @Override
-        public void markUndispatched(Handle handle, List<UUID> ids) {
-            delegate.markUndispatched(handle, ids);
-        }
-
-        @Override
-        public boolean quarantine(Handle handle, UUID id, String reason) {
-            return delegate.quarantine(handle, id, reason);
-        }
-
-        @Override
-        public DeadLetters.Source deadLetterSource() {
-            return delegate.deadLetterSource();
-        }
-
-        @Override
-        public List<Row> claimStranded(Handle handle, Instant before, int limit) {
-            return delegate.claimStranded(handle, before, limit);
-        }
-
-        @Override
-        public void start(Row row) {
-            starts.computeIfAbsent(row.id(), id -> new AtomicInteger()).incrementAndGet();
-            delegate.start(row);
-        }
     }
 }
