@@ -6,6 +6,7 @@ import dev.relaybox.activities.store.Store;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
+import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
@@ -170,12 +171,13 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminOutboxResource(jdbi, links));
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher));
-        environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
+        InboxStore inbox = jdbi.onDemand(InboxStore.class);
+        environment.jersey().register(new AdminInboxResource(inbox, temporal.client(), links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
         environment.jersey().register(new AdminStoryResource(jdbi, links));
-        environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
+        environment.jersey().register(new WebhookIntakeResource(inbox, environment.getObjectMapper(), config.getPartners(),
                 metrics));
-        environment.jersey().register(new EntitiesResource(jdbi));
+        environment.jersey().register(new EntitiesResource(inbox));
         environment.jersey().register(new OpenApiResource(version()));
     }
 

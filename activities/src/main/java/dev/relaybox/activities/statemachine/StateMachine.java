@@ -68,7 +68,7 @@ public final class StateMachine {
 
     /**
      * Decides what {@code eventType} does to an entity in {@code currentState} ({@link #NONE} when the entity does
-     * not exist yet). An event type or state this machine does not know is {@link Decision.Outcome#REJECTED}.
+     * not exist yet). An event type or state this machine does not know is {@code REJECTED}.
      */
     public Decision decide(String currentState, String eventType) {
         Objects.requireNonNull(currentState, "currentState: pass \"" + NONE + "\" for an entity that does not exist");

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.relaybox.activities.statemachine.Decision.Outcome;
+import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
 package dev.relaybox.service.admin;
 
+import dev.relaybox.activities.inbound.InboxStore;
 import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -93,11 +94,6 @@ final class DeadLetterReplay {
     }
 
     private static void resetInboxEvents(Handle h, List<UUID> inboxIds) {
-        h.createUpdate("""
-                        UPDATE webhook_inbox SET status = 'RECEIVED', outcome = NULL, attempts = 0, defer_reason = NULL,
-                               last_error = NULL, processed_at = NULL, dispatched_at = NULL, deferred_since = NULL
-                         WHERE id = ANY(:ids) AND status = 'QUARANTINED'""")
-                .bindArray("ids", UUID.class, inboxIds)
-                .execute();
+        h.attach(InboxStore.class).reopenQuarantined(inboxIds);
     }
 }
