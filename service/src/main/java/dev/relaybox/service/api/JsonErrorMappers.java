@@ -5,13 +5,13 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.dropwizard.jersey.validation.JerseyViolationException;
 import jakarta.validation.ConstraintViolation;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Configurable;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.stream.Collectors;
-import org.glassfish.jersey.server.ResourceConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +21,8 @@ public final class JsonErrorMappers {
 
     private JsonErrorMappers() {}
 
-    public static void register(ResourceConfig jersey) {
+    /** Registers on the application, or on a {@code FeatureContext} where resources are tested alone. */
+    public static void register(Configurable<?> jersey) {
         jersey.register(new WebApplicationMapper());
         jersey.register(new JsonMapper());
         jersey.register(new ValidationMapper());
