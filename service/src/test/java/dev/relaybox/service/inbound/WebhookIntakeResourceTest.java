@@ -138,14 +138,17 @@ class WebhookIntakeResourceTest {
     }
 
     @Test
-    void jsonThatJacksonAcceptsButJsonbCannotStoreIsABadRequest() {
+    void jsonThatJacksonAcceptsButJsonbCannotStoreIsABadRequestOnEveryRetry() {
         List<String> bodies = List.of(
                 "{\"type\": \"order.created\", \"data\": {\"orderId\": \"nul\", \"note\": \"a\\u0000b\"}}",
                 "{\"type\": \"order.created\", \"data\": {\"orderId\": \"hi\", \"note\": \"\\ud800\"}}",
+                "{\"type\": \"order.created\", \"data\": {\"orderId\": \"lo\", \"\\udc00\": 1}}",
+                "{\"type\": \"order.created\", \"data\": {\"orderId\": \"trail\"}} {\"more\": 1}",
                 "{\"type\": \"order.created\", \"data\": {\"orderId\": \"huge\", \"n\": 1e999999}}");
         for (int i = 0; i < bodies.size(); i++) {
-            Response refused = send("shop", "evt-r-jsonb-" + i, bodies.get(i));
-            assertError(refused, 400, "invalid_json");
+            for (int retry = 0; retry < 2; retry++) {
+                assertError(send("shop", "evt-r-jsonb-" + i, bodies.get(i)), 400, "invalid_json");
+            }
             assertThat(rows("evt-r-jsonb-" + i)).isZero();
         }
     }
