@@ -2,6 +2,7 @@ package dev.relaybox.service.metrics;
 
 import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
+import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.service.inbound.IntakeMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -90,16 +91,16 @@ public final class RelayMetrics implements IntakeMetrics {
         if (Instant.now().isBefore(current.readAt().plus(SNAPSHOT_MAX_AGE))) {
             return current;
         }
-        Snapshot fresh = jdbi.withHandle(h -> h.createQuery("""
-                        SELECT (SELECT count(*) FROM dead_letters WHERE resolved_at IS NULL),
-                               (SELECT count(*) FROM webhook_inbox WHERE status = 'DEFERRED'),
-                               (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)
-                                  FROM outbox_events WHERE dispatched_at IS NULL),
-                               (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(received_at)), 0)
-                                  FROM webhook_inbox WHERE dispatched_at IS NULL)""")
-                .map((rs, ctx) -> new Snapshot(Instant.now(), rs.getLong(1), rs.getLong(2), rs.getDouble(3),
-                        rs.getDouble(4)))
-                .one());
+        Snapshot fresh = jdbi.withHandle(h -> {
+            InboxStore.Backlog inbox = h.attach(InboxStore.class).backlog();
+            return h.createQuery("""
+                            SELECT (SELECT count(*) FROM dead_letters WHERE resolved_at IS NULL),
+                                   (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)
+                                      FROM outbox_events WHERE dispatched_at IS NULL)""")
+                    .map((rs, ctx) -> new Snapshot(Instant.now(), rs.getLong(1), inbox.deferred(), rs.getDouble(2),
+                            inbox.undispatchedLagSeconds()))
+                    .one();
+        });
         snapshot.set(fresh);
         return fresh;
     }
