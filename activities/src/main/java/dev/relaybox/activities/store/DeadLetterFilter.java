@@ -13,6 +13,14 @@ import java.util.Locale;
 public record DeadLetterFilter(String source, String eventType, String peer, String aggregate, Instant since,
         Instant until) {
 
+    /** An empty parameter ({@code ?peer=}) filters nothing, as an absent one. */
+    public DeadLetterFilter {
+        source = blankToNull(source);
+        eventType = blankToNull(eventType);
+        peer = blankToNull(peer);
+        aggregate = blankToNull(aggregate);
+    }
+
     public static DeadLetterFilter none() {
         return new DeadLetterFilter(null, null, null, null, null, null);
     }
@@ -37,5 +45,9 @@ public record DeadLetterFilter(String source, String eventType, String peer, Str
 
     AggregateKey aggregateKey() {
         return aggregate == null ? null : AggregateKey.parse(aggregate);
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value;
     }
 }

@@ -49,7 +49,7 @@ public interface DeadLetterStore extends SqlObject {
     Optional<UUID> insertOpen(@Bind("source") Source source, @Bind("reference") UUID reference,
             @Bind("reason") String reason, @Bind("lastError") String lastError, @Bind("attempts") int attempts);
 
-    /** Each dead letter joined to its source row for its event type, peer and aggregate. */
+    /** Each dead letter joined to its source row for its event type, peer and aggregate; binds {@link Where}'s. */
     String SELECT = """
             SELECT dl.*, COALESCE(o.event_type, i.event_type) AS event_type, COALESCE(e.url, i.partner_name) AS peer,
                    COALESCE(o.aggregate_type, i.aggregate_type) AS aggregate_type,
@@ -57,11 +57,11 @@ public interface DeadLetterStore extends SqlObject {
                    d.outbox_id, i.partner_name, i.partner_event_id, i.workflow_id AS inbox_workflow_id,
                    e.enabled AS endpoint_enabled
               FROM dead_letters dl
-              LEFT JOIN deliveries d ON dl.source = 'OUTBOX' AND d.id = dl.reference
+              LEFT JOIN deliveries d ON dl.source = :outbox AND d.id = dl.reference
               -- An outbox row quarantined before any delivery existed is referenced by its own id.
-              LEFT JOIN outbox_events o ON o.id = COALESCE(d.outbox_id, CASE WHEN dl.source = 'OUTBOX' THEN dl.reference END)
+              LEFT JOIN outbox_events o ON o.id = COALESCE(d.outbox_id, CASE WHEN dl.source = :outbox THEN dl.reference END)
               LEFT JOIN endpoints e ON e.id = d.endpoint_id
-              LEFT JOIN webhook_inbox i ON dl.source = 'INBOX' AND i.id = dl.reference
+              LEFT JOIN webhook_inbox i ON dl.source = :inbox AND i.id = dl.reference
             """;
 
     /** Newest first, open or resolved ones, {@code limit} after the cursor (null: from the newest). */
@@ -80,8 +80,8 @@ public interface DeadLetterStore extends SqlObject {
     }
 
     default Optional<Row> find(UUID id) {
-        return getHandle().createQuery(SELECT + " WHERE dl.id = :id").bind("id", id).map(DeadLetterStore::row)
-                .findOne();
+        Where where = new Where().add("dl.id = :id", "id", id);
+        return where.bind(getHandle().createQuery(SELECT + where.sql())).map(DeadLetterStore::row).findOne();
     }
 
     /**
@@ -139,7 +139,8 @@ public interface DeadLetterStore extends SqlObject {
     /** The conditions of the filters given, with their values: a filter not given adds nothing to the WHERE. */
     final class Where {
         private final List<String> conditions = new ArrayList<>();
-        private final Map<String, Object> values = new LinkedHashMap<>();
+        private final Map<String, Object> values = new LinkedHashMap<>(
+                Map.of("outbox", Source.OUTBOX.name(), "inbox", Source.INBOX.name()));
 
         static Where of(DeadLetterFilter filter) {
             Where where = new Where();

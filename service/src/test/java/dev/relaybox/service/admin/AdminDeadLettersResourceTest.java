@@ -100,10 +100,13 @@ class AdminDeadLettersResourceTest {
         List<String> ofAggregate = get("/admin/dead-letters?aggregate=invoice:inv-7").body().path("items")
                 .findValuesAsText("id");
         List<String> all = get("/admin/dead-letters?limit=500").body().path("items").findValuesAsText("id");
+        List<String> emptyFilters = get("/admin/dead-letters?source=&peer=&limit=500").body().path("items")
+                .findValuesAsText("id");
 
         assertThat(inboxOnly).contains(inbound.toString()).doesNotContain(byAggregate.toString());
         assertThat(ofAggregate).containsExactly(byAggregate.toString());
         assertThat(all).contains(inbound.toString(), byAggregate.toString());
+        assertThat(emptyFilters).isEqualTo(all);
         assertThat(get("/admin/dead-letters/" + byAggregate).body().path("aggregate").asText())
                 .isEqualTo("invoice:inv-7");
     }
