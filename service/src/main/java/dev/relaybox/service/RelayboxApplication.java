@@ -1,5 +1,7 @@
 package dev.relaybox.service;
 
+import dev.relaybox.activities.signing.Hmac;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.Store;
@@ -10,10 +12,7 @@ import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
-import dev.relaybox.activities.outbound.EndpointControlDao;
-import dev.relaybox.activities.outbound.EndpointDao;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
-import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
 import dev.relaybox.service.admin.AdminInboxResource;
@@ -236,13 +235,13 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 throw new IllegalStateException("endpoint " + seed.name() + " in config: " + problem);
             });
             try {
-                WebhookSigner.key(seed.secret());
+                Hmac.secretKey(seed.secret());
             } catch (IllegalArgumentException e) {
                 throw new IllegalStateException("endpoint " + seed.name() + " in config: " + e.getMessage());
             }
-            jdbi.useExtension(EndpointDao.class, dao -> dao.upsert(seed.name(), seed.url(), seed.secret(),
+            jdbi.useExtension(EndpointStore.class, dao -> dao.upsert(seed.name(), seed.url(), seed.secret(),
                     seed.eventTypes(), Instant.now().plus(rotationGrace)));
-            jdbi.useExtension(EndpointControlDao.class, dao -> dao.setControlsByName(seed.name(), seed.controls()));
+            jdbi.useExtension(EndpointStore.class, dao -> dao.setControlsByName(seed.name(), seed.controls()));
         }
     }
 

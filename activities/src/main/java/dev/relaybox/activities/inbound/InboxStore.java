@@ -331,19 +331,6 @@ public interface InboxStore extends SqlObject {
                 .execute();
     }
 
-    /** What waits: deferred rows, and how long the oldest undispatched row has waited for its workflow (0: none). */
-    record Backlog(long deferred, double undispatchedLagSeconds) {}
-
-    default Backlog backlog() {
-        return getHandle().createQuery("""
-                        SELECT (SELECT count(*) FROM webhook_inbox WHERE status = :deferred),
-                               (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(received_at)), 0)
-                                  FROM webhook_inbox WHERE dispatched_at IS NULL)""")
-                .bind("deferred", InboxState.DEFERRED.name())
-                .map((rs, ctx) -> new Backlog(rs.getLong(1), rs.getDouble(2)))
-                .one();
-    }
-
     // Admin and producer reads --------------------------------------------------------------------------------------
 
     /** An inbox row as operators see it; {@code workflowId} is the one its workflow runs (or ran) under. */

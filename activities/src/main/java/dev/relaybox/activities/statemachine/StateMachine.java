@@ -97,12 +97,6 @@ public final class StateMachine {
         return transitions.keySet();
     }
 
-    /** The outbound event type written when {@code eventType} applies; empty when it emits nothing or is unknown. */
-    public Optional<String> emitFor(String eventType) {
-        Transition transition = transitions.get(eventType);
-        return transition == null ? Optional.empty() : Optional.ofNullable(transition.emit());
-    }
-
     private static Decision evaluate(String current, Transition transition, TransitionGraph graph) {
         String event = transition.eventType();
         String to = transition.to();

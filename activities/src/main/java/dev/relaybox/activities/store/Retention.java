@@ -86,16 +86,7 @@ public final class Retention {
     }
 
     Picked purgeClosedDeadLetters(Instant resolvedBefore, int batchSize) {
-        int deleted = jdbi.inTransaction(h -> h.createUpdate("""
-                        DELETE FROM dead_letters WHERE id IN (
-                            SELECT id FROM dead_letters
-                             WHERE resolved_at IS NOT NULL AND resolved_at < :before
-                             ORDER BY resolved_at
-                             LIMIT :limit
-                             FOR UPDATE SKIP LOCKED)""")
-                .bind("before", resolvedBefore)
-                .bind("limit", batchSize)
-                .execute());
+        int deleted = jdbi.inTransaction(h -> h.attach(DeadLetterStore.class).purgeResolved(resolvedBefore, batchSize));
         return new Picked(deleted, new Purged(0, 0, 0, 0, deleted));
     }
 

@@ -54,20 +54,6 @@ class InboxStoreTest {
         assertThat(store.find(processed).orElseThrow().status()).isEqualTo(InboxState.PROCESSED);
     }
 
-    @Test
-    void backlogCountsDeferredRowsAndWaitsOnlyForUndispatchedOnes() {
-        UUID deferred = receive("evt-d");
-        receive("evt-r");
-        store.markDeferred(deferred, "waiting");
-
-        assertThat(store.backlog().deferred()).isEqualTo(1);
-        assertThat(store.backlog().undispatchedLagSeconds()).isPositive();
-
-        jdbi.useHandle(h -> h.attach(InboxStore.class).claimUndispatched(10).forEach(
-                row -> h.attach(InboxStore.class).markDispatched(List.of(row.id()))));
-        assertThat(store.backlog().undispatchedLagSeconds()).isZero();
-    }
-
     private UUID receive(String eventId) {
         return store.receive(new ReceivedEvent("shop", eventId, "order.created", "order", "1", "{}")).id();
     }

@@ -3,6 +3,7 @@ package dev.relaybox.activities.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -65,7 +66,7 @@ class DnsFailureTest {
 
     @Test
     void unresolvableHostIsRetriedOnTheScheduleNotDeadLetteredAtOnce() {
-        jdbi.useExtension(EndpointDao.class, dao -> dao.insert("flaky-dns", "http://nonexistent.invalid/hooks",
+        jdbi.useExtension(EndpointStore.class, dao -> dao.insert("flaky-dns", "http://nonexistent.invalid/hooks",
                 WebhookSigner.newSecret(), List.of("*")));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
 

@@ -10,6 +10,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -23,11 +24,13 @@ public final class JsonErrorMappers {
 
     /** Registers on the application, or on a {@code FeatureContext} where resources are tested alone. */
     public static void register(Configurable<?> jersey) {
-        jersey.register(new WebApplicationMapper());
-        jersey.register(new JsonMapper());
-        jersey.register(new ValidationMapper());
-        jersey.register(new UnexpectedMapper());
-        jersey.register(new InstantParamConverter());
+        providers().forEach(jersey::register);
+    }
+
+    /** The mappers and converters behind the one error shape; a resource test registers the same. */
+    public static List<Object> providers() {
+        return List.of(new WebApplicationMapper(), new JsonMapper(), new ValidationMapper(), new UnexpectedMapper(),
+                new InstantParamConverter());
     }
 
     static Response json(int status, String error, String reason) {
