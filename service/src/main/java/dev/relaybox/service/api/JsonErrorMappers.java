@@ -9,6 +9,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 import org.glassfish.jersey.server.ResourceConfig;
@@ -22,11 +23,13 @@ public final class JsonErrorMappers {
     private JsonErrorMappers() {}
 
     public static void register(ResourceConfig jersey) {
-        jersey.register(new WebApplicationMapper());
-        jersey.register(new JsonMapper());
-        jersey.register(new ValidationMapper());
-        jersey.register(new UnexpectedMapper());
-        jersey.register(new InstantParamConverter());
+        providers().forEach(jersey::register);
+    }
+
+    /** The mappers and converters, for a resource tested on its own (Dropwizard's {@code ResourceExtension}). */
+    public static List<Object> providers() {
+        return List.of(new WebApplicationMapper(), new JsonMapper(), new ValidationMapper(), new UnexpectedMapper(),
+                new InstantParamConverter());
     }
 
     static Response json(int status, String error, String reason) {

@@ -41,7 +41,7 @@ public interface OutboxDeliveryWorkflow {
     void cancel();
 
     @QueryMethod
-    OutboxStatus status();
+    OutboxProgress status();
 
     static String workflowId(UUID outboxId) {
         return "outbox-" + outboxId;
