@@ -1,7 +1,9 @@
 package dev.relaybox.service.outbound;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.producer.IdempotentEnqueue;
 import dev.relaybox.producer.JdbcOutbox;
@@ -72,7 +74,6 @@ public final class OutboxResource {
 
     /** The body; an unknown field is refused (400 {@code unknown_field}). An integer aggregateId is read as text. */
     @Schema(name = "OutboxEventRequest", additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
-    @JsonIgnoreProperties(ignoreUnknown = false)
     public record EventRequest(
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED, pattern = EVENT_TYPE)
             @NotNull @Pattern(regexp = EVENT_TYPE, message = NAME_RULE) String eventType,
@@ -82,7 +83,16 @@ public final class OutboxResource {
                     description = "at most 200 characters; an integer is accepted too")
             @NotBlank @Size(max = 200) String aggregateId,
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED,
-                    description = "a JSON object (or array): the body receivers get") @NotNull JsonNode payload) {}
+                    description = "a JSON object (or array): the body receivers get") @NotNull JsonNode payload) {
+        private static final List<Object> FIELDS = List.of("eventType", "aggregateType", "aggregateId", "payload");
+
+        /** A misspelt field must not pass silently (the application's mapper ignores unknown fields elsewhere). */
+        @JsonAnySetter
+        void refuseUnknownField(String name, Object value) throws UnrecognizedPropertyException {
+            throw new UnrecognizedPropertyException(null, "unknown field \"" + name + "\"", JsonLocation.NA,
+                    EventRequest.class, name, FIELDS);
+        }
+    }
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)

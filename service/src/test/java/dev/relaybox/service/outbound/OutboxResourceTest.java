@@ -183,7 +183,7 @@ class OutboxResourceTest {
         assertThat(response.getStatus()).isEqualTo(status);
         assertThat(response.getMediaType().toString()).startsWith(MediaType.APPLICATION_JSON);
         JsonNode body = response.readEntity(JsonNode.class);
-        assertThat(body.path("error").asText()).isEqualTo(error);
+        assertThat(body.path("error").asText()).as(body.toString()).isEqualTo(error);
         assertThat(body.path("reason").asText()).isNotBlank();
         assertThat(rows()).isEqualTo(rowsBefore);
         return body;
