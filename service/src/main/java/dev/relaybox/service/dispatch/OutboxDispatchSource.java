@@ -17,15 +17,6 @@ public final class OutboxDispatchSource implements DispatchSource {
      */
     static final long MAX_PAYLOAD_BYTES = 2L * 1024 * 1024;
 
-    private static Row row(OutboxStore.Claimed claimed) {
-        String aggregate = claimed.aggregate().toString();
-        return new Row(claimed.id(), OutboxDeliveryWorkflow.workflowId(claimed.id()), claimed.eventType(), aggregate, null,
-                "deliver " + claimed.eventType() + " for " + aggregate + " to its subscribers",
-                claimed.payloadBytes() > MAX_PAYLOAD_BYTES
-                        ? "payload is larger than 2 MiB (" + claimed.payloadBytes() + " bytes), the most Relaybox delivers"
-                        : null);
-    }
-
     private final WorkflowStarter starter;
 
     public OutboxDispatchSource(WorkflowStarter starter) {
@@ -73,5 +64,14 @@ public final class OutboxDispatchSource implements DispatchSource {
     public void start(Row row) {
         // A running workflow is told to plan again: a replayed delivery joins it instead of waiting for the reconciler.
         starter.signalWithStart(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id(), "replan");
+    }
+
+    private static Row row(OutboxStore.Claimed claimed) {
+        String aggregate = claimed.aggregate().toString();
+        return new Row(claimed.id(), OutboxDeliveryWorkflow.workflowId(claimed.id()), claimed.eventType(), aggregate, null,
+                "deliver " + claimed.eventType() + " for " + aggregate + " to its subscribers",
+                claimed.payloadBytes() > MAX_PAYLOAD_BYTES
+                        ? "payload is larger than 2 MiB (" + claimed.payloadBytes() + " bytes), the most Relaybox delivers"
+                        : null);
     }
 }
