@@ -13,6 +13,8 @@ import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
+import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
 import dev.relaybox.service.admin.AdminInboxResource;
@@ -22,6 +24,7 @@ import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.admin.AdminStoryResource;
 import dev.relaybox.service.admin.AdminWorkflowsResource;
 import dev.relaybox.service.admin.TemporalLinks;
+import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.api.OpenApiResource;
 import dev.relaybox.service.auth.BearerTokens;
@@ -162,8 +165,9 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace(),
                 config.getTemporal().isEmbedded());
         BearerTokens.register(environment.jersey(), config.getAuth());
-        environment.jersey().register(new OutboxResource(jdbi, environment.getObjectMapper(),
-                config.getOutbox().maxPayloadBytes(), config.getOutbox().getAggregateTypes()));
+        environment.jersey().register(new JsonBodyLimit(environment.getObjectMapper(), config.getOutbox().maxPayloadBytes()));
+        environment.jersey().register(new OutboxResource(jdbi.onDemand(OutboxStore.class),
+                config.getOutbox().getAggregateTypes()));
         environment.jersey().register(new EndpointsResource(jdbi, urlPolicy, config.getDelivery().getSecretRotationGrace()));
         environment.jersey().register(new AdminOverviewResource(jdbi));
         environment.jersey().register(new AdminPageResource());

@@ -6,6 +6,7 @@ import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import dev.relaybox.workflows.outbound.DeliveryActivities;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
+import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.DeliveryTarget;
 import io.temporal.activity.Activity;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -60,31 +61,30 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     @Override
     public DeliveryPlan plan(UUID outboxId) {
         return jdbi.inTransaction(h -> {
-            DeliveryDao dao = h.attach(DeliveryDao.class);
-            DeliveryDao.OutboxRow row = dao.outboxRow(outboxId).orElseThrow(() -> ApplicationFailure
+            OutboxStore.Event event = h.attach(OutboxStore.class).event(outboxId).orElseThrow(() -> ApplicationFailure
                     .newNonRetryableFailure("outbox row " + outboxId + " does not exist", "OutboxRowMissing"));
-            dao.createDeliveries(outboxId);
-            var targets = dao.unfinished(outboxId).stream()
+            DeliveryStore deliveries = h.attach(DeliveryStore.class);
+            deliveries.createDeliveries(outboxId);
+            var targets = deliveries.unfinished(outboxId).stream()
                     .map(t -> new DeliveryTarget(t.deliveryId(), t.endpointName(), t.url(), t.attempts()))
                     .toList();
-            return new DeliveryPlan(row.eventType(), row.aggregateType() + ":" + row.aggregateId(), targets,
-                    settings.schedule());
+            return new DeliveryPlan(event.eventType(), event.aggregate().toString(), targets, settings.schedule());
         });
     }
 
     @Override
     public AttemptResult attempt(UUID deliveryId, int attempt) {
-        DeliveryDao.AttemptContext ctx = jdbi.withExtension(DeliveryDao.class, dao -> dao.attemptContext(deliveryId))
+        DeliveryStore.AttemptContext ctx = jdbi.withExtension(DeliveryStore.class, dao -> dao.attemptContext(deliveryId))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
         try (MDC.MDCCloseable outbox = MDC.putCloseable("outboxId", ctx.outboxId().toString());
                 MDC.MDCCloseable delivery = MDC.putCloseable("deliveryId", deliveryId.toString())) {
-            if (ctx.status().equals("DELIVERED")) {
+            if (ctx.status() == DeliveryStatus.DELIVERED) {
                 // A re-run after a crash that happened once the receiver had it: do not send it again.
                 return new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered");
             }
             Instant startedAt = scheduledTime();
-            if (!ctx.enabled() && jdbi.withExtension(DeliveryDao.class,
+            if (!ctx.enabled() && jdbi.withExtension(DeliveryStore.class,
                     dao -> dao.pauseWhileDisabled(deliveryId, ctx.endpointId()))) {
                 String paused = "endpoint " + ctx.endpointName() + " is disabled (" + ctx.disabledReason()
                         + "); paused until it is enabled";
@@ -123,12 +123,12 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
      * in another: a detail that cannot be written is logged, and never undoes a delivery the receiver has
      * already accepted (undoing it would send the webhook again).
      */
-    private void record(DeliveryDao.AttemptContext ctx, int attempt, Instant startedAt, WebhookSender.Sent sent) {
+    private void record(DeliveryStore.AttemptContext ctx, int attempt, Instant startedAt, WebhookSender.Sent sent) {
         AttemptResult result = sent.result();
         Integer status = result.statusCode() == 0 ? null : result.statusCode();
         String error = StorableText.of(sent.error());
         jdbi.useTransaction(h -> {
-            DeliveryDao dao = h.attach(DeliveryDao.class);
+            DeliveryStore dao = h.attach(DeliveryStore.class);
             dao.noteAttempt(ctx.deliveryId(), attempt, status, error);
             if (result.outcome() == Outcome.DELIVERED && dao.markDelivered(ctx.deliveryId())) {
                 metrics.counter("relaybox.deliveries.finished", "endpoint", ctx.endpointName(), "result", "delivered")
@@ -140,7 +140,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             }
         });
         try {
-            jdbi.useExtension(DeliveryDao.class, dao -> dao.recordAttempt(ctx.deliveryId(), attempt, startedAt, status,
+            jdbi.useExtension(DeliveryStore.class, dao -> dao.recordAttempt(ctx.deliveryId(), attempt, startedAt, status,
                     sent.latencyMs(), StorableText.of(sent.responseExcerpt()), error));
         } catch (RuntimeException e) {
             LOG.warn("attempt {} of delivery {} is recorded as {}, but its details could not be written", attempt,
@@ -155,17 +155,17 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
 
     @Override
     public void scheduleRetry(UUID deliveryId, Instant nextAttemptAt, String lastError) {
-        jdbi.useExtension(DeliveryDao.class, dao -> dao.markRetrying(deliveryId, nextAttemptAt, lastError));
+        jdbi.useExtension(DeliveryStore.class, dao -> dao.markRetrying(deliveryId, nextAttemptAt, lastError));
     }
 
     @Override
     public void deadLetter(UUID deliveryId, String reason, String lastError) {
         Optional<Recorded> created = jdbi.inTransaction(h -> {
-            DeliveryDao dao = h.attach(DeliveryDao.class);
-            if (!dao.finishUnsuccessfully(deliveryId, "DEAD_LETTERED", lastError)) {
+            DeliveryStore dao = h.attach(DeliveryStore.class);
+            if (!dao.finishUnsuccessfully(deliveryId, DeliveryStatus.DEAD_LETTERED, lastError)) {
                 return Optional.empty();
             }
-            DeliveryDao.DeadLetterContext ctx = dao.deadLetterContext(deliveryId);
+            DeliveryStore.DeadLetterContext ctx = dao.deadLetterContext(deliveryId);
             return deadLetters.record(h, DeadLetters.Source.OUTBOX, deliveryId, ctx.url(), ctx.eventType(), reason,
                     lastError, ctx.attempts()).map(deadLetter -> new Recorded(deadLetter, ctx.endpointName()));
         });
@@ -181,6 +181,6 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
 
     @Override
     public void finish(UUID outboxId) {
-        jdbi.useExtension(DeliveryDao.class, dao -> dao.markProcessed(outboxId));
+        jdbi.useExtension(OutboxStore.class, outbox -> outbox.markProcessed(outboxId));
     }
 }

@@ -1,12 +1,10 @@
 package dev.relaybox.activities.store;
 
 import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.outbound.OutboxStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.UUID;
-import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -91,37 +89,10 @@ public final class Retention {
     }
 
     Picked purgeFinishedOutbox(Instant processedBefore, int batchSize) {
-        return jdbi.inTransaction(h -> {
-            List<UUID> ids = h.createQuery("""
-                            SELECT o.id FROM outbox_events o
-                             WHERE o.status = 'PROCESSED' AND o.processed_at < :before
-                               AND NOT EXISTS (
-                                   SELECT 1 FROM deliveries d
-                                    WHERE d.outbox_id = o.id
-                                      AND (d.status NOT IN ('DELIVERED', 'DEAD_LETTERED', 'CANCELLED')
-                                           OR EXISTS (SELECT 1 FROM dead_letters dl
-                                                       WHERE dl.source = 'OUTBOX' AND dl.reference = d.id)))
-                             ORDER BY o.processed_at
-                             LIMIT :limit
-                             FOR UPDATE OF o SKIP LOCKED""")
-                    .bind("before", processedBefore)
-                    .bind("limit", batchSize)
-                    .mapTo(UUID.class)
-                    .list();
-            if (ids.isEmpty()) {
-                return new Picked(0, Purged.NONE);
-            }
-            int attempts = deleteByOutboxIds(h, """
-                    DELETE FROM delivery_attempts
-                     WHERE delivery_id IN (SELECT id FROM deliveries WHERE outbox_id = ANY(:ids))""", ids);
-            int deliveries = deleteByOutboxIds(h, "DELETE FROM deliveries WHERE outbox_id = ANY(:ids)", ids);
-            int outbox = deleteByOutboxIds(h, "DELETE FROM outbox_events WHERE id = ANY(:ids)", ids);
-            return new Picked(ids.size(), new Purged(outbox, deliveries, attempts, 0, 0));
-        });
-    }
-
-    private static int deleteByOutboxIds(Handle h, String sql, List<UUID> ids) {
-        return h.createUpdate(sql).bindArray("ids", UUID.class, ids).execute();
+        OutboxStore.Purged purged = jdbi.inTransaction(
+                h -> h.attach(OutboxStore.class).purgeFinished(processedBefore, batchSize));
+        return new Picked(purged.outboxEvents(),
+                new Purged(purged.outboxEvents(), purged.deliveries(), purged.deliveryAttempts(), 0, 0));
     }
 
     Picked purgeProcessedInbox(Instant processedBefore, int batchSize) {

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
-import dev.relaybox.workflows.outbound.OutboxStatus;
+import dev.relaybox.workflows.outbound.OutboxProgress;
 import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.NonDeterministicException;
 import io.temporal.workflow.Workflow;
@@ -101,7 +101,7 @@ class ReplayCompatibilityTest {
         }
 
         @Override
-        public OutboxStatus status() {
+        public OutboxProgress status() {
             return current.status();
         }
     }

@@ -1,11 +1,16 @@
 package dev.relaybox.service.admin;
 
+import dev.relaybox.activities.outbound.DeliveryStore;
+import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
@@ -19,14 +24,11 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.statement.StatementContext;
 
 /** {@code /admin/deliveries}: every delivery of every outbox row, its attempts, and a way to skip its wait. */
 @Tag(name = "admin")
@@ -34,12 +36,14 @@ import org.jdbi.v3.core.statement.StatementContext;
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
 public final class AdminDeliveriesResource {
-    private final Jdbi jdbi;
+    private final DeliveryStore deliveries;
+    private final OutboxStore outbox;
     private final WorkflowClient temporal;
     private final TemporalLinks links;
 
     public AdminDeliveriesResource(Jdbi jdbi, WorkflowClient temporal, TemporalLinks links) {
-        this.jdbi = jdbi;
+        this.deliveries = jdbi.onDemand(DeliveryStore.class);
+        this.outbox = jdbi.onDemand(OutboxStore.class);
         this.temporal = temporal;
         this.links = links;
     }
@@ -48,65 +52,29 @@ public final class AdminDeliveriesResource {
             String status, int attempts, Instant nextAttemptAt, Integer lastStatus, String lastError,
             Instant createdAt, Instant completedAt, String workflowId, String temporalUrl) {}
 
-    public record Attempt(int attempt, Instant startedAt, Integer statusCode, int latencyMs, String responseExcerpt,
-            String error) {}
-
-    public record DeliveryDetail(Delivery delivery, JsonNode payload, List<Attempt> attempts) {}
-
-    private static final String SELECT = """
-            SELECT d.id, d.outbox_id, o.event_type, o.aggregate_type || ':' || o.aggregate_id AS aggregate,
-                   e.name AS endpoint, e.url, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_error,
-                   d.created_at, d.completed_at
-              FROM deliveries d
-              JOIN outbox_events o ON o.id = d.outbox_id
-              JOIN endpoints e ON e.id = d.endpoint_id
-            """;
+    public record DeliveryDetail(Delivery delivery, JsonNode payload, List<DeliveryStore.Attempt> attempts) {}
 
     @GET
-    @Operation(operationId = "listDeliveries", summary = "Deliveries (one per outbox event and endpoint), filtered and paged")
+    @Operation(operationId = "listDeliveries", summary = "Deliveries (one per outbox event and endpoint), filtered, newest first")
     public Page<Delivery> list(@QueryParam("status") String status, @QueryParam("eventType") String eventType,
             @QueryParam("endpoint") String endpoint, @QueryParam("aggregate") String aggregate,
             @QueryParam("since") Instant since, @QueryParam("until") Instant until,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
-            @QueryParam("offset") @DefaultValue("0") @Min(0) int offset) {
-        return jdbi.withHandle(h -> {
-            var query = h.createQuery(SELECT + """
-                             WHERE (CAST(:status AS text) IS NULL OR d.status = upper(:status))
-                               AND (CAST(:eventType AS text) IS NULL OR o.event_type = :eventType)
-                               AND (CAST(:endpoint AS text) IS NULL OR e.name = :endpoint OR e.url = :endpoint)
-                               AND (CAST(:aggregate AS text) IS NULL OR o.aggregate_type || ':' || o.aggregate_id = :aggregate)
-                               AND (CAST(:since AS timestamptz) IS NULL OR d.created_at >= :since)
-                               AND (CAST(:until AS timestamptz) IS NULL OR d.created_at < :until)
-                             ORDER BY d.created_at DESC, d.id
-                             LIMIT :limit OFFSET :offset""")
-                    .bind("status", status).bind("eventType", eventType).bind("endpoint", endpoint)
-                    .bind("aggregate", aggregate).bind("since", since).bind("until", until)
-                    .bind("limit", limit + 1).bind("offset", offset);
-            List<Delivery> rows = query.map(this::delivery).list();
-            return Page.of(rows, limit, offset);
-        });
+            @Parameter(description = "the nextCursor of the previous page") @QueryParam("cursor") String cursor) {
+        DeliveryStore.Filter filter = new DeliveryStore.Filter(ListParams.status(DeliveryStatus.class, status),
+                ListParams.text(eventType), ListParams.text(endpoint), ListParams.aggregate(aggregate), since, until);
+        Page<DeliveryStore.Listed> page = deliveries.list(filter, ListParams.cursor(cursor), limit);
+        return new Page<>(page.items().stream().map(this::delivery).toList(), page.nextCursor());
     }
 
     @GET
     @Path("/{id}")
     @Operation(operationId = "getDelivery", summary = "One delivery with its payload and every attempt")
     public DeliveryDetail get(@PathParam("id") UUID id) {
-        Delivery delivery = jdbi.withHandle(h -> h.createQuery(SELECT + " WHERE d.id = :id").bind("id", id)
-                        .map(this::delivery).findOne())
+        Delivery delivery = deliveries.find(id).map(this::delivery)
                 .orElseThrow(() -> ApiException.notFound("delivery_not_found", "no delivery with id " + id));
-        return jdbi.withHandle(h -> {
-            List<Attempt> attempts = h.createQuery("""
-                            SELECT attempt, started_at, status_code, latency_ms, response_excerpt, error
-                              FROM delivery_attempts WHERE delivery_id = :id ORDER BY id""")
-                    .bind("id", id)
-                    .map((rs, ctx) -> new Attempt(rs.getInt("attempt"), Rows.instant(rs, "started_at"),
-                            (Integer) rs.getObject("status_code"), rs.getInt("latency_ms"),
-                            rs.getString("response_excerpt"), rs.getString("error")))
-                    .list();
-            String payload = h.createQuery("SELECT payload::text FROM outbox_events WHERE id = :id")
-                    .bind("id", delivery.outboxId()).mapTo(String.class).one();
-            return new DeliveryDetail(delivery, Json.parse(payload), attempts);
-        });
+        return new DeliveryDetail(delivery, Json.parse(outbox.payload(delivery.outboxId()).orElseThrow()),
+                deliveries.attempts(id));
     }
 
     /** Skips the wait of a delivery that is backing off: its next attempt starts now. */
@@ -115,7 +83,7 @@ public final class AdminDeliveriesResource {
     @Operation(operationId = "retryDeliveryNow", summary = "Skip the current backoff of a retrying delivery")
     public Map<String, String> retryNow(@PathParam("id") UUID id) {
         Delivery delivery = get(id).delivery();
-        if (!delivery.status().equals("RETRYING") && !delivery.status().equals("PENDING")) {
+        if (!DeliveryStatus.valueOf(delivery.status()).attemptable()) {
             throw ApiException.conflict("not_retrying", "delivery " + id + " is " + delivery.status()
                     + "; only a pending or retrying delivery can be retried now (replay a dead letter instead)");
         }
@@ -129,12 +97,10 @@ public final class AdminDeliveriesResource {
         return Map.of("status", "signalled", "workflowId", OutboxDeliveryWorkflow.workflowId(delivery.outboxId()));
     }
 
-    private Delivery delivery(ResultSet rs, StatementContext ctx) throws SQLException {
-        UUID outboxId = rs.getObject("outbox_id", UUID.class);
-        return new Delivery(rs.getObject("id", UUID.class), outboxId, rs.getString("event_type"),
-                rs.getString("aggregate"), rs.getString("endpoint"), rs.getString("url"), rs.getString("status"),
-                rs.getInt("attempts"), Rows.instant(rs, "next_attempt_at"), (Integer) rs.getObject("last_status"),
-                rs.getString("last_error"), Rows.instant(rs, "created_at"), Rows.instant(rs, "completed_at"),
-                OutboxDeliveryWorkflow.workflowId(outboxId), links.workflow(OutboxDeliveryWorkflow.workflowId(outboxId)));
+    private Delivery delivery(DeliveryStore.Listed d) {
+        String workflowId = OutboxDeliveryWorkflow.workflowId(d.outboxId());
+        return new Delivery(d.id(), d.outboxId(), d.eventType(), d.aggregate().toString(), d.endpoint(), d.url(),
+                d.status().name(), d.attempts(), d.nextAttemptAt(), d.lastStatus(), d.lastError(), d.createdAt(),
+                d.completedAt(), workflowId, links.workflow(workflowId));
     }
 }

@@ -1,8 +1,12 @@
 package dev.relaybox.service.admin;
 
+import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
+import dev.relaybox.workflows.outbound.OutboxStatus;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
@@ -23,11 +27,11 @@ import org.jdbi.v3.core.Jdbi;
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
 public final class AdminOutboxResource {
-    private final Jdbi jdbi;
+    private final OutboxStore outbox;
     private final TemporalLinks links;
 
     public AdminOutboxResource(Jdbi jdbi, TemporalLinks links) {
-        this.jdbi = jdbi;
+        this.outbox = jdbi.onDemand(OutboxStore.class);
         this.links = links;
     }
 
@@ -36,37 +40,19 @@ public final class AdminOutboxResource {
             Instant dispatchedAt, Instant processedAt, String deliveries, String temporalUrl) {}
 
     @GET
-    @Operation(operationId = "listOutbox", summary = "Outbox events with their delivery counts, filtered and paged")
+    @Operation(operationId = "listOutbox", summary = "Outbox events with their delivery counts, filtered, newest first")
     public Page<OutboxRow> list(@QueryParam("status") String status, @QueryParam("eventType") String eventType,
             @QueryParam("aggregate") String aggregate, @QueryParam("since") Instant since,
             @QueryParam("until") Instant until,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
-            @QueryParam("offset") @DefaultValue("0") @Min(0) int offset) {
-        return jdbi.withHandle(h -> Page.of(h.createQuery("""
-                                SELECT o.id, o.event_type, o.aggregate_type || ':' || o.aggregate_id AS aggregate,
-                                       o.status, o.created_at, o.dispatched_at, o.processed_at,
-                                       (SELECT string_agg(d.status || ':' || d.n, ' ' ORDER BY d.status)
-                                          FROM (SELECT status, count(*) AS n FROM deliveries
-                                                 WHERE outbox_id = o.id GROUP BY status) d) AS deliveries
-                                  FROM outbox_events o
-                                 WHERE (CAST(:status AS text) IS NULL OR o.status = upper(:status))
-                                   AND (CAST(:eventType AS text) IS NULL OR o.event_type = :eventType)
-                                   AND (CAST(:aggregate AS text) IS NULL OR o.aggregate_type || ':' || o.aggregate_id = :aggregate)
-                                   AND (CAST(:since AS timestamptz) IS NULL OR o.created_at >= :since)
-                                   AND (CAST(:until AS timestamptz) IS NULL OR o.created_at < :until)
-                                 ORDER BY o.created_at DESC, o.id
-                                 LIMIT :limit OFFSET :offset""")
-                        .bind("status", status).bind("eventType", eventType).bind("aggregate", aggregate)
-                        .bind("since", since).bind("until", until).bind("limit", limit + 1).bind("offset", offset)
-                        .map((rs, ctx) -> {
-                            UUID id = rs.getObject("id", UUID.class);
-                            return new OutboxRow(id, rs.getString("event_type"), rs.getString("aggregate"),
-                                    rs.getString("status"), Rows.instant(rs, "created_at"),
-                                    Rows.instant(rs, "dispatched_at"),
-                                    Rows.instant(rs, "processed_at"), rs.getString("deliveries"),
-                                    links.workflow(OutboxDeliveryWorkflow.workflowId(id)));
-                        })
-                        .list(),
-                limit, offset));
+            @Parameter(description = "the nextCursor of the previous page") @QueryParam("cursor") String cursor) {
+        OutboxStore.Filter filter = new OutboxStore.Filter(ListParams.status(OutboxStatus.class, status),
+                ListParams.text(eventType), ListParams.aggregate(aggregate), since, until);
+        Page<OutboxStore.Listed> page = outbox.list(filter, ListParams.cursor(cursor), limit);
+        return new Page<>(page.items().stream()
+                .map(o -> new OutboxRow(o.id(), o.eventType(), o.aggregate().toString(), o.status().name(),
+                        o.createdAt(), o.dispatchedAt(), o.processedAt(), o.deliveries(),
+                        links.workflow(OutboxDeliveryWorkflow.workflowId(o.id()))))
+                .toList(), page.nextCursor());
     }
 }

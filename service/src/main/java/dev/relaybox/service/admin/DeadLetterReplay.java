@@ -5,6 +5,8 @@ import dev.relaybox.activities.deadletter.DeadLetters.Source;
 import dev.relaybox.activities.store.DeadLetterFilter;
 import dev.relaybox.activities.store.DeadLetterState;
 import dev.relaybox.activities.store.DeadLetterStore;
+import dev.relaybox.activities.outbound.DeliveryStore;
+import dev.relaybox.activities.outbound.OutboxStore;
 import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -54,27 +56,9 @@ final class DeadLetterReplay {
         return chosen.stream().filter(row -> row.source() == source).map(DeadLetterStore.Row::reference).toList();
     }
 
-    private static void resetDeliveries(Handle h, List<UUID> deliveryIds) {
-        h.createUpdate("""
-                        UPDATE deliveries SET status = 'PENDING', attempts = 0, next_attempt_at = NULL,
-                               completed_at = NULL, updated_at = now()
-                         WHERE id = ANY(:ids) AND status = 'DEAD_LETTERED'""")
-                .bindArray("ids", UUID.class, deliveryIds)
-                .execute();
-        // Undispatched again: the dispatcher starts the row's workflow, or finds it running and leaves the
-        // new delivery to it (a running delivery workflow re-plans before it finishes).
-        h.createUpdate("""
-                        UPDATE outbox_events SET status = 'PENDING', dispatched_at = NULL, processed_at = NULL
-                         WHERE id IN (SELECT outbox_id FROM deliveries WHERE id = ANY(:ids))""")
-                .bindArray("ids", UUID.class, deliveryIds)
-                .execute();
-        // A row quarantined because it could not start (referenced by its own id) is dispatched again: if it was
-        // fixed it flows, if not it is quarantined again with a new dead letter.
-        h.createUpdate("""
-                        UPDATE outbox_events SET status = 'PENDING', dispatched_at = NULL
-                         WHERE id = ANY(:ids) AND status = 'QUARANTINED'""")
-                .bindArray("ids", UUID.class, deliveryIds)
-                .execute();
+    private static void resetDeliveries(Handle h, List<UUID> references) {
+        h.attach(DeliveryStore.class).resetForReplay(references);
+        h.attach(OutboxStore.class).undispatchForReplay(references);
     }
 
     private static void resetInboxEvents(Handle h, List<UUID> inboxIds) {

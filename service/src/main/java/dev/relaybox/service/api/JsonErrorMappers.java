@@ -54,7 +54,9 @@ public final class JsonErrorMappers {
     private static final class JsonMapper implements ExceptionMapper<JsonProcessingException> {
         @Override
         public Response toResponse(JsonProcessingException e) {
-            if (e instanceof UnrecognizedPropertyException unknown) {
+            // A record that refuses unknown fields itself throws from its any-setter, which Jackson wraps.
+            Throwable problem = e instanceof UnrecognizedPropertyException ? e : e.getCause();
+            if (problem instanceof UnrecognizedPropertyException unknown) {
                 return json(400, "unknown_field", "unknown field \"" + unknown.getPropertyName() + "\"");
             }
             return json(400, "invalid_json", "the body is not valid JSON for this request: " + e.getOriginalMessage());

@@ -1,9 +1,10 @@
 package dev.relaybox.service.outbound;
 
-import dev.relaybox.activities.outbound.DeliveryDao;
+import dev.relaybox.activities.outbound.DeliveryStore;
 import dev.relaybox.activities.outbound.Endpoint;
 import dev.relaybox.activities.outbound.EndpointControls;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
+import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.signing.Hmac;
 import dev.relaybox.activities.store.EndpointStore;
@@ -187,9 +188,8 @@ public final class EndpointsResource {
                         : change.disabledReason() == null ? "disabled by an operator" : change.disabledReason());
                 if (change.enabled() && !current.enabled()) {
                     // What arrived while it was disabled was kept, paused: it goes out now.
-                    DeliveryDao deliveries = h.attach(DeliveryDao.class);
-                    if (deliveries.resumePaused(id) > 0) {
-                        deliveries.wakeDispatcher();
+                    if (h.attach(DeliveryStore.class).resumePaused(id) > 0) {
+                        h.attach(OutboxStore.class).wakeDispatcher();
                     }
                 }
             }

@@ -37,7 +37,7 @@ public interface OutboxDeliveryWorkflow {
     void endpointReady(UUID endpointId);
 
     @QueryMethod
-    OutboxStatus status();
+    OutboxProgress status();
 
     static String workflowId(UUID outboxId) {
         return "outbox-" + outboxId;

@@ -144,7 +144,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                     : null;
             switch (result.outcome()) {
                 case DELIVERED -> {
-                    p.finish("delivered", "delivered on attempt " + attempt + ": " + result.summary());
+                    p.finish(DeliveryPhase.DELIVERED, "delivered on attempt " + attempt + ": " + result.summary());
                     refreshVisibility();
                     finishedUnderControls(p);
                     return;
@@ -161,7 +161,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 }
                 case PAUSED -> {
                     // Nothing was sent; enabling the endpoint resumes the delivery through the dispatcher.
-                    p.finish("paused", result.summary());
+                    p.finish(DeliveryPhase.PAUSED, result.summary());
                     refreshVisibility();
                     return;
                 }
@@ -194,7 +194,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             if (admission.go() && admission.waitMillis() <= 0) {
                 return;
             }
-            p.status = "waiting";
+            p.phase = DeliveryPhase.WAITING;
             p.details = admission.reason();
             refreshVisibility();
             int readyBefore = endpointReadySignals.getOrDefault(p.endpointId, 0);
@@ -214,7 +214,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private void waitForCircuit(Progress p, int attempt, AttemptResult result, Settlement settlement) {
         Instant nextProbe = settlement.nextProbeAt() == null ? null : Instant.parse(settlement.nextProbeAt());
         store.scheduleRetry(p.target.deliveryId(), nextProbe, result.summary());
-        p.status = "waiting";
+        p.phase = DeliveryPhase.WAITING;
         p.details = "attempt " + attempt + " failed: " + result.summary() + "; circuit open, next probe " + nextProbe;
         refreshVisibility();
     }
@@ -268,7 +268,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         Progress p = progress.get(target.deliveryId());
         Duration wait = Duration.ofSeconds(1);
         while (true) {
-            p.status = "sending";
+            p.phase = DeliveryPhase.SENDING;
             p.details = "attempt " + attempt + " in progress";
             refreshVisibility();
             try {
@@ -283,7 +283,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 // Relaybox's own fault (its database away, most often), not the receiver's: the attempt is made
                 // again once Relaybox can, and the schedule is not spent on it.
                 Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
-                p.status = "retrying";
+                p.phase = DeliveryPhase.RETRYING;
                 p.details = "attempt " + attempt + " could not be made: " + cause + "; trying again in " + wait.toSeconds()
                         + "s";
                 refreshVisibility();
@@ -318,7 +318,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         Duration wait = nextWait(schedule, attempt, result);
         Instant next = Instant.ofEpochMilli(Workflow.currentTimeMillis()).plus(wait).truncatedTo(ChronoUnit.SECONDS);
         store.scheduleRetry(p.target.deliveryId(), next, result.summary());
-        p.status = "retrying";
+        p.phase = DeliveryPhase.RETRYING;
         p.nextAttemptAt = next.toString();
         p.details = "attempt " + attempt + " failed: " + result.summary() + "; next attempt " + next;
         refreshVisibility();
@@ -343,7 +343,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private void deadLetter(Progress p, String reason, AttemptResult result) {
         store.deadLetter(p.target.deliveryId(), reason, result.summary());
-        p.finish("dead_lettered", "dead-lettered: " + reason);
+        p.finish(DeliveryPhase.DEAD_LETTERED, "dead-lettered: " + reason);
         refreshVisibility();
     }
 
@@ -361,13 +361,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     }
 
     private String overallStatus() {
-        List<String> statuses = progress.values().stream().map(p -> p.status).toList();
-        for (String status : List.of("retrying", "waiting", "sending", "pending", "dead_lettered", "paused")) {
-            if (statuses.contains(status)) {
-                return status.equals("sending") ? "pending" : status;
-            }
-        }
-        return "delivered";
+        return DeliveryPhase.overall(progress.values().stream().map(p -> p.phase).toList()).label();
     }
 
     @Override
@@ -386,9 +380,9 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     }
 
     @Override
-    public OutboxStatus status() {
-        return new OutboxStatus(outboxId, overallStatus(), progress.values().stream()
-                .map(p -> new OutboxStatus.DeliveryStatus(p.target.deliveryId(), p.target.endpointName(), p.status,
+    public OutboxProgress status() {
+        return new OutboxProgress(outboxId, overallStatus(), progress.values().stream()
+                .map(p -> new OutboxProgress.DeliveryProgress(p.target.deliveryId(), p.target.endpointName(), p.phase.label(),
                         p.attempts, p.lastResult, p.nextAttemptAt))
                 .toList());
     }
@@ -396,7 +390,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     /** Mutable per-delivery state of this run, for queries and the UI. */
     private static final class Progress {
         final DeliveryTarget target;
-        String status = "pending";
+        DeliveryPhase phase = DeliveryPhase.PENDING;
         String details = "waiting for the first attempt";
         int attempts;
         String lastResult;
@@ -409,8 +403,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             this.attempts = target.attemptsSoFar();
         }
 
-        void finish(String status, String details) {
-            this.status = status;
+        void finish(DeliveryPhase phase, String details) {
+            this.phase = phase;
             this.details = details;
         }
     }

@@ -1,0 +1,283 @@
+package dev.relaybox.activities.outbound;
+
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.Cursor;
+import dev.relaybox.activities.store.Page;
+import dev.relaybox.producer.IdempotentEnqueue;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.workflows.AggregateKey;
+import dev.relaybox.workflows.outbound.DeliveryStatus;
+import dev.relaybox.workflows.outbound.OutboxStatus;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.statement.StatementContext;
+import org.jdbi.v3.sqlobject.SqlObject;
+import org.jdbi.v3.sqlobject.customizer.Bind;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
+import org.jdbi.v3.sqlobject.transaction.Transaction;
+
+/**
+ * Every statement Relaybox itself runs on {@code outbox_events}, from the {@code POST /outbox} insert to retention.
+ * Producers write through the producer library ({@link Outbox}); this store calls it for the API. Status changes
+ * are guarded by the statuses {@link OutboxStatus} allows to make them.
+ */
+public interface OutboxStore extends SqlObject {
+
+    record Event(UUID id, String eventType, AggregateKey aggregate) {}
+
+    /** A row the dispatcher or reconciler claimed; {@code payloadBytes} is 0 when it was not measured. */
+    record Claimed(UUID id, String eventType, AggregateKey aggregate, long payloadBytes) {}
+
+    /** A row as operators list it; {@code deliveries} counts them by status, e.g. {@code DELIVERED:2 RETRYING:1}. */
+    record Listed(UUID id, String eventType, AggregateKey aggregate, OutboxStatus status, Instant createdAt,
+            Instant dispatchedAt, Instant processedAt, String deliveries) {}
+
+    /** What operators filter rows by; a null field does not filter. */
+    record Filter(OutboxStatus status, String eventType, AggregateKey aggregate, Instant since, Instant until) {}
+
+    /** Rows deleted by one retention batch, per table. */
+    record Purged(int outboxEvents, int deliveries, int deliveryAttempts) {
+        public static final Purged NONE = new Purged(0, 0, 0);
+    }
+
+    /** {@code POST /outbox} without an idempotency key: the row, committed. */
+    @Transaction
+    default UUID enqueue(OutboxEvent event) {
+        return Outbox.enqueue(getHandle(), event);
+    }
+
+    /** {@code POST /outbox} with an idempotency key: the row it created the first time, or a conflict. */
+    @Transaction
+    default IdempotentEnqueue enqueueIdempotent(OutboxEvent event, String key, String requestHash) {
+        return Outbox.enqueueIdempotent(getHandle(), event, key, requestHash);
+    }
+
+    default Optional<Event> event(UUID outboxId) {
+        return getHandle().createQuery("SELECT id, event_type, aggregate_type, aggregate_id FROM outbox_events WHERE id = :id")
+                .bind("id", outboxId)
+                .map((rs, ctx) -> new Event(rs.getObject("id", UUID.class), rs.getString("event_type"),
+                        aggregate(rs)))
+                .findOne();
+    }
+
+    /** The payload as stored, as JSON text. */
+    @SqlQuery("SELECT payload::text FROM outbox_events WHERE id = :id")
+    Optional<String> payload(@Bind("id") UUID outboxId);
+
+    /** Locks up to {@code limit} undispatched rows, oldest first, skipping rows another instance holds. */
+    default List<Claimed> claimUndispatched(int limit) {
+        return getHandle().createQuery("""
+                        SELECT id, event_type, aggregate_type, aggregate_id, octet_length(payload::text) AS payload_bytes
+                          FROM outbox_events
+                         WHERE dispatched_at IS NULL
+                         ORDER BY created_at
+                         LIMIT :limit
+                           FOR UPDATE SKIP LOCKED""")
+                .bind("limit", limit)
+                .map(OutboxStore::claimed)
+                .list();
+    }
+
+    default void markDispatched(List<UUID> ids) {
+        markDispatched(ids.toArray(UUID[]::new), OutboxStatus.DISPATCHED, OutboxStatus.before(OutboxStatus.DISPATCHED));
+    }
+
+    @SqlUpdate("""
+            UPDATE outbox_events SET dispatched_at = now(),
+                   status = CASE WHEN status = ANY(:from) THEN :to ELSE status END
+             WHERE id = ANY(:ids)""")
+    void markDispatched(@Bind("ids") UUID[] ids, @Bind("to") OutboxStatus to, @Bind("from") String[] from);
+
+    /** Undoes {@link #markDispatched(List)} for rows whose start failed for a passing reason. */
+    default void markUndispatched(List<UUID> ids) {
+        markUndispatched(ids.toArray(UUID[]::new), OutboxStatus.DISPATCHED, OutboxStatus.PENDING);
+    }
+
+    @SqlUpdate("""
+            UPDATE outbox_events SET dispatched_at = NULL,
+                   status = CASE WHEN status = :dispatched THEN :to ELSE status END
+             WHERE id = ANY(:ids)""")
+    void markUndispatched(@Bind("ids") UUID[] ids, @Bind("dispatched") OutboxStatus dispatched,
+            @Bind("to") OutboxStatus to);
+
+    /**
+     * Takes a row that can never start out of the flow. The reason lives in the dead letter: the documented table
+     * keeps its contract columns only. False when the row is already finished.
+     */
+    default boolean quarantine(UUID id) {
+        return quarantine(id, OutboxStatus.QUARANTINED, OutboxStatus.before(OutboxStatus.QUARANTINED));
+    }
+
+    @SqlUpdate("""
+            UPDATE outbox_events SET status = :to, dispatched_at = now()
+             WHERE id = :id AND status = ANY(:from)""")
+    boolean quarantine(@Bind("id") UUID id, @Bind("to") OutboxStatus to, @Bind("from") String[] from);
+
+    /** Locks up to {@code limit} dispatched, unfinished rows last dispatched before {@code before}, oldest first. */
+    default List<Claimed> claimStranded(Instant before, int limit) {
+        return getHandle().createQuery("""
+                        SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes FROM outbox_events
+                         WHERE status = :dispatched AND dispatched_at < :before
+                         ORDER BY dispatched_at
+                         LIMIT :limit
+                           FOR UPDATE SKIP LOCKED""")
+                .bind("dispatched", OutboxStatus.DISPATCHED)
+                .bind("before", before)
+                .bind("limit", limit)
+                .map(OutboxStore::claimed)
+                .list();
+    }
+
+    /** PROCESSED once none of the row's deliveries is left to attempt; false while some are, or when done before. */
+    default boolean markProcessed(UUID outboxId) {
+        return markProcessed(outboxId, OutboxStatus.PROCESSED, DeliveryStatus.attemptableNames());
+    }
+
+    @SqlUpdate("""
+            UPDATE outbox_events SET status = :to, processed_at = now()
+             WHERE id = :outboxId AND processed_at IS NULL
+               AND NOT EXISTS (SELECT 1 FROM deliveries
+                                WHERE outbox_id = :outboxId AND status = ANY(:attemptable))""")
+    boolean markProcessed(@Bind("outboxId") UUID outboxId, @Bind("to") OutboxStatus to,
+            @Bind("attemptable") String[] attemptable);
+
+    /** Wakes the dispatcher when this transaction commits, as inserting an outbox row does. */
+    @SqlQuery("SELECT pg_notify('relaybox_dispatch', 'outbox_events')")
+    String wakeDispatcher();
+
+    /**
+     * A dead letter's replay, after {@link DeliveryStore#resetForReplay}: the rows of the replayed deliveries become
+     * undispatched again, so the dispatcher starts the row's workflow, or finds it running and leaves the new
+     * delivery to it (a running delivery workflow re-plans before it finishes). A row quarantined because it could
+     * not start (its dead letter references the row itself) is dispatched again: if it was fixed it flows, if not it
+     * is quarantined again with a new dead letter.
+     */
+    default void undispatchForReplay(List<UUID> references) {
+        UUID[] ids = references.toArray(UUID[]::new);
+        getHandle().createUpdate("""
+                        UPDATE outbox_events SET status = :to, dispatched_at = NULL, processed_at = NULL
+                         WHERE id IN (SELECT outbox_id FROM deliveries WHERE id = ANY(:ids))""")
+                .bind("to", OutboxStatus.PENDING)
+                .bind("ids", ids)
+                .execute();
+        getHandle().createUpdate("""
+                        UPDATE outbox_events SET status = :to, dispatched_at = NULL
+                         WHERE id = ANY(:ids) AND status = :quarantined""")
+                .bind("to", OutboxStatus.PENDING)
+                .bind("quarantined", OutboxStatus.QUARANTINED)
+                .bind("ids", ids)
+                .execute();
+    }
+
+    /**
+     * Deletes up to {@code limit} PROCESSED rows processed before {@code processedBefore}, oldest first, with their
+     * deliveries and attempts, skipping rows another transaction holds. A row is kept while any of its deliveries is
+     * unfinished or referred to by a dead letter. Call in a transaction; returns the rows picked and deleted.
+     */
+    default Purged purgeFinished(Instant processedBefore, int limit) {
+        List<UUID> ids = getHandle().createQuery("""
+                        SELECT o.id FROM outbox_events o
+                         WHERE o.status = :processed AND o.processed_at < :before
+                           AND NOT EXISTS (
+                               SELECT 1 FROM deliveries d
+                                WHERE d.outbox_id = o.id
+                                  AND (d.status <> ALL(:finished)
+                                       OR EXISTS (SELECT 1 FROM dead_letters dl
+                                                   WHERE dl.source = :outbox AND dl.reference = d.id)))
+                         ORDER BY o.processed_at
+                         LIMIT :limit
+                         FOR UPDATE OF o SKIP LOCKED""")
+                .bind("processed", OutboxStatus.PROCESSED)
+                .bind("finished", DeliveryStatus.finishedNames())
+                .bind("outbox", DeadLetters.Source.OUTBOX)
+                .bind("before", processedBefore)
+                .bind("limit", limit)
+                .mapTo(UUID.class)
+                .list();
+        if (ids.isEmpty()) {
+            return Purged.NONE;
+        }
+        UUID[] picked = ids.toArray(UUID[]::new);
+        int attempts = getHandle().createUpdate("""
+                        DELETE FROM delivery_attempts
+                         WHERE delivery_id IN (SELECT id FROM deliveries WHERE outbox_id = ANY(:ids))""")
+                .bind("ids", picked).execute();
+        int deliveries = getHandle().createUpdate("DELETE FROM deliveries WHERE outbox_id = ANY(:ids)")
+                .bind("ids", picked).execute();
+        int outbox = getHandle().createUpdate("DELETE FROM outbox_events WHERE id = ANY(:ids)")
+                .bind("ids", picked).execute();
+        return new Purged(outbox, deliveries, attempts);
+    }
+
+    /** Newest first, after {@code after} (null: from the newest), with only the given filters in the WHERE. */
+    default Page<Listed> list(Filter filter, Cursor after, int limit) {
+        List<String> where = new ArrayList<>();
+        Map<String, Object> binds = new HashMap<>();
+        if (filter.status() != null) {
+            where.add("o.status = :status");
+            binds.put("status", filter.status().name());
+        }
+        if (filter.eventType() != null) {
+            where.add("o.event_type = :eventType");
+            binds.put("eventType", filter.eventType());
+        }
+        if (filter.aggregate() != null) {
+            where.add("o.aggregate_type = :aggregateType AND o.aggregate_id = :aggregateId");
+            binds.put("aggregateType", filter.aggregate().type());
+            binds.put("aggregateId", filter.aggregate().id());
+        }
+        if (filter.since() != null) {
+            where.add("o.created_at >= :since");
+            binds.put("since", filter.since());
+        }
+        if (filter.until() != null) {
+            where.add("o.created_at < :until");
+            binds.put("until", filter.until());
+        }
+        if (after != null) {
+            where.add("(o.created_at, o.id) < (:afterAt, :afterId)");
+            binds.put("afterAt", after.at());
+            binds.put("afterId", after.id());
+        }
+        List<Listed> fetched = getHandle().createQuery("""
+                        SELECT o.id, o.event_type, o.aggregate_type, o.aggregate_id,
+                               o.status, o.created_at, o.dispatched_at, o.processed_at,
+                               (SELECT string_agg(d.status || ':' || d.n, ' ' ORDER BY d.status)
+                                  FROM (SELECT status, count(*) AS n FROM deliveries
+                                         WHERE outbox_id = o.id GROUP BY status) d) AS deliveries
+                          FROM outbox_events o"""
+                        + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
+                        + " ORDER BY o.created_at DESC, o.id DESC LIMIT :limit")
+                .bindMap(binds)
+                .bind("limit", limit + 1)
+                .map((rs, ctx) -> new Listed(rs.getObject("id", UUID.class), rs.getString("event_type"),
+                        aggregate(rs), OutboxStatus.valueOf(rs.getString("status")), instant(rs, "created_at"),
+                        instant(rs, "dispatched_at"), instant(rs, "processed_at"), rs.getString("deliveries")))
+                .list();
+        return Page.of(fetched, limit, o -> new Cursor(o.createdAt(), o.id()));
+    }
+
+    private static Claimed claimed(ResultSet rs, StatementContext ctx) throws SQLException {
+        return new Claimed(rs.getObject("id", UUID.class), rs.getString("event_type"), aggregate(rs),
+                rs.getLong("payload_bytes"));
+    }
+
+    private static AggregateKey aggregate(ResultSet rs) throws SQLException {
+        return new AggregateKey(rs.getString("aggregate_type"), rs.getString("aggregate_id"));
+    }
+
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+}

@@ -1,0 +1,49 @@
+package dev.relaybox.service.admin;
+
+import dev.relaybox.activities.store.Cursor;
+import dev.relaybox.service.api.ApiException;
+import dev.relaybox.workflows.AggregateKey;
+import java.util.Arrays;
+import java.util.Locale;
+
+/** Reads the filters and cursor of the admin lists; a value that cannot match is a 400 naming what would. */
+final class ListParams {
+    private ListParams() {}
+
+    /** An empty parameter filters nothing, as an absent one. */
+    static String text(String value) {
+        return value == null || value.isEmpty() ? null : value;
+    }
+
+    /** A status in any case, e.g. {@code dead_lettered}. */
+    static <E extends Enum<E>> E status(Class<E> type, String value) {
+        if (text(value) == null) {
+            return null;
+        }
+        try {
+            return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("invalid_status", "status must be one of "
+                    + Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT) + ", not \"" + value + "\"");
+        }
+    }
+
+    static AggregateKey aggregate(String value) {
+        if (text(value) == null) {
+            return null;
+        }
+        try {
+            return AggregateKey.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("invalid_aggregate", e.getMessage());
+        }
+    }
+
+    static Cursor cursor(String value) {
+        try {
+            return Cursor.decodeNullable(value);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("invalid_cursor", e.getMessage());
+        }
+    }
+}

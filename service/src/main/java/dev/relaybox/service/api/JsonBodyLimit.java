@@ -1,0 +1,44 @@
+package dev.relaybox.service.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import jakarta.ws.rs.NameBinding;
+import jakarta.ws.rs.ext.ReaderInterceptor;
+import jakarta.ws.rs.ext.ReaderInterceptorContext;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Checks the JSON body of a {@link Limited} resource method before Jackson binds it: larger than the limit is a 413,
+ * JSON that PostgreSQL's {@code jsonb} cannot store is a 400 naming why ({@link StorableJson}). Only then is the
+ * body bound to the method's validated record, so the resource sees nothing but storable, bounded input.
+ */
+public final class JsonBodyLimit implements ReaderInterceptor {
+    /** Marks the resource methods whose body is checked. */
+    @NameBinding
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target({ElementType.TYPE, ElementType.METHOD})
+    public @interface Limited {}
+
+    private final StorableJson storableJson;
+    private final long maxBodyBytes;
+
+    public JsonBodyLimit(ObjectMapper json, long maxBodyBytes) {
+        this.storableJson = new StorableJson(json);
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    @Override
+    public Object aroundReadFrom(ReaderInterceptorContext context) throws IOException {
+        byte[] bytes = context.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE - 1, maxBodyBytes + 1));
+        if (bytes.length > maxBodyBytes) {
+            throw new ApiException(413, "payload_too_large", "the body is larger than " + maxBodyBytes + " bytes");
+        }
+        storableJson.read(bytes);
+        context.setInputStream(new ByteArrayInputStream(bytes));
+        return context.proceed();
+    }
+}
