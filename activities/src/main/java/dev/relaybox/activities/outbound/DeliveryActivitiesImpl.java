@@ -64,7 +64,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     .newNonRetryableFailure("outbox row " + outboxId + " does not exist", "OutboxRowMissing"));
             dao.createDeliveries(outboxId);
             var targets = dao.unfinished(outboxId).stream()
-                    .map(t -> new DeliveryTarget(t.deliveryId(), t.endpointName(), t.url(), t.attempts()))
+                    .map(t -> new DeliveryTarget(t.deliveryId(), t.endpointName(), t.url(), t.attempts(),
+                            t.nextAttemptAt()))
                     .toList();
             return new DeliveryPlan(row.eventType(), row.aggregateType() + ":" + row.aggregateId(), targets,
                     settings.schedule());

@@ -14,7 +14,8 @@ public interface DeliveryDao {
 
     record OutboxRow(UUID id, String eventType, String aggregateType, String aggregateId) {}
 
-    record Target(UUID deliveryId, String endpointName, String url, int attempts) {}
+    /** {@code nextAttemptAt}: when a retrying delivery's next attempt is due, as its workflow recorded it. */
+    record Target(UUID deliveryId, String endpointName, String url, int attempts, Instant nextAttemptAt) {}
 
     /** Everything one attempt needs, read in one query. */
     record AttemptContext(UUID deliveryId, UUID outboxId, String status, String payload, UUID endpointId,
@@ -89,7 +90,7 @@ public interface DeliveryDao {
     String wakeDispatcher();
 
     @SqlQuery("""
-            SELECT d.id AS delivery_id, e.name AS endpoint_name, e.url, d.attempts
+            SELECT d.id AS delivery_id, e.name AS endpoint_name, e.url, d.attempts, d.next_attempt_at
               FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
              WHERE d.outbox_id = :outboxId AND d.status IN ('PENDING', 'RETRYING')
              ORDER BY e.name""")
