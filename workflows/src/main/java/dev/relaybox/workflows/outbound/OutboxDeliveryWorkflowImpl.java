@@ -367,7 +367,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         refreshVisibility();
         int signalsBefore = retryNowSignals;
         Promise<Void> timer = Workflow.newTimer(wait, TimerOptions.newBuilder()
-                .setSummary(VisibilityLimits.summary("wait before attempt " + (attemptsSoFar + 1) + " to " + p.target.url()))
+                .setSummary(VisibilityLimits.summary(
+                        "wait before attempt " + (attemptsSoFar + 1) + " to " + p.target.url()))
                 .build());
         Workflow.await(() -> timer.isCompleted() || cancelled || retryNowSignals > signalsBefore);
         p.nextAttemptAt = null;
