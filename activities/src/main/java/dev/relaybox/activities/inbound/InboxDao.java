@@ -90,10 +90,13 @@ public interface InboxDao {
              WHERE id = :id AND status IN ('RECEIVED', 'DEFERRED')""")
     boolean markProcessed(@Bind("id") UUID inboxId, @Bind("outcome") String outcome, @Bind("note") String note);
 
+    /** Records when the row decides again at the latest (its recheck), so the reconciler knows when it is overdue. */
     @SqlUpdate("""
-            UPDATE webhook_inbox SET status = 'DEFERRED', defer_reason = :reason
+            UPDATE webhook_inbox SET status = 'DEFERRED', defer_reason = :reason,
+                   next_recheck_at = now() + :recheckMillis * interval '1 millisecond'
              WHERE id = :id AND status IN ('RECEIVED', 'DEFERRED')""")
-    boolean markDeferred(@Bind("id") UUID inboxId, @Bind("reason") String reason);
+    boolean markDeferred(@Bind("id") UUID inboxId, @Bind("reason") String reason,
+            @Bind("recheckMillis") long recheckMillis);
 
     /** When the current deferral began, on the workflow's clock; empty while none is recorded. */
     @SqlQuery("SELECT deferred_since FROM webhook_inbox WHERE id = :id AND deferred_since IS NOT NULL")
@@ -116,4 +119,14 @@ public interface InboxDao {
              ORDER BY received_at""")
     @RegisterConstructorMapper(EventKey.class)
     List<EventKey> deferred(@Bind("aggregateType") String aggregateType, @Bind("aggregateId") String aggregateId);
+
+    /**
+     * Call in the transaction that applies an event: the aggregate's deferred events are due to decide again now. The
+     * release signal normally makes them do so at once; should it be lost with the engine's state, the reconciler
+     * finds them overdue after its grace instead of at their next recheck.
+     */
+    @SqlUpdate("""
+            UPDATE webhook_inbox SET next_recheck_at = now()
+             WHERE aggregate_type = :aggregateType AND aggregate_id = :aggregateId AND status = 'DEFERRED'""")
+    int markReleased(@Bind("aggregateType") String aggregateType, @Bind("aggregateId") String aggregateId);
 }

@@ -82,6 +82,9 @@ public final class InboxDispatchSource implements DispatchSource {
                         SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
                           FROM webhook_inbox
                          WHERE status IN ('RECEIVED', 'DEFERRED') AND dispatched_at < :before
+                           -- A received row is decided as soon as its workflow runs; a deferred one is waiting for its
+                           -- recheck or release (rows deferred before the time was recorded count as due).
+                           AND (status = 'RECEIVED' OR next_recheck_at IS NULL OR next_recheck_at < :before)
                          ORDER BY dispatched_at
                          LIMIT :limit
                            FOR UPDATE SKIP LOCKED""")
@@ -94,5 +97,10 @@ public final class InboxDispatchSource implements DispatchSource {
     @Override
     public void start(Row row) {
         starter.start(InboxEventWorkflow.TYPE, row, "inbound", row.id());
+    }
+
+    @Override
+    public boolean restart(Row row) {
+        return starter.start(InboxEventWorkflow.TYPE, row, "inbound", row.id());
     }
 }

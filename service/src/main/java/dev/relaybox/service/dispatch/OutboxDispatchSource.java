@@ -92,8 +92,15 @@ public final class OutboxDispatchSource implements DispatchSource {
     @Override
     public List<Row> claimStranded(Handle handle, Instant before, int limit) {
         return handle.createQuery("""
-                        SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes FROM outbox_events
+                        SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes FROM outbox_events o
                          WHERE status = 'DISPATCHED' AND dispatched_at < :before
+                           -- Every delivery finished but the row not (or none planned yet), or one whose next attempt
+                           -- was due, or that has not moved, since before: its workflow should have acted by then.
+                           AND (NOT EXISTS (SELECT 1 FROM deliveries d
+                                             WHERE d.outbox_id = o.id AND d.status IN ('PENDING', 'RETRYING'))
+                                OR EXISTS (SELECT 1 FROM deliveries d
+                                            WHERE d.outbox_id = o.id AND d.status IN ('PENDING', 'RETRYING')
+                                              AND COALESCE(d.next_attempt_at, d.updated_at) < :before))
                          ORDER BY dispatched_at
                          LIMIT :limit
                            FOR UPDATE SKIP LOCKED""")
@@ -107,5 +114,11 @@ public final class OutboxDispatchSource implements DispatchSource {
     public void start(Row row) {
         // A running workflow is told to plan again: a replayed delivery joins it instead of waiting for the reconciler.
         starter.signalWithStart(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id(), "replan");
+    }
+
+    @Override
+    public boolean restart(Row row) {
+        // No replan signal: a running workflow already has every delivery the reconciler could find.
+        return starter.start(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id());
     }
 }

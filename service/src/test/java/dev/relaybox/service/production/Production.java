@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -42,7 +43,7 @@ final class Production implements AutoCloseable {
 
     private final Path logs;
     private final LocalPostgres postgres;
-    private final JavaProcess temporal;
+    private JavaProcess temporal;
     private final int temporalPort;
     private final List<JavaProcess> relayboxes = new ArrayList<>();
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -72,15 +73,11 @@ final class Production implements AutoCloseable {
         Path logs = Files.createDirectories(Path.of("target", "production-it", name)).toAbsolutePath();
         LocalPostgres postgres = LocalPostgres.start(binaries.get(), logs);
         int temporalPort = TestApp.freePort();
-        JavaProcess temporal = JavaProcess.start("temporal", logs.resolve("temporal.log"), Map.of(),
-                "-cp", System.getProperty("java.class.path"), "io.temporal.testserver.TestServer",
-                Integer.toString(temporalPort));
-        Production production = new Production(logs, postgres, temporal, temporalPort);
+        Production production = new Production(logs, postgres, startTemporal(logs, "temporal", temporalPort),
+                temporalPort);
         try {
-            await("Temporal test server listening on " + temporalPort).atMost(Duration.ofMinutes(2))
-                    .until(() -> listening(temporalPort) || !temporal.isAlive());
-            assertThat(temporal.isAlive()).as("Temporal test server: %s", temporal.output()).isTrue();
-            production.setUpTemporal();
+            production.awaitTemporal();
+            production.setUpTemporal("temporal-setup");
         } catch (Throwable e) {
             production.close();
             throw e;
@@ -88,8 +85,36 @@ final class Production implements AutoCloseable {
         return production;
     }
 
+    private static JavaProcess startTemporal(Path logs, String name, int port) {
+        return JavaProcess.start(name, logs.resolve(name + ".log"), Map.of(),
+                "-cp", System.getProperty("java.class.path"), "io.temporal.testserver.TestServer",
+                Integer.toString(port));
+    }
+
+    private void awaitTemporal() {
+        JavaProcess server = temporal;
+        await("Temporal test server listening on " + temporalPort).atMost(Duration.ofMinutes(2))
+                .until(() -> listening(temporalPort) || !server.isAlive());
+        assertThat(server.isAlive()).as("Temporal test server: %s", server.output()).isTrue();
+    }
+
+    /** kill -9 of the Temporal process: the stand-in server keeps everything in memory, so all its state is gone. */
+    void killTemporal() throws InterruptedException {
+        temporal.kill();
+    }
+
+    /**
+     * A new, empty Temporal on the same address, set up again by {@code relaybox temporal setup} as
+     * docker-compose.yml's one-shot temporal-setup service does when the stack comes up again.
+     */
+    void startEmptyTemporal(String name) throws Exception {
+        temporal = startTemporal(logs, name, temporalPort);
+        awaitTemporal();
+        setUpTemporal(name + "-setup");
+    }
+
     /** docker-compose.yml's temporal-setup service: its command and environment, run against our Temporal. */
-    private void setUpTemporal() throws Exception {
+    private void setUpTemporal(String name) throws Exception {
         ComposeFile compose = ComposeFile.read();
         Map<String, String> environment = new HashMap<>(compose.environment("temporal-setup", Map.of()));
         pointAtOurProcesses(environment);
@@ -104,7 +129,7 @@ final class Production implements AutoCloseable {
                 default -> ComposeFile.interpolate(part, Map.of());
             });
         }
-        JavaProcess setup = JavaProcess.start("temporal setup", logs.resolve("temporal-setup.log"), environment,
+        JavaProcess setup = JavaProcess.start(name, logs.resolve(name + ".log"), environment,
                 arguments.toArray(String[]::new));
         assertThat(setup.awaitExit(180)).as("relaybox temporal setup:%n%s", setup.output()).isZero();
         assertThat(setup.output()).contains("search attribute RelayStatus (Keyword)");
@@ -198,6 +223,11 @@ final class Production implements AutoCloseable {
 
     Path logs() {
         return logs;
+    }
+
+    /** Reads Relaybox's database as the relaybox role, as an operator's psql would. */
+    Jdbi database() {
+        return Jdbi.create(postgres.jdbcUrl(), "relaybox", LocalPostgres.RELAYBOX_PASSWORD);
     }
 
     static boolean listening(int port) {
