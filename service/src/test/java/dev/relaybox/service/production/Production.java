@@ -44,7 +44,9 @@ final class Production implements AutoCloseable {
     private final Path logs;
     private final LocalPostgres postgres;
     private JavaProcess temporal;
-    private final int temporalPort;
+    private int temporalPort;
+    /** The address Relaybox knows Temporal by when the server behind it is to be replaced; null otherwise. */
+    private TcpRelay front;
     private final List<JavaProcess> relayboxes = new ArrayList<>();
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -98,26 +100,41 @@ final class Production implements AutoCloseable {
         assertThat(server.isAlive()).as("Temporal test server: %s", server.output()).isTrue();
     }
 
+    /**
+     * {@link #start}, with Temporal behind a fixed address so that {@link #startEmptyTemporal} can replace the
+     * server process while Relaybox keeps the address it was given.
+     */
+    static Production startWithReplaceableTemporal(String name) throws Exception {
+        Production production = start(name);
+        production.front = new TcpRelay(production.temporalPort);
+        return production;
+    }
+
     /** kill -9 of the Temporal process: the stand-in server keeps everything in memory, so all its state is gone. */
     void killTemporal() throws InterruptedException {
         temporal.kill();
+        front.forwardTo(0);
     }
 
     /**
-     * A new, empty Temporal on the same address, set up again by {@code relaybox temporal setup} as
-     * docker-compose.yml's one-shot temporal-setup service does when the stack comes up again.
+     * A new, empty Temporal at the same address, set up by {@code relaybox temporal setup} as docker-compose.yml's
+     * one-shot temporal-setup service does, before the address leads to it: the stand-in server, unlike a real one,
+     * keeps a broken entry for a workflow whose start it refused for an unregistered search attribute (later starts
+     * answer "already started" for a workflow it does not hold), so Relaybox must not reach it before the setup.
      */
     void startEmptyTemporal(String name) throws Exception {
+        temporalPort = TestApp.freePort();
         temporal = startTemporal(logs, name, temporalPort);
         awaitTemporal();
         setUpTemporal(name + "-setup");
+        front.forwardTo(temporalPort);
     }
 
     /** docker-compose.yml's temporal-setup service: its command and environment, run against our Temporal. */
     private void setUpTemporal(String name) throws Exception {
         ComposeFile compose = ComposeFile.read();
         Map<String, String> environment = new HashMap<>(compose.environment("temporal-setup", Map.of()));
-        pointAtOurProcesses(environment);
+        pointAtOurProcesses(environment, temporalPort);
         List<String> command = new ArrayList<>();
         compose.service("temporal-setup").path("command").forEach(part -> command.add(part.asText()));
         assertThat(command).as("temporal-setup's command").startsWith("java", "-jar", "/app/relaybox.jar");
@@ -154,13 +171,13 @@ final class Production implements AutoCloseable {
     Map<String, String> relayboxEnvironment(Map<String, String> variables, int port, int adminPort) {
         Map<String, String> environment = new LinkedHashMap<>(
                 ComposeFile.read().environment("relaybox", variables));
-        pointAtOurProcesses(environment);
+        pointAtOurProcesses(environment, front == null ? temporalPort : front.port());
         environment.put("PORT", Integer.toString(port));
         environment.put("ADMIN_PORT", Integer.toString(adminPort));
         return environment;
     }
 
-    private void pointAtOurProcesses(Map<String, String> environment) {
+    private void pointAtOurProcesses(Map<String, String> environment, int temporalPort) {
         if (environment.containsKey("DATABASE_URL")) {
             environment.put("DATABASE_URL", postgres.jdbcUrl());
         }
@@ -252,6 +269,9 @@ final class Production implements AutoCloseable {
     public void close() throws Exception {
         for (JavaProcess relaybox : relayboxes) {
             relaybox.close();
+        }
+        if (front != null) {
+            front.close();
         }
         temporal.close();
         postgres.close();
