@@ -45,7 +45,8 @@ final class StartLimits {
      * setup} ran, e.g. after its state was lost) refuses every start alike: the rows are fine, and wait for the setup.
      */
     private static boolean notSetUp(String description) {
-        return description != null && description.contains("search attribute") && description.contains("is not defined");
+        return description != null && description.contains("search attribute")
+                && description.contains("is not defined");
     }
 
     private static Optional<String> tooLong(String field, String value) {

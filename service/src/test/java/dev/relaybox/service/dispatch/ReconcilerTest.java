@@ -209,8 +209,8 @@ class ReconcilerTest {
 
     private void receive(String eventId, String eventType, String orderId) {
         jdbi.useHandle(h -> h.createUpdate("""
-                        INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type, aggregate_id,
-                                                   payload, signature_verified)
+                        INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type,
+                                                   aggregate_id, payload, signature_verified)
                         VALUES ('shop', :eventId, :eventType, 'order', :orderId, '{}', true)""")
                 .bind("eventId", eventId).bind("eventType", eventType).bind("orderId", orderId)
                 .execute());

@@ -47,6 +47,8 @@ final class Production implements AutoCloseable {
     private int temporalPort;
     /** The address Relaybox knows Temporal by when the server behind it is to be replaced; null otherwise. */
     private TcpRelay front;
+    private JavaProcess standby;
+    private int standbyPort;
     private final List<JavaProcess> relayboxes = new ArrayList<>();
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -78,8 +80,8 @@ final class Production implements AutoCloseable {
         Production production = new Production(logs, postgres, startTemporal(logs, "temporal", temporalPort),
                 temporalPort);
         try {
-            production.awaitTemporal();
-            production.setUpTemporal("temporal-setup");
+            awaitListening(production.temporal, temporalPort);
+            production.setUpTemporal("temporal-setup", temporalPort);
         } catch (Throwable e) {
             production.close();
             throw e;
@@ -93,10 +95,9 @@ final class Production implements AutoCloseable {
                 Integer.toString(port));
     }
 
-    private void awaitTemporal() {
-        JavaProcess server = temporal;
-        await("Temporal test server listening on " + temporalPort).atMost(Duration.ofMinutes(2))
-                .until(() -> listening(temporalPort) || !server.isAlive());
+    private static void awaitListening(JavaProcess server, int port) {
+        await("Temporal test server listening on " + port).atMost(Duration.ofMinutes(2))
+                .until(() -> listening(port) || !server.isAlive());
         assertThat(server.isAlive()).as("Temporal test server: %s", server.output()).isTrue();
     }
 
@@ -117,24 +118,34 @@ final class Production implements AutoCloseable {
     }
 
     /**
-     * A new, empty Temporal at the same address, set up by {@code relaybox temporal setup} as docker-compose.yml's
-     * one-shot temporal-setup service does, before the address leads to it: the stand-in server, unlike a real one,
-     * keeps a broken entry for a workflow whose start it refused for an unregistered search attribute (later starts
-     * answer "already started" for a workflow it does not hold), so Relaybox must not reach it before the setup.
+     * Starts a new, empty Temporal aside and sets it up with {@code relaybox temporal setup}, as docker-compose.yml's
+     * one-shot temporal-setup service does; {@link #switchToEmptyTemporal} then puts it at Temporal's address. The
+     * setup comes first because the stand-in server, unlike a real one, keeps a broken entry for a workflow whose
+     * start it refused for an unregistered search attribute (later starts answer "already started" for a workflow it
+     * does not hold). Preparing it while the first one still runs keeps the drill short.
      */
-    void startEmptyTemporal(String name) throws Exception {
-        temporalPort = TestApp.freePort();
-        temporal = startTemporal(logs, name, temporalPort);
-        awaitTemporal();
-        setUpTemporal(name + "-setup");
+    void prepareEmptyTemporal(String name) throws Exception {
+        int port = TestApp.freePort();
+        JavaProcess server = startTemporal(logs, name, port);
+        standby = server;
+        standbyPort = port;
+        awaitListening(server, port);
+        setUpTemporal(name + "-setup", port);
+    }
+
+    /** The prepared empty Temporal now answers at Temporal's address. */
+    void switchToEmptyTemporal() {
+        temporal = standby;
+        temporalPort = standbyPort;
+        standby = null;
         front.forwardTo(temporalPort);
     }
 
     /** docker-compose.yml's temporal-setup service: its command and environment, run against our Temporal. */
-    private void setUpTemporal(String name) throws Exception {
+    private void setUpTemporal(String name, int port) throws Exception {
         ComposeFile compose = ComposeFile.read();
         Map<String, String> environment = new HashMap<>(compose.environment("temporal-setup", Map.of()));
-        pointAtOurProcesses(environment, temporalPort);
+        pointAtOurProcesses(environment, port);
         List<String> command = new ArrayList<>();
         compose.service("temporal-setup").path("command").forEach(part -> command.add(part.asText()));
         assertThat(command).as("temporal-setup's command").startsWith("java", "-jar", "/app/relaybox.jar");
@@ -272,6 +283,9 @@ final class Production implements AutoCloseable {
         }
         if (front != null) {
             front.close();
+        }
+        if (standby != null) {
+            standby.close();
         }
         temporal.close();
         postgres.close();
