@@ -8,6 +8,7 @@ import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
@@ -44,15 +45,18 @@ class RestartTest {
     }
 
     @Test
-    void deliveryInTheMiddleOfItsScheduleResumesAfterARestart() throws Exception {
+    void deliveryInTheMiddleOfItsScheduleResumesItAfterARestart() throws Exception {
         Path data = TestApp.freshDataDirectory();
         int temporalPort = TestApp.freePort();
-        // A long backoff: only the reconciler's restart can bring the second attempt within the test.
-        ConfigOverride longBackoff = ConfigOverride.config("delivery.retryDelays", "1h");
+        // The embedded Temporal keeps nothing across a restart: the row's next attempt time is all that is left.
+        ConfigOverride[] overrides = {ConfigOverride.config("delivery.retryDelays", "30s"),
+                ConfigOverride.config("dispatcher.reconcileInterval", "1s"),
+                ConfigOverride.config("dispatcher.reconcileGrace", "1s")};
         try (TestReceiver receiver = new TestReceiver()) {
             receiver.script("/hooks", TestReceiver.Reply.of(503));
             String outboxId;
-            DropwizardTestSupport<RelayboxConfiguration> first = TestApp.support(data, temporalPort, longBackoff);
+            Instant recordedNext;
+            DropwizardTestSupport<RelayboxConfiguration> first = TestApp.support(data, temporalPort, overrides);
             first.before();
             try {
                 Api api = new Api(first);
@@ -61,17 +65,26 @@ class RestartTest {
                 outboxId = api.producer("POST", "/outbox", Map.of("eventType", "order.paid", "aggregateType", "order",
                         "aggregateId", "9", "payload", Map.of())).text("id");
                 await().atMost(Duration.ofSeconds(30)).until(() -> "RETRYING".equals(deliveryStatus(first)));
+                recordedNext = jdbi(first).withHandle(h -> h.createQuery("SELECT next_attempt_at FROM deliveries")
+                        .mapTo(Instant.class).one());
             } finally {
                 first.after();
             }
             receiver.script("/hooks", TestReceiver.Reply.of(200));
 
-            DropwizardTestSupport<RelayboxConfiguration> second = TestApp.support(data, temporalPort, longBackoff);
+            DropwizardTestSupport<RelayboxConfiguration> second = TestApp.support(data, temporalPort, overrides);
             second.before();
             try {
-                await().atMost(Duration.ofSeconds(30)).until(() -> "DELIVERED".equals(deliveryStatus(second)));
+                await().atMost(Duration.ofSeconds(90)).until(() -> "DELIVERED".equals(deliveryStatus(second)));
                 assertThat(receiver.received("/hooks")).extracting(r -> r.header("webhook-id"))
                         .containsExactly(outboxId, outboxId);
+                List<Integer> attempts = jdbi(second).withHandle(h -> h.createQuery(
+                        "SELECT attempt FROM delivery_attempts ORDER BY attempt").mapTo(Integer.class).list());
+                Instant secondAttempt = jdbi(second).withHandle(h -> h.createQuery(
+                        "SELECT started_at FROM delivery_attempts WHERE attempt = 2").mapTo(Instant.class).one());
+                // The schedule was not reset: attempt 2 came as the first run had planned it, not at once.
+                assertThat(attempts).containsExactly(1, 2);
+                assertThat(secondAttempt).isAfterOrEqualTo(recordedNext);
             } finally {
                 second.after();
             }

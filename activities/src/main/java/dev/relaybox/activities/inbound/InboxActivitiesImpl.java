@@ -30,7 +30,7 @@ public final class InboxActivitiesImpl implements InboxActivities {
         this.jdbi = jdbi;
         this.settings = settings;
         this.deadLetters = deadLetters;
-        this.processor = new InboxProcessor(machines, deadLetters);
+        this.processor = new InboxProcessor(machines, deadLetters, settings.recheckInterval());
     }
 
     @Override

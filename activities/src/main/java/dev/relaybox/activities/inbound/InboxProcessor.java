@@ -14,6 +14,7 @@ import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
 import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,10 +28,12 @@ final class InboxProcessor {
 
     private final Map<String, StateMachine> machines;
     private final DeadLetters deadLetters;
+    private final Duration recheckInterval;
 
-    InboxProcessor(Map<String, StateMachine> machines, DeadLetters deadLetters) {
+    InboxProcessor(Map<String, StateMachine> machines, DeadLetters deadLetters, Duration recheckInterval) {
         this.machines = Map.copyOf(machines);
         this.deadLetters = deadLetters;
+        this.recheckInterval = recheckInterval;
     }
 
     Result process(Handle handle, UUID inboxId) {
@@ -51,7 +54,7 @@ final class InboxProcessor {
         return switch (decision.outcome()) {
             case APPLIED -> apply(handle, store, row, entity, decision, attempts);
             case DEFERRED -> {
-                guarded(store.markDeferred(row.id(), decision.reason()), row);
+                guarded(store.markDeferred(row.id(), decision.reason(), recheckInterval.toMillis()), row);
                 yield result(Outcome.DEFERRED, decision.reason(), decision.waitingFor(), state, attempts, List.of());
             }
             case STALE -> {
@@ -99,6 +102,7 @@ final class InboxProcessor {
         if (decision.emit() != null) {
             Outbox.enqueue(handle, new OutboxEvent(decision.emit(), aggregate.type(), aggregate.id(), row.payload()));
         }
+        store.markReleased(aggregate);
         return result(Outcome.APPLIED, decision.reason(), null, decision.targetState(), attempts,
                 store.deferredWorkflowIds(aggregate));
     }

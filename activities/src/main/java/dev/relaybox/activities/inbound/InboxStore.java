@@ -95,10 +95,14 @@ public interface InboxStore extends SqlObject {
                         SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
                           FROM webhook_inbox
                          WHERE status = ANY(:unfinished) AND dispatched_at < :before
+                           -- A received row is decided as soon as its workflow runs; a deferred one is waiting for its
+                           -- recheck or release (rows deferred before the time was recorded count as due).
+                           AND (status <> :deferred OR next_recheck_at IS NULL OR next_recheck_at < :before)
                          ORDER BY dispatched_at
                          LIMIT :limit
                            FOR UPDATE SKIP LOCKED""")
                 .bindArray("unfinished", String.class, (Object[]) InboxState.names(InboxState.unfinished()))
+                .bind("deferred", InboxState.DEFERRED.name())
                 .bind("before", before)
                 .bind("limit", limit)
                 .map(InboxStore::dispatchable)
@@ -240,10 +244,13 @@ public interface InboxStore extends SqlObject {
                 .execute() == 1;
     }
 
-    default boolean markDeferred(UUID inboxId, String reason) {
+    /** Records when the row decides again at the latest (its recheck), so the reconciler knows when it is overdue. */
+    default boolean markDeferred(UUID inboxId, String reason, long recheckMillis) {
         return getHandle().createUpdate("""
-                        UPDATE webhook_inbox SET status = :to, defer_reason = :reason
+                        UPDATE webhook_inbox SET status = :to, defer_reason = :reason,
+                               next_recheck_at = now() + :recheckMillis * interval '1 millisecond'
                          WHERE id = :id AND status = ANY(:from)""")
+                .bind("recheckMillis", recheckMillis)
                 .bind("to", InboxState.DEFERRED.name())
                 .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.DEFERRED.from()))
                 .bind("id", inboxId)
@@ -291,6 +298,21 @@ public interface InboxStore extends SqlObject {
                 .map((rs, ctx) -> InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"),
                         rs.getString("partner_name"), rs.getString("partner_event_id")))
                 .list();
+    }
+
+    /**
+     * Call in the transaction that applies an event: the aggregate's deferred events are due to decide again now. The
+     * release signal normally makes them do so at once; should it be lost with the engine's state, the reconciler
+     * finds them overdue after its grace instead of at their next recheck.
+     */
+    default int markReleased(AggregateKey aggregate) {
+        return getHandle().createUpdate("""
+                        UPDATE webhook_inbox SET next_recheck_at = now()
+                         WHERE aggregate_type = :type AND aggregate_id = :id AND status = :deferred""")
+                .bind("type", aggregate.type())
+                .bind("id", aggregate.id())
+                .bind("deferred", InboxState.DEFERRED.name())
+                .execute();
     }
 
     // Dead letters and retention ------------------------------------------------------------------------------------

@@ -66,7 +66,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             DeliveryStore deliveries = h.attach(DeliveryStore.class);
             deliveries.createDeliveries(outboxId);
             var targets = deliveries.unfinished(outboxId).stream()
-                    .map(t -> new DeliveryTarget(t.deliveryId(), t.endpointName(), t.url(), t.attempts()))
+                    .map(t -> new DeliveryTarget(t.deliveryId(), t.endpointName(), t.url(), t.attempts(),
+                            t.nextAttemptAt()))
                     .toList();
             return new DeliveryPlan(event.eventType(), event.aggregate().toString(), targets, settings.schedule());
         });

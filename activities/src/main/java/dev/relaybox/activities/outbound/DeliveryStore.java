@@ -28,7 +28,8 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  */
 public interface DeliveryStore extends SqlObject {
 
-    record Target(UUID deliveryId, String endpointName, String url, int attempts) {}
+    /** {@code nextAttemptAt}: when a retrying delivery's next attempt is due, as its workflow recorded it. */
+    record Target(UUID deliveryId, String endpointName, String url, int attempts, Instant nextAttemptAt) {}
 
     /** Everything one attempt needs, read in one query. */
     record AttemptContext(UUID deliveryId, UUID outboxId, DeliveryStatus status, String payload, UUID endpointId,
@@ -127,7 +128,7 @@ public interface DeliveryStore extends SqlObject {
     }
 
     @SqlQuery("""
-            SELECT d.id AS delivery_id, e.name AS endpoint_name, e.url, d.attempts
+            SELECT d.id AS delivery_id, e.name AS endpoint_name, e.url, d.attempts, d.next_attempt_at
               FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
              WHERE d.outbox_id = :outboxId AND d.status = ANY(:attemptable)
              ORDER BY e.name""")

@@ -126,12 +126,20 @@ public interface OutboxStore extends SqlObject {
     /** Locks up to {@code limit} dispatched, unfinished rows last dispatched before {@code before}, oldest first. */
     default List<Claimed> claimStranded(Instant before, int limit) {
         return getHandle().createQuery("""
-                        SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes FROM outbox_events
+                        SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes FROM outbox_events o
                          WHERE status = :dispatched AND dispatched_at < :before
+                           -- Every delivery finished but the row not (or none planned yet), or one whose next attempt
+                           -- was due, or that has not moved, since before: its workflow should have acted by then.
+                           AND (NOT EXISTS (SELECT 1 FROM deliveries d
+                                             WHERE d.outbox_id = o.id AND d.status = ANY(:attemptable))
+                                OR EXISTS (SELECT 1 FROM deliveries d
+                                            WHERE d.outbox_id = o.id AND d.status = ANY(:attemptable)
+                                              AND COALESCE(d.next_attempt_at, d.updated_at) < :before))
                          ORDER BY dispatched_at
                          LIMIT :limit
                            FOR UPDATE SKIP LOCKED""")
                 .bind("dispatched", OutboxStatus.DISPATCHED)
+                .bindArray("attemptable", String.class, (Object[]) DeliveryStatus.attemptableNames())
                 .bind("before", before)
                 .bind("limit", limit)
                 .map(OutboxStore::claimed)

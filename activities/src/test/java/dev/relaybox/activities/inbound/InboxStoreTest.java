@@ -27,12 +27,12 @@ class InboxStoreTest {
     void aFinishedRowIsNeverMovedByADecision() {
         UUID id = receive("evt-1");
 
-        assertThat(store.markDeferred(id, "waiting for order.paid")).isTrue();
-        assertThat(store.markDeferred(id, "still waiting")).isTrue();
+        assertThat(store.markDeferred(id, "waiting for order.paid", 60_000)).isTrue();
+        assertThat(store.markDeferred(id, "still waiting", 60_000)).isTrue();
         assertThat(store.markProcessed(id, Outcome.APPLIED, null)).isTrue();
 
         assertThat(store.markProcessed(id, Outcome.STALE, "again")).isFalse();
-        assertThat(store.markDeferred(id, "late")).isFalse();
+        assertThat(store.markDeferred(id, "late", 60_000)).isFalse();
         assertThat(store.markQuarantined(id, "late")).isFalse();
         assertThat(store.countAttempt(id)).isEmpty();
         InboxStore.InboxRow row = store.find(id).orElseThrow();

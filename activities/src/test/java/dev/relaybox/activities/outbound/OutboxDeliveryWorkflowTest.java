@@ -29,6 +29,7 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -123,6 +124,37 @@ class OutboxDeliveryWorkflowTest {
         assertThat(receiver.received("/hooks")).hasSize(3);
         assertThat(attemptGaps(outboxId)).containsExactly(Duration.ofMinutes(1), Duration.ofMinutes(5));
         assertThat(attemptStatuses(outboxId)).containsExactly(503, 503, 200);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+        assertThat(openDeadLetters()).isZero();
+    }
+
+    @Test
+    void runTakingOverMidScheduleWaitsForTheRecordedAttemptTimeAndContinuesTheCount() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(503), Reply.of(200));
+        UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
+        // Two attempts made by a run the engine lost; the row says the third is due in 12 minutes.
+        Instant recordedNext = Instant.ofEpochMilli(env.currentTimeMillis()).plus(Duration.ofMinutes(12))
+                .truncatedTo(ChronoUnit.SECONDS);
+        jdbi.useHandle(h -> h.createUpdate("""
+                        INSERT INTO deliveries (outbox_id, endpoint_id, status, attempts, next_attempt_at, last_status)
+                        SELECT :outboxId, id, 'RETRYING', 2, :next, 503 FROM endpoints WHERE name = 'shop'""")
+                .bind("outboxId", outboxId).bind("next", recordedNext).execute());
+
+        run(outboxId);
+
+        List<Instant> startedAt = jdbi.withHandle(h -> h.createQuery("""
+                        SELECT a.started_at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                        WHERE d.outbox_id = :id ORDER BY a.attempt""")
+                .bind("id", outboxId).mapTo(Instant.class).list());
+        List<Integer> numbers = jdbi.withHandle(h -> h.createQuery("""
+                        SELECT a.attempt FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                        WHERE d.outbox_id = :id ORDER BY a.attempt""")
+                .bind("id", outboxId).mapTo(Integer.class).list());
+        assertThat(numbers).containsExactly(3, 4);
+        assertThat(startedAt.get(0)).as("attempt 3 not before the recorded time").isAfterOrEqualTo(recordedNext);
+        // Attempt 4 follows the schedule's third wait (15 minutes), counted from attempt 3.
+        assertThat(attemptGaps(outboxId)).containsExactly(Duration.ofMinutes(15));
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
         assertThat(openDeadLetters()).isZero();
     }

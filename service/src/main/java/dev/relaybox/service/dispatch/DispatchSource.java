@@ -44,11 +44,19 @@ public interface DispatchSource {
     DeadLetters.Source deadLetterSource();
 
     /**
-     * Locks up to {@code limit} dispatched, unfinished rows last dispatched before {@code before}, oldest
-     * first; the caller restarts them and then calls {@link #markDispatched} to move them to the back.
+     * Locks up to {@code limit} dispatched, unfinished rows last dispatched before {@code before} whose work was due
+     * before it (an attempt or recheck the row records) or which made no progress since; oldest first. Rows waiting
+     * for a time after {@code before} are not returned. The caller {@link #restart}s them and then calls
+     * {@link #markDispatched} to move them to the back.
      */
     List<Row> claimStranded(Handle handle, Instant before, int limit);
 
     /** Starts the row's workflow; returns normally when it is already running. */
     void start(Row row);
+
+    /**
+     * Starts the row's workflow again unless it is still running, which is left alone (not signalled). True when a
+     * new run started.
+     */
+    boolean restart(Row row);
 }

@@ -28,8 +28,11 @@ import org.slf4j.LoggerFactory;
  * marks them dispatched in one short transaction, so several instances never start the same row twice at once,
  * then starts their workflows outside it (see {@link #dispatchBatch}). A duplicate start is answered "already
  * started". It wakes on NOTIFY and polls as a fallback.
- * The reconciler restarts dispatched rows that are not finished: a running workflow makes that a no-op,
- * a lost one (Temporal's state gone, as after an embedded restart) is started afresh.
+ * The reconciler re-drives only rows that are overdue: a delivery whose recorded next attempt is more than the grace
+ * in the past, a deferred event whose recheck is, a row with no progress for the grace. It starts their workflows
+ * afresh; one still running is left as it is. A healthy row waiting for its next attempt is never touched, yet
+ * everything is re-driven after Temporal's state is lost (as after an embedded restart), each row when it falls due,
+ * and its new run resumes the schedule the row records.
  */
 public final class Dispatcher implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -158,7 +161,10 @@ public final class Dispatcher implements Managed {
             }
             return rows;
         });
-        Starts starts = startAll(source, startable);
+        Starts starts = startAll(source, startable, row -> {
+            source.start(row);
+            return true;
+        });
         if (!starts.refused().isEmpty() || !starts.retryLater().isEmpty()) {
             jdbi.useTransaction(handle -> {
                 starts.refused().forEach((row, reason) ->
@@ -182,8 +188,8 @@ public final class Dispatcher implements Managed {
     }
 
     private void reconcileLoop(Instant startedAt) {
-        // First pass: everything dispatched before this process started, which after an embedded restart
-        // has no workflow any more. Later passes: rows quiet for longer than the grace period.
+        // First pass: what fell due before this process started, which after an embedded restart has no workflow
+        // any more. Later passes: what is overdue by more than the grace period.
         Instant before = startedAt;
         while (!stopped) {
             try {
@@ -202,45 +208,62 @@ public final class Dispatcher implements Managed {
         }
     }
 
-    /** Restarts every unfinished row dispatched before {@code before}; returns how many it touched. */
+    /**
+     * Re-drives the unfinished rows that were overdue at {@code before} (see {@link DispatchSource#claimStranded}):
+     * starts each one's workflow unless it is still running, and moves it to the back of the line either way.
+     * Returns how many workflows it started afresh.
+     */
     public int reconcile(Instant before) {
         int total = 0;
         for (DispatchSource source : sources) {
-            int batch;
+            int claimed;
             do {
-                batch = jdbi.inTransaction(handle -> {
+                int[] counts = jdbi.inTransaction(handle -> {
                     List<DispatchSource.Row> rows = source.claimStranded(handle, before, config.getBatchSize());
-                    if (!rows.isEmpty()) {
-                        source.markDispatched(handle, startAll(source, rows).started());
+                    if (rows.isEmpty()) {
+                        return new int[] {0, 0};
                     }
-                    return rows.size();
+                    Starts starts = startAll(source, rows, source::restart);
+                    source.markDispatched(handle, starts.started());
+                    return new int[] {rows.size(), starts.newRuns()};
                 });
-                total += batch;
-            } while (!stopped && batch == config.getBatchSize());
+                claimed = counts[0];
+                total += counts[1];
+            } while (!stopped && claimed == config.getBatchSize());
         }
         return total;
     }
 
-    /** Started rows, rows Temporal refused for good (with why), and rows to try again later. */
-    private record Starts(List<UUID> started, Map<DispatchSource.Row, String> refused, List<UUID> retryLater) {}
+    /**
+     * Rows whose start call succeeded (of which {@code newRuns} started a workflow that was not running), rows Temporal
+     * refused for good (with why), and rows to try again later.
+     */
+    private record Starts(List<UUID> started, Map<DispatchSource.Row, String> refused, List<UUID> retryLater,
+            int newRuns) {}
+
+    /** A start call for one row: true when it started a new run, false when one was already running. */
+    private interface StartCall {
+        boolean start(DispatchSource.Row row);
+    }
 
     /** Starts every row in parallel, all within one deadline; a start still running at the deadline is abandoned. */
-    private Starts startAll(DispatchSource source, List<DispatchSource.Row> rows) {
-        List<Future<UUID>> futures = new ArrayList<>(rows.size());
+    private Starts startAll(DispatchSource source, List<DispatchSource.Row> rows, StartCall call) {
+        List<Future<Boolean>> futures = new ArrayList<>(rows.size());
         for (DispatchSource.Row row : rows) {
-            futures.add(starts.submit(() -> {
-                source.start(row);
-                return row.id();
-            }));
+            futures.add(starts.submit(() -> call.start(row)));
         }
         long deadline = System.nanoTime() + config.getStartTimeout().toNanos();
         List<UUID> started = new ArrayList<>(rows.size());
+        int newRuns = 0;
         Map<DispatchSource.Row, String> refused = new LinkedHashMap<>();
         List<UUID> retryLater = new ArrayList<>();
         for (int i = 0; i < futures.size(); i++) {
             DispatchSource.Row row = rows.get(i);
             try {
-                started.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+                if (futures.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    newRuns++;
+                }
+                started.add(row.id());
             } catch (ExecutionException e) {
                 Optional<String> forGood = StartLimits.refusedForGood(e.getCause());
                 if (forGood.isPresent()) {
@@ -262,7 +285,7 @@ public final class Dispatcher implements Managed {
                 break;
             }
         }
-        return new Starts(started, refused, retryLater);
+        return new Starts(started, refused, retryLater, newRuns);
     }
 
     private static void sleepQuietly(Duration duration) {

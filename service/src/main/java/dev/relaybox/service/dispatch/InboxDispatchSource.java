@@ -54,7 +54,12 @@ public final class InboxDispatchSource implements DispatchSource {
 
     @Override
     public void start(Row row) {
-        starter.start(InboxEventWorkflow.TYPE, row, "inbound", row.id());
+        restart(row);
+    }
+
+    @Override
+    public boolean restart(Row row) {
+        return starter.start(InboxEventWorkflow.TYPE, row, "inbound", row.id());
     }
 
     private static Row row(InboxStore.Dispatchable event) {

@@ -66,6 +66,12 @@ public final class OutboxDispatchSource implements DispatchSource {
         starter.signalWithStart(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id(), "replan");
     }
 
+    @Override
+    public boolean restart(Row row) {
+        // No replan signal: a running workflow already has every delivery the reconciler could find.
+        return starter.start(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id());
+    }
+
     private static Row row(OutboxStore.Claimed claimed) {
         String aggregate = claimed.aggregate().toString();
         return new Row(claimed.id(), OutboxDeliveryWorkflow.workflowId(claimed.id()), claimed.eventType(), aggregate, null,

@@ -31,10 +31,22 @@ final class StartLimits {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof StatusRuntimeException grpc
                     && grpc.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
+                if (notSetUp(grpc.getStatus().getDescription())) {
+                    return Optional.empty();
+                }
                 return Optional.of("Temporal refused to start its workflow: " + grpc.getStatus().getDescription());
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * A Temporal whose search attributes are not registered (a new, empty cluster before {@code relaybox temporal
+     * setup} ran, e.g. after its state was lost) refuses every start alike: the rows are fine, and wait for the setup.
+     */
+    private static boolean notSetUp(String description) {
+        return description != null && description.contains("search attribute")
+                && description.contains("is not defined");
     }
 
     private static Optional<String> tooLong(String field, String value) {

@@ -35,12 +35,14 @@ public final class WorkflowStarter {
         return attributes.build();
     }
 
-    /** Starts the workflow; one already running is left as it is. */
-    public void start(String workflowType, DispatchSource.Row row, String direction, Object argument) {
+    /** Starts the workflow; one already running is left as it is. True when this call started it. */
+    public boolean start(String workflowType, DispatchSource.Row row, String direction, Object argument) {
         try {
             stub(workflowType, row, direction).start(argument);
+            return true;
         } catch (WorkflowExecutionAlreadyStarted alreadyRunning) {
             // Started before: by another instance, or by this one before a crash.
+            return false;
         }
     }
 

@@ -49,4 +49,10 @@ record WatchedSource(DispatchSource delegate, Consumer<DispatchSource.Row> onSta
         onStart.accept(row);
         delegate.start(row);
     }
+
+    @Override
+    public boolean restart(Row row) {
+        onStart.accept(row);
+        return delegate.restart(row);
+    }
 }

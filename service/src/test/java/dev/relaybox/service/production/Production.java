@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -42,8 +43,12 @@ final class Production implements AutoCloseable {
 
     private final Path logs;
     private final LocalPostgres postgres;
-    private final JavaProcess temporal;
-    private final int temporalPort;
+    private JavaProcess temporal;
+    private int temporalPort;
+    /** The address Relaybox knows Temporal by when the server behind it is to be replaced; null otherwise. */
+    private TcpRelay front;
+    private JavaProcess standby;
+    private int standbyPort;
     private final List<JavaProcess> relayboxes = new ArrayList<>();
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -72,15 +77,11 @@ final class Production implements AutoCloseable {
         Path logs = Files.createDirectories(Path.of("target", "production-it", name)).toAbsolutePath();
         LocalPostgres postgres = LocalPostgres.start(binaries.get(), logs);
         int temporalPort = TestApp.freePort();
-        JavaProcess temporal = JavaProcess.start("temporal", logs.resolve("temporal.log"), Map.of(),
-                "-cp", System.getProperty("java.class.path"), "io.temporal.testserver.TestServer",
-                Integer.toString(temporalPort));
-        Production production = new Production(logs, postgres, temporal, temporalPort);
+        Production production = new Production(logs, postgres, startTemporal(logs, "temporal", temporalPort),
+                temporalPort);
         try {
-            await("Temporal test server listening on " + temporalPort).atMost(Duration.ofMinutes(2))
-                    .until(() -> listening(temporalPort) || !temporal.isAlive());
-            assertThat(temporal.isAlive()).as("Temporal test server: %s", temporal.output()).isTrue();
-            production.setUpTemporal();
+            awaitListening(production.temporal, temporalPort);
+            production.setUpTemporal("temporal-setup", temporalPort);
         } catch (Throwable e) {
             production.close();
             throw e;
@@ -88,11 +89,63 @@ final class Production implements AutoCloseable {
         return production;
     }
 
+    private static JavaProcess startTemporal(Path logs, String name, int port) {
+        return JavaProcess.start(name, logs.resolve(name + ".log"), Map.of(),
+                "-cp", System.getProperty("java.class.path"), "io.temporal.testserver.TestServer",
+                Integer.toString(port));
+    }
+
+    private static void awaitListening(JavaProcess server, int port) {
+        await("Temporal test server listening on " + port).atMost(Duration.ofMinutes(2))
+                .until(() -> listening(port) || !server.isAlive());
+        assertThat(server.isAlive()).as("Temporal test server: %s", server.output()).isTrue();
+    }
+
+    /**
+     * {@link #start}, with Temporal behind a fixed address so that {@link #startEmptyTemporal} can replace the
+     * server process while Relaybox keeps the address it was given.
+     */
+    static Production startWithReplaceableTemporal(String name) throws Exception {
+        Production production = start(name);
+        production.front = new TcpRelay(production.temporalPort);
+        return production;
+    }
+
+    /** kill -9 of the Temporal process: the stand-in server keeps everything in memory, so all its state is gone. */
+    void killTemporal() throws InterruptedException {
+        temporal.kill();
+        front.forwardTo(0);
+    }
+
+    /**
+     * Starts a new, empty Temporal aside and sets it up with {@code relaybox temporal setup}, as docker-compose.yml's
+     * one-shot temporal-setup service does; {@link #switchToEmptyTemporal} then puts it at Temporal's address. The
+     * setup comes first because the stand-in server, unlike a real one, keeps a broken entry for a workflow whose
+     * start it refused for an unregistered search attribute (later starts answer "already started" for a workflow it
+     * does not hold). Preparing it while the first one still runs keeps the drill short.
+     */
+    void prepareEmptyTemporal(String name) throws Exception {
+        int port = TestApp.freePort();
+        JavaProcess server = startTemporal(logs, name, port);
+        standby = server;
+        standbyPort = port;
+        awaitListening(server, port);
+        setUpTemporal(name + "-setup", port);
+    }
+
+    /** The prepared empty Temporal now answers at Temporal's address. */
+    void switchToEmptyTemporal() {
+        temporal = standby;
+        temporalPort = standbyPort;
+        standby = null;
+        front.forwardTo(temporalPort);
+    }
+
     /** docker-compose.yml's temporal-setup service: its command and environment, run against our Temporal. */
-    private void setUpTemporal() throws Exception {
+    private void setUpTemporal(String name, int port) throws Exception {
         ComposeFile compose = ComposeFile.read();
         Map<String, String> environment = new HashMap<>(compose.environment("temporal-setup", Map.of()));
-        pointAtOurProcesses(environment);
+        pointAtOurProcesses(environment, port);
         List<String> command = new ArrayList<>();
         compose.service("temporal-setup").path("command").forEach(part -> command.add(part.asText()));
         assertThat(command).as("temporal-setup's command").startsWith("java", "-jar", "/app/relaybox.jar");
@@ -104,7 +157,7 @@ final class Production implements AutoCloseable {
                 default -> ComposeFile.interpolate(part, Map.of());
             });
         }
-        JavaProcess setup = JavaProcess.start("temporal setup", logs.resolve("temporal-setup.log"), environment,
+        JavaProcess setup = JavaProcess.start(name, logs.resolve(name + ".log"), environment,
                 arguments.toArray(String[]::new));
         assertThat(setup.awaitExit(180)).as("relaybox temporal setup:%n%s", setup.output()).isZero();
         assertThat(setup.output()).contains("search attribute RelayStatus (Keyword)");
@@ -129,13 +182,13 @@ final class Production implements AutoCloseable {
     Map<String, String> relayboxEnvironment(Map<String, String> variables, int port, int adminPort) {
         Map<String, String> environment = new LinkedHashMap<>(
                 ComposeFile.read().environment("relaybox", variables));
-        pointAtOurProcesses(environment);
+        pointAtOurProcesses(environment, front == null ? temporalPort : front.port());
         environment.put("PORT", Integer.toString(port));
         environment.put("ADMIN_PORT", Integer.toString(adminPort));
         return environment;
     }
 
-    private void pointAtOurProcesses(Map<String, String> environment) {
+    private void pointAtOurProcesses(Map<String, String> environment, int temporalPort) {
         if (environment.containsKey("DATABASE_URL")) {
             environment.put("DATABASE_URL", postgres.jdbcUrl());
         }
@@ -200,6 +253,11 @@ final class Production implements AutoCloseable {
         return logs;
     }
 
+    /** Reads Relaybox's database as the relaybox role, as an operator's psql would. */
+    Jdbi database() {
+        return Jdbi.create(postgres.jdbcUrl(), "relaybox", LocalPostgres.RELAYBOX_PASSWORD);
+    }
+
     static boolean listening(int port) {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             return true;
@@ -222,6 +280,12 @@ final class Production implements AutoCloseable {
     public void close() throws Exception {
         for (JavaProcess relaybox : relayboxes) {
             relaybox.close();
+        }
+        if (front != null) {
+            front.close();
+        }
+        if (standby != null) {
+            standby.close();
         }
         temporal.close();
         postgres.close();

@@ -37,6 +37,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     static final String HTTP_TASK_QUEUE_CHANGE = "http-attempts-own-task-queue";
     static final String RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT = "relaybox-fault-is-not-an-attempt";
+    /** Runs recorded before the row's next attempt time was read back attempted at once when (re)started. */
+    static final String RESUME_RECORDED_SCHEDULE = "resume-recorded-schedule";
     static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
     private static final Duration LONGEST_WAIT_FOR_RELAYBOX = Duration.ofMinutes(5);
 
@@ -131,6 +133,10 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private void deliverTo(DeliveryTarget target, DeliverySchedule schedule) {
         Progress p = progress.get(target.deliveryId());
         int attempt = target.attemptsSoFar();
+        if (target.nextAttemptAt() != null
+                && Workflow.getVersion(RESUME_RECORDED_SCHEDULE, Workflow.DEFAULT_VERSION, 1) >= 1) {
+            awaitRecordedAttemptTime(p, attempt, target.nextAttemptAt());
+        }
         while (true) {
             if (controlled) {
                 awaitAdmission(p);
@@ -326,6 +332,29 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         int signalsBefore = retryNowSignals;
         Promise<Void> timer = Workflow.newTimer(wait, TimerOptions.newBuilder()
                 .setSummary(VisibilityLimits.summary("wait before attempt " + (attempt + 1) + " to " + p.target.url()))
+                .build());
+        Workflow.await(() -> timer.isCompleted() || retryNowSignals > signalsBefore);
+        p.nextAttemptAt = null;
+    }
+
+    /**
+     * A run that takes over a delivery in the middle of its schedule (the engine lost the earlier run, or the
+     * reconciler started it again) waits until the time the row records, then makes the next attempt in the count:
+     * losing a run never resets the schedule. {@code retryNow} ends the wait as it does any other.
+     */
+    private void awaitRecordedAttemptTime(Progress p, int attemptsSoFar, Instant nextAttemptAt) {
+        Duration wait = Duration.between(now(), nextAttemptAt);
+        if (wait.isNegative() || wait.isZero()) {
+            return;
+        }
+        p.phase = DeliveryPhase.RETRYING;
+        p.nextAttemptAt = nextAttemptAt.toString();
+        p.details = "attempt " + attemptsSoFar + " failed; next attempt " + nextAttemptAt + " (as recorded)";
+        refreshVisibility();
+        int signalsBefore = retryNowSignals;
+        Promise<Void> timer = Workflow.newTimer(wait, TimerOptions.newBuilder()
+                .setSummary(VisibilityLimits.summary(
+                        "wait before attempt " + (attemptsSoFar + 1) + " to " + p.target.url()))
                 .build());
         Workflow.await(() -> timer.isCompleted() || retryNowSignals > signalsBefore);
         p.nextAttemptAt = null;

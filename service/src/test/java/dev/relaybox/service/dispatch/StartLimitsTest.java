@@ -1,0 +1,28 @@
+package dev.relaybox.service.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import org.junit.jupiter.api.Test;
+
+class StartLimitsTest {
+
+    @Test
+    void aTemporalNotSetUpYetRefusesNoRowForGood() {
+        // What a new, empty cluster answers until `relaybox temporal setup` has registered the search attributes.
+        StatusRuntimeException notSetUp = new StatusRuntimeException(Status.INVALID_ARGUMENT
+                .withDescription("search attribute RelayDirection is not defined"));
+
+        assertThat(StartLimits.refusedForGood(new RuntimeException("start failed", notSetUp))).isEmpty();
+    }
+
+    @Test
+    void anInvalidArgumentOfTheRowItselfIsRefusedForGood() {
+        StatusRuntimeException tooLong = new StatusRuntimeException(Status.INVALID_ARGUMENT
+                .withDescription("search attribute RelayAggregate exceeds size limit 2048"));
+
+        assertThat(StartLimits.refusedForGood(tooLong)).hasValueSatisfying(reason -> assertThat(reason)
+                .contains("exceeds size limit"));
+    }
+}

@@ -1,0 +1,237 @@
+package dev.relaybox.service.production;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import dev.relaybox.service.TestApp;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine-loss drill, in the production shape: outbound deliveries backing off (their receiver fails the first
+ * attempts) and inbound events deferred when the Temporal process is killed with SIGKILL. A new, empty Temporal,
+ * set up by {@code relaybox temporal setup} as docker-compose.yml's one-shot does, then answers at the same address
+ * (prepared aside beforehand, to keep the drill short); Relaybox keeps running throughout, and partners keep
+ * sending while Temporal is away. The reconciler re-drives everything from the database: every event is
+ * delivered or applied once, none is dead-lettered, and no delivery is attempted before the time its row recorded.
+ */
+class EngineLossIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int ENDPOINTS = 5;
+    private static final int EVENTS_PER_ENDPOINT = 2;
+    /** Half of the orders get order.paid before order.created (deferred), half in order. */
+    private static final int ORDERS = 10;
+    /** The receiver answers 503 to this many requests per webhook before it answers 200. */
+    private static final int FAILURES_PER_WEBHOOK = 2;
+
+    @Test
+    void everyEventIsDeliveredOrAppliedOnceAfterTemporalLostAllItsState() throws Exception {
+        try (Production production = Production.startWithReplaceableTemporal("engine-loss");
+                FailingFirstReceiver receiver = new FailingFirstReceiver(FAILURES_PER_WEBHOOK)) {
+            int port = TestApp.freePort();
+            int adminPort = TestApp.freePort();
+            Map<String, String> environment = production.relayboxEnvironment(Production.operatorVariables(), port,
+                    adminPort);
+            // Attempt 2 comes 20s after attempt 1, so the kill finds every delivery waiting; a reconciler that looks
+            // every second and re-drives what is 2s overdue keeps the drill short.
+            environment.put("DELIVERY_RETRY_DELAYS", "[20s, 3s, 3s, 3s]");
+            environment.put("RECONCILE_INTERVAL", "1s");
+            environment.put("RECONCILE_GRACE", "2s");
+            JavaProcess relaybox = production.startRelaybox("relaybox", environment);
+            // The replacement, empty and set up, waits aside: the drill need not wait for its JVMs after the kill.
+            CompletableFuture<Void> replacement = CompletableFuture.runAsync(() -> {
+                try {
+                    production.prepareEmptyTemporal("temporal-2");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            production.awaitHealthy(relaybox, adminPort);
+            replacement.get(3, TimeUnit.MINUTES);
+            String api = "http://127.0.0.1:" + port;
+            Jdbi database = production.database();
+
+            List<String> outboxIds = new ArrayList<>();
+            for (int e = 0; e < ENDPOINTS; e++) {
+                HttpResponse<String> endpoint = production.post(api + "/admin/endpoints", Production.ADMIN_TOKEN,
+                        Map.of(), JSON.writeValueAsString(Map.of("name", "drill-" + e, "url", receiver.url(e),
+                                "eventTypes", List.of("drill.e" + e))));
+                assertThat(endpoint.statusCode()).as(endpoint.body()).isEqualTo(201);
+                for (int n = 0; n < EVENTS_PER_ENDPOINT; n++) {
+                    outboxIds.add(sendOutbound(production, api, "drill.e" + e, e + "-" + n));
+                }
+            }
+            List<String> orders = new ArrayList<>();
+            for (int i = 0; i < ORDERS; i++) {
+                String order = "loss-" + UUID.randomUUID();
+                orders.add(order);
+                sendInbound(production, api, order, i % 2 == 0 ? "order.paid" : "order.created");
+            }
+            await("every delivery backing off, half the orders deferred").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> count(database, "SELECT count(*) FROM deliveries WHERE status = 'RETRYING'"
+                            + " AND next_attempt_at > now() AND attempts = 1") == outboxIds.size()
+                            && count(database, "SELECT count(*) FROM webhook_inbox WHERE status = 'DEFERRED'")
+                                    == ORDERS / 2);
+            Map<String, Instant> recordedNext = new HashMap<>();
+            database.useHandle(h -> h.createQuery("""
+                            SELECT outbox_id::text AS id, next_attempt_at FROM deliveries""")
+                    .map((rs, ctx) -> recordedNext.put(rs.getString("id"), rs.getTimestamp("next_attempt_at")
+                            .toInstant()))
+                    .list());
+
+            production.killTemporal();
+            // Partners keep sending while the engine is away: intake needs only the database.
+            for (int i = 0; i < ORDERS; i++) {
+                sendInbound(production, api, orders.get(i), i % 2 == 0 ? "order.created" : "order.paid");
+            }
+            production.switchToEmptyTemporal();
+
+            await("every outbound event delivered").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> receiver.deliveredIds().containsAll(outboxIds));
+            await("every order paid").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> orders.stream().allMatch(order -> "paid".equals(
+                            entity(production, api, order).path("state").asText())));
+
+            int delivered = (int) outboxIds.stream().filter(receiver.deliveredIds()::contains).count();
+            int deliveredTwice = (int) outboxIds.stream().filter(id -> receiver.successes(id) > 1).count();
+            int applied = 0;
+            int appliedTwice = 0;
+            for (String order : orders) {
+                Map<String, Integer> byType = new HashMap<>();
+                entity(production, api, order).path("events")
+                        .forEach(event -> byType.merge(event.path("eventType").asText(), 1, Integer::sum));
+                applied += byType.size();
+                appliedTwice += (int) byType.values().stream().filter(times -> times > 1).count();
+            }
+            int deadLettered = count(database, "SELECT count(*) FROM dead_letters");
+            int eventsIn = outboxIds.size() + 2 * ORDERS;
+            System.out.printf("DRILL engine-loss (Temporal killed -9, restarted empty, reconciler re-drives): "
+                            + "events in %d, delivered/applied %d, lost %d, duplicated %d, dead-lettered %d%n",
+                    eventsIn, delivered + applied, eventsIn - delivered - applied, deliveredTwice + appliedTwice,
+                    deadLettered);
+
+            assertThat(delivered + applied).isEqualTo(eventsIn);
+            assertThat(deliveredTwice + appliedTwice).as("delivered or applied twice").isZero();
+            assertThat(deadLettered).as("dead letters").isZero();
+            for (String outboxId : outboxIds) {
+                // Attempt 2 came no earlier than the row said before the kill; the count went on from there.
+                assertThat(receiver.arrivals(outboxId)).as("requests for %s", outboxId).hasSize(3);
+                assertThat(receiver.arrivals(outboxId).get(1)).as("attempt 2 of %s", outboxId)
+                        .isAfterOrEqualTo(recordedNext.get(outboxId));
+                List<Integer> attempts = database.withHandle(h -> h.createQuery("""
+                                SELECT a.attempt FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                                 WHERE d.outbox_id = CAST(:id AS uuid) ORDER BY a.attempt""")
+                        .bind("id", outboxId).mapTo(Integer.class).list());
+                assertThat(attempts).as("attempt numbers of %s", outboxId).containsExactly(1, 2, 3);
+            }
+        }
+    }
+
+    private static String sendOutbound(Production production, String api, String eventType, String id)
+            throws IOException {
+        HttpResponse<String> accepted = production.post(api + "/outbox", Production.PRODUCER_TOKEN, Map.of(),
+                "{\"eventType\":\"" + eventType + "\",\"aggregateType\":\"drill\",\"aggregateId\":\"" + id + "\","
+                        + "\"payload\":{\"id\":\"" + id + "\"}}");
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+        return JSON.readTree(accepted.body()).path("id").asText();
+    }
+
+    private static void sendInbound(Production production, String api, String order, String type) {
+        String eventId = type + "-" + order;
+        String body = "{\"type\":\"" + type + "\",\"data\":{\"orderId\":\"" + order + "\"}}";
+        String timestamp = Long.toString(Instant.now().getEpochSecond());
+        HttpResponse<String> receipt = production.post(api + "/webhooks/shop", null, Map.of(
+                "webhook-id", eventId,
+                "webhook-timestamp", timestamp,
+                "webhook-signature", Signatures.standardWebhooks(Production.SHOP_SECRET, eventId, timestamp, body)),
+                body);
+        assertThat(receipt.statusCode()).as(receipt.body()).isEqualTo(200);
+    }
+
+    private static JsonNode entity(Production production, String api, String order) {
+        try {
+            return JSON.readTree(production.get(api + "/entities/order/" + order, Production.PRODUCER_TOKEN).body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static int count(Jdbi database, String sql) {
+        return database.withHandle(h -> h.createQuery(sql).mapTo(int.class).one());
+    }
+
+    /** A receiver on 127.0.0.1 that answers 503 to the first requests of each webhook id, then 200. */
+    private static final class FailingFirstReceiver implements AutoCloseable {
+        private record Arrival(String webhookId, Instant at, int status) {}
+
+        private final HttpServer server;
+        private final int failures;
+        private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
+        private final Queue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
+
+        FailingFirstReceiver(int failures) throws IOException {
+            this.failures = failures;
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+            server.setExecutor(Executors.newFixedThreadPool(4));
+            server.createContext("/hooks", exchange -> {
+                Instant at = Instant.now();
+                try (InputStream in = exchange.getRequestBody()) {
+                    in.readAllBytes();
+                }
+                String webhookId = exchange.getRequestHeaders().getFirst("webhook-id");
+                int n = requests.computeIfAbsent(webhookId, id -> new AtomicInteger()).incrementAndGet();
+                int status = n <= this.failures ? 503 : 200;
+                arrivals.add(new Arrival(webhookId, at, status));
+                exchange.sendResponseHeaders(status, -1);
+                exchange.close();
+            });
+            server.start();
+        }
+
+        String url(int endpoint) {
+            return "http://127.0.0.1:" + server.getAddress().getPort() + "/hooks/" + endpoint;
+        }
+
+        List<String> deliveredIds() {
+            return arrivals.stream().filter(a -> a.status() == 200).map(Arrival::webhookId).distinct().toList();
+        }
+
+        long successes(String webhookId) {
+            return arrivals.stream().filter(a -> a.webhookId().equals(webhookId) && a.status() == 200).count();
+        }
+
+        /** When each request for the webhook arrived, in order. */
+        List<Instant> arrivals(String webhookId) {
+            return arrivals.stream().filter(a -> a.webhookId().equals(webhookId)).map(Arrival::at).sorted().toList();
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+        }
+    }
+}
