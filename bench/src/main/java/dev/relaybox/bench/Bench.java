@@ -84,7 +84,9 @@ public final class Bench {
                     run(ctx, stamp, "duplicates", "Duplicate storm", inbox::duplicates);
                     run(ctx, stamp, "durability", DurabilityScenario.TITLE, () -> new DurabilityScenario(ctx).run());
                     run(ctx, stamp, "outbound", "Outbound end to end", () -> new OutboundScenario(ctx).run());
+                    run(ctx, stamp, "fanout", "Outbound fan-out", () -> new FanOutScenario(ctx).run());
                     run(ctx, stamp, "inbound", "Inbound end to end", () -> new InboundScenario(ctx).run());
+                    run(ctx, stamp, "api", ApiRoleScenario.TITLE, () -> new ApiRoleScenario(ctx).run());
                     run(ctx, stamp, "drain", "Backlog drain", () -> new DrainScenario(ctx).run());
                     run(ctx, stamp, "memory", "Memory", () -> new MemoryScenario(ctx).run(boot));
                 }

@@ -9,7 +9,8 @@ import java.util.Set;
 
 /** Command-line options; every size is a parameter so a quick run and a long one use the same code. */
 final class Options {
-    static final List<String> SCENARIOS = List.of("inbox", "duplicates", "durability", "outbound", "inbound", "drain", "memory");
+    static final List<String> SCENARIOS = List.of("inbox", "duplicates", "durability", "outbound", "fanout", "inbound", "api",
+            "drain", "memory");
 
     int n = 1000;
     int concurrency = 8;
@@ -43,7 +44,7 @@ final class Options {
               --drain-outage S      seconds the receiver stays down (default 10; must be shorter than the schedule)
               --memory-sizes LIST   waiting workflows to measure at (default 1000,3000; 1000,10000 adds about 6 minutes)
               --memory-100k         also measure at 100000 waiting workflows (about 15 minutes more)
-              --only LIST           scenarios to run: inbox,duplicates,durability,outbound,inbound,drain,memory
+              --only LIST           scenarios to run: inbox,duplicates,durability,outbound,fanout,inbound,api,drain,memory
               --jfr SCENARIO|all    record a JFR profile around the scenario(s) into the results directory
               --config PATH         Relaybox configuration (default config.yml)
               --results DIR         where the results file goes (default bench/results)

@@ -20,6 +20,7 @@ import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.relaybox.activities.Visibility;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -96,6 +97,31 @@ class OutboxDeliveryWorkflowTest {
         assertThat(envelope.path("data")).isEqualTo(JSON.readTree("{\"orderId\": 42}"));
         assertThat(StandardWebhooksVerifier.verify(secret, request.header("webhook-id"),
                 request.header("webhook-timestamp"), request.body(), request.header("webhook-signature"))).isTrue();
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+        assertThat(processedAt(outboxId)).isNotNull();
+    }
+
+    @Test
+    void aFirstTimeDeliveryTakesOneActivityTaskThroughTheServerAndUpsertsOnlyChanges() {
+        endpoint("shop", "/hooks", "order.*");
+
+        UUID outboxId = deliver("order.shipped", "{}");
+
+        List<HistoryEvent> events = env.getWorkflowClient().fetchHistory(OutboxDeliveryWorkflow.workflowId(outboxId))
+                .getEvents();
+        // The HTTP attempt is the only activity task; plan, the controls and finish ran inside workflow tasks.
+        assertThat(events.stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
+                .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
+                .containsExactly("DeliveryAttempt");
+        assertThat(events.stream().filter(HistoryEvent::hasMarkerRecordedEventAttributes)
+                .filter(e -> e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))
+                .map(e -> e.getUserMetadata().getSummary().getData().toStringUtf8()))
+                .as("plan once, no empty re-plan; summaries for the timeline")
+                .filteredOn(summary -> summary.contains("plan")).containsExactly("\"plan the deliveries\"");
+        // Status pending then delivered: one upsert each, none for refreshes that changed nothing.
+        assertThat(events.stream().filter(HistoryEvent::hasUpsertWorkflowSearchAttributesEventAttributes)
+                .filter(e -> e.getUpsertWorkflowSearchAttributesEventAttributes().getSearchAttributes()
+                        .containsIndexedFields(RelaySearchAttributes.STATUS.getName()))).hasSize(2);
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
         assertThat(processedAt(outboxId)).isNotNull();
     }

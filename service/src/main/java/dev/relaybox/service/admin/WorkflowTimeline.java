@@ -20,7 +20,8 @@ import java.util.TreeMap;
 /**
  * A workflow's history in the words an operator uses: started, each activity with its summary and result, each
  * timer with its summary and duration, signals in and out, search attribute changes, failure, completion. The
- * engine's own bookkeeping (workflow tasks, markers) is left out unless it failed. Newest entry first.
+ * engine's own bookkeeping (workflow tasks, version markers) is left out unless it failed. Local activities read
+ * as activities. Newest entry first.
  */
 public final class WorkflowTimeline {
     private static final int MAX_VALUE_LENGTH = 400;
@@ -34,6 +35,9 @@ public final class WorkflowTimeline {
     private record Activity(String type, String summary) {}
 
     private record Timer(String summary, String duration) {}
+
+    /** The SDK's marker name for a local activity's outcome. */
+    private static final String LOCAL_ACTIVITY_MARKER = "LocalActivity";
 
     private WorkflowTimeline() {}
 
@@ -152,8 +156,23 @@ public final class WorkflowTimeline {
                     entries.add(new Entry(at, "completed", "continued as a new run",
                             e.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId()));
                 }
+                case EVENT_TYPE_MARKER_RECORDED -> {
+                    // Local activities (the database-only steps) leave a marker instead of scheduled/closed events.
+                    var a = e.getMarkerRecordedEventAttributes();
+                    if (LOCAL_ACTIVITY_MARKER.equals(a.getMarkerName())) {
+                        Payloads type = a.getDetailsOrDefault("type", Payloads.getDefaultInstance());
+                        Activity activity = new Activity(type.getPayloadsCount() == 0 ? "(unknown)"
+                                : unquoted(value(type.getPayloads(0))), text(e.getUserMetadata()));
+                        Payloads result = a.getDetailsOrDefault("result", Payloads.getDefaultInstance());
+                        entries.add(a.hasFailure()
+                                ? new Entry(at, "activity-failed", "activity " + name(activity) + " failed",
+                                        failure(a.getFailure()))
+                                : new Entry(at, "activity", "activity " + name(activity),
+                                        result.getPayloadsCount() == 0 ? "" : "result " + values(result)));
+                    }
+                }
                 default -> {
-                    // Workflow tasks, markers and the like: the engine's bookkeeping, not the event's story.
+                    // Workflow tasks, version markers and the like: the engine's bookkeeping, not the event's story.
                 }
             }
         }

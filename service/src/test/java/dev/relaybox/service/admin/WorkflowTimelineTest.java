@@ -2,7 +2,14 @@ package dev.relaybox.service.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Timestamp;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.api.common.v1.Payloads;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.api.history.v1.MarkerRecordedEventAttributes;
+import io.temporal.api.sdk.v1.UserMetadata;
 import io.temporal.common.WorkflowExecutionHistory;
 import java.io.IOException;
 import java.io.InputStream;
@@ -82,6 +89,30 @@ class WorkflowTimelineTest {
         assertThat(view.status()).isEqualTo("running");
         assertThat(lines(view).get(0)).startsWith("activity-running: activity read inbox event ")
                 .endsWith("(InboxPlan) running");
+    }
+
+    @Test
+    void localActivitiesReadAsActivitiesWithTheirSummaryAndResult() {
+        Timestamp at = Timestamp.newBuilder().setSeconds(1_700_000_000).build();
+        HistoryEvent decided = HistoryEvent.newBuilder().setEventId(5).setEventTime(at)
+                .setEventType(EventType.EVENT_TYPE_MARKER_RECORDED)
+                .setUserMetadata(UserMetadata.newBuilder().setSummary(json("\"decide order.paid for order:7\"")))
+                .setMarkerRecordedEventAttributes(MarkerRecordedEventAttributes.newBuilder().setMarkerName("LocalActivity")
+                        .putDetails("type", Payloads.newBuilder().addPayloads(json("\"InboxDecide\"")).build())
+                        .putDetails("result", Payloads.newBuilder().addPayloads(json("{\"outcome\":\"APPLIED\"}")).build()))
+                .build();
+        HistoryEvent version = HistoryEvent.newBuilder().setEventId(6).setEventTime(at)
+                .setEventType(EventType.EVENT_TYPE_MARKER_RECORDED)
+                .setMarkerRecordedEventAttributes(MarkerRecordedEventAttributes.newBuilder().setMarkerName("Version"))
+                .build();
+
+        assertThat(lines(WorkflowTimeline.of(List.of(decided, version)))).containsExactly(
+                "activity: activity decide order.paid for order:7 (InboxDecide) | result {\"outcome\":\"APPLIED\"}");
+    }
+
+    private static Payload json(String text) {
+        return Payload.newBuilder().putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
+                .setData(ByteString.copyFromUtf8(text)).build();
     }
 
     @Test

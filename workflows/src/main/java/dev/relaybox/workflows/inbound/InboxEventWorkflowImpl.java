@@ -3,6 +3,7 @@ package dev.relaybox.workflows.inbound;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.failure.ActivityFailure;
@@ -45,6 +46,8 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     static final int CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
     static final String DEFERRAL_START_RECORDED = "deferral-start-recorded";
     static final String WAIT_OUT_DATABASE = "wait-out-database";
+    /** Histories recorded while the store calls were remote activities replay with remote activities. */
+    static final String LOCAL_STORE_CALLS = "local-store-calls";
     static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
 
     // Bounded, so that a failure other than an outage ends in a dead letter, and an outage shows up in the workflow's
@@ -58,7 +61,17 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                     .build())
             .build();
 
+    // The same calls as local activities: the work is database-only, so it runs in the workflow task instead of
+    // taking a round trip through the server each. Same attempts and backoff as STORE (an outage is still waited
+    // out call after call); backoffs past a few seconds become durable timers instead of holding the task open.
+    private static final LocalActivityOptions LOCAL_STORE = LocalActivityOptions.newBuilder()
+            .setStartToCloseTimeout(STORE.getStartToCloseTimeout())
+            .setRetryOptions(STORE.getRetryOptions())
+            .setLocalRetryThreshold(Duration.ofSeconds(5))
+            .build();
+
     private UUID inboxId;
+    private boolean localStoreCalls;
     private InboxPlan plan;
     private boolean released;
     private Promise<Void> recheck;
@@ -74,6 +87,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     @Override
     public void process(UUID inboxId) {
         this.inboxId = inboxId;
+        localStoreCalls = Workflow.getVersion(LOCAL_STORE_CALLS, Workflow.DEFAULT_VERSION, 1) >= 1;
         plan = waitingOutTheDatabase("read inbox event " + inboxId,
                 () -> store("read inbox event " + inboxId).plan(inboxId));
         describeEvent();
@@ -240,6 +254,10 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     }
 
     private InboxActivities store(String summary) {
+        if (localStoreCalls) {
+            return Workflow.newLocalActivityStub(InboxActivities.class,
+                    LocalActivityOptions.newBuilder(LOCAL_STORE).setSummary(VisibilityLimits.summary(summary)).build());
+        }
         return Workflow.newActivityStub(InboxActivities.class,
                 ActivityOptions.newBuilder(STORE).setSummary(VisibilityLimits.summary(summary)).build());
     }

@@ -44,14 +44,28 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     // Bookkeeping activities touch only the database: retry them until it is back, however long that takes (an
     // outage must not turn into a failed workflow); the backoff is capped so it resumes soon after.
-    private final DeliveryActivities store = Workflow.newActivityStub(DeliveryActivities.class, ActivityOptions.newBuilder()
+    private static final RetryOptions UNTIL_THE_DATABASE_ANSWERS = RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(1))
+            .setMaximumInterval(Duration.ofMinutes(1))
+            .setMaximumAttempts(0)
+            .build();
+    private final DeliveryActivities remoteStore = Workflow.newActivityStub(DeliveryActivities.class,
+            ActivityOptions.newBuilder()
+                    .setStartToCloseTimeout(Duration.ofSeconds(30))
+                    .setRetryOptions(UNTIL_THE_DATABASE_ANSWERS)
+                    .build());
+
+    /**
+     * The same bookkeeping as local activities, so that an HTTP attempt is the only activity that goes through the
+     * server: same timeout and unbounded retries; backoffs past a few seconds become durable timers instead of
+     * holding the workflow task open. Histories recorded before this replay with the remote calls.
+     */
+    static final String LOCAL_BOOKKEEPING = "local-bookkeeping";
+    private static final LocalActivityOptions LOCAL_STORE = LocalActivityOptions.newBuilder()
             .setStartToCloseTimeout(Duration.ofSeconds(30))
-            .setRetryOptions(RetryOptions.newBuilder()
-                    .setInitialInterval(Duration.ofSeconds(1))
-                    .setMaximumInterval(Duration.ofMinutes(1))
-                    .setMaximumAttempts(0)
-                    .build())
-            .build());
+            .setRetryOptions(UNTIL_THE_DATABASE_ANSWERS)
+            .setLocalRetryThreshold(Duration.ofSeconds(5))
+            .build();
 
     // Local: asked before and after every attempt, they must not double the round trips through the server.
     // They only touch the database; a longer outage is waited out by untilDatabaseAnswers.
@@ -77,11 +91,16 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private int retryNowSignals;
     private boolean boundedFanOut;
     private int attemptsInFlight;
+    private boolean localBookkeeping;
+    private String shownStatus;
+    private long shownAttempts = -1;
+    private List<String> shownEndpoints;
 
     @Override
     public void deliver(UUID outboxId) {
         this.outboxId = outboxId;
         controlled = Workflow.getVersion(ENDPOINT_CONTROLS, Workflow.DEFAULT_VERSION, 1) >= 1;
+        localBookkeeping = Workflow.getVersion(LOCAL_BOOKKEEPING, Workflow.DEFAULT_VERSION, 1) >= 1;
         DeliveryPlan plan = planAgain();
         Workflow.upsertTypedSearchAttributes(
                 RelaySearchAttributes.DIRECTION.valueSet("outbound"),
@@ -93,9 +112,13 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         while (true) {
             while (!plan.targets().isEmpty()) {
                 deliverAll(plan);
+                if (localBookkeeping && !replanRequested) {
+                    // Every target of the plan has finished or paused: planning again would find nothing.
+                    break;
+                }
                 plan = planAgain();
             }
-            store.finish(outboxId);
+            store("finish the outbox event").finish(outboxId);
             refreshVisibility();
             if (!replanRequested) {
                 return;
@@ -106,7 +129,16 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private DeliveryPlan planAgain() {
         replanRequested = false;
-        return store.plan(outboxId);
+        return store("plan the deliveries").plan(outboxId);
+    }
+
+    /** The database-only delivery calls, described in the Temporal UI's timeline by {@code summary}. */
+    private DeliveryActivities store(String summary) {
+        if (!localBookkeeping) {
+            return remoteStore;
+        }
+        return Workflow.newLocalActivityStub(DeliveryActivities.class,
+                LocalActivityOptions.newBuilder(LOCAL_STORE).setSummary(VisibilityLimits.summary(summary)).build());
     }
 
     private void deliverAll(DeliveryPlan plan) {
@@ -120,8 +152,12 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             deliveries.add(Async.procedure(() -> deliverTo(target, plan.schedule())));
         }
         if (boundedFanOut) {
-            Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.ENDPOINTS.valueSet(VisibilityLimits.endpointNames(
-                    progress.values().stream().map(p -> p.target.endpointName()).toList())));
+            List<String> endpoints = VisibilityLimits.endpointNames(
+                    progress.values().stream().map(p -> p.target.endpointName()).toList());
+            if (!localBookkeeping || !endpoints.equals(shownEndpoints)) {
+                Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.ENDPOINTS.valueSet(endpoints));
+                shownEndpoints = endpoints;
+            }
         } else {
             Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.PEER.valueSet(progress.values().stream()
                     .map(p -> p.target.url()).distinct().collect(Collectors.joining(" "))));
@@ -219,7 +255,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private void waitForCircuit(Progress p, int attempt, AttemptResult result, Settlement settlement) {
         Instant nextProbe = settlement.nextProbeAt() == null ? null : Instant.parse(settlement.nextProbeAt());
-        store.scheduleRetry(p.target.deliveryId(), nextProbe, result.summary());
+        store("record the wait for " + p.target.endpointName() + "'s circuit")
+                .scheduleRetry(p.target.deliveryId(), nextProbe, result.summary());
         p.phase = DeliveryPhase.WAITING;
         p.details = "attempt " + attempt + " failed: " + result.summary() + "; circuit open, next probe " + nextProbe;
         refreshVisibility();
@@ -323,7 +360,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private void waitBeforeRetry(Progress p, DeliverySchedule schedule, int attempt, AttemptResult result) {
         Duration wait = nextWait(schedule, attempt, result);
         Instant next = Instant.ofEpochMilli(Workflow.currentTimeMillis()).plus(wait).truncatedTo(ChronoUnit.SECONDS);
-        store.scheduleRetry(p.target.deliveryId(), next, result.summary());
+        store("record the retry of " + p.target.endpointName() + " at " + next)
+                .scheduleRetry(p.target.deliveryId(), next, result.summary());
         p.phase = DeliveryPhase.RETRYING;
         p.nextAttemptAt = next.toString();
         p.details = "attempt " + attempt + " failed: " + result.summary() + "; next attempt " + next;
@@ -371,17 +409,24 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     }
 
     private void deadLetter(Progress p, String reason, AttemptResult result) {
-        store.deadLetter(p.target.deliveryId(), reason, result.summary());
+        store("dead-letter the delivery to " + p.target.endpointName())
+                .deadLetter(p.target.deliveryId(), reason, result.summary());
         p.finish(DeliveryPhase.DEAD_LETTERED, "dead-lettered: " + reason);
         refreshVisibility();
     }
 
     /** Keeps the Temporal UI's search attributes and current details in step with the deliveries. */
     private void refreshVisibility() {
-        Workflow.upsertTypedSearchAttributes(
-                RelaySearchAttributes.STATUS.valueSet(overallStatus()),
-                RelaySearchAttributes.ATTEMPTS.valueSet((long) progress.values().stream()
-                        .mapToInt(p -> p.attempts).max().orElse(0)));
+        String status = overallStatus();
+        long attempts = progress.values().stream().mapToInt(p -> p.attempts).max().orElse(0);
+        // Each upsert is a history event: since the local bookkeeping, only a change is upserted.
+        if (!localBookkeeping || !status.equals(shownStatus) || attempts != shownAttempts) {
+            Workflow.upsertTypedSearchAttributes(
+                    RelaySearchAttributes.STATUS.valueSet(status),
+                    RelaySearchAttributes.ATTEMPTS.valueSet(attempts));
+            shownStatus = status;
+            shownAttempts = attempts;
+        }
         Workflow.setCurrentDetails(progress.isEmpty()
                 ? "no enabled endpoint subscribes to this event"
                 : VisibilityLimits.details(progress.values().stream()
