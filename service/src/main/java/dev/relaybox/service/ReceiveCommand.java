@@ -3,14 +3,14 @@ package dev.relaybox.service;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
-import dev.relaybox.activities.outbound.WebhookSigner;
+import dev.relaybox.activities.signing.Hmac;
 import io.dropwizard.core.cli.Command;
 import io.dropwizard.core.setup.Bootstrap;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import net.sourceforge.argparse4j.inf.Namespace;
 import net.sourceforge.argparse4j.inf.Subparser;
@@ -81,12 +81,12 @@ final class ReceiveCommand extends Command {
         if (id == null || timestamp == null || header == null) {
             return "MISSING HEADERS";
         }
-        byte[] expected = WebhookSigner.signatureHeader(java.util.List.of(secret), id, Long.parseLong(timestamp), body)
-                .getBytes(StandardCharsets.UTF_8);
-        for (String candidate : header.split(" ")) {
-            if (MessageDigest.isEqual(expected, candidate.getBytes(StandardCharsets.UTF_8))) {
-                return "valid";
-            }
+        String problem = Hmac.secretProblem(secret);
+        if (problem != null) {
+            return "UNCHECKED (--secret " + problem + ")";
+        }
+        if (Hmac.standardWebhooksSigner(List.of(Hmac.secretKey(secret)), id, timestamp, body, header) > 0) {
+            return "valid";
         }
         return "INVALID";
     }

@@ -1,18 +1,18 @@
 package dev.relaybox.service;
 
+import dev.relaybox.activities.signing.Hmac;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.Store;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
+import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
-import dev.relaybox.activities.outbound.EndpointControlDao;
-import dev.relaybox.activities.outbound.EndpointDao;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
-import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
 import dev.relaybox.service.admin.AdminInboxResource;
@@ -170,12 +170,13 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminOutboxResource(jdbi, links));
         environment.jersey().register(new AdminDeliveriesResource(jdbi, temporal.client(), links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher));
-        environment.jersey().register(new AdminInboxResource(jdbi, temporal.client(), links));
+        InboxStore inbox = jdbi.onDemand(InboxStore.class);
+        environment.jersey().register(new AdminInboxResource(inbox, temporal.client(), links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
         environment.jersey().register(new AdminStoryResource(jdbi, links));
-        environment.jersey().register(new WebhookIntakeResource(jdbi, environment.getObjectMapper(), config.getPartners(),
+        environment.jersey().register(new WebhookIntakeResource(inbox, environment.getObjectMapper(), config.getPartners(),
                 metrics));
-        environment.jersey().register(new EntitiesResource(jdbi));
+        environment.jersey().register(new EntitiesResource(inbox));
         environment.jersey().register(new OpenApiResource(version()));
     }
 
@@ -234,13 +235,13 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 throw new IllegalStateException("endpoint " + seed.name() + " in config: " + problem);
             });
             try {
-                WebhookSigner.key(seed.secret());
+                Hmac.secretKey(seed.secret());
             } catch (IllegalArgumentException e) {
                 throw new IllegalStateException("endpoint " + seed.name() + " in config: " + e.getMessage());
             }
-            jdbi.useExtension(EndpointDao.class, dao -> dao.upsert(seed.name(), seed.url(), seed.secret(),
+            jdbi.useExtension(EndpointStore.class, dao -> dao.upsert(seed.name(), seed.url(), seed.secret(),
                     seed.eventTypes(), Instant.now().plus(rotationGrace)));
-            jdbi.useExtension(EndpointControlDao.class, dao -> dao.setControlsByName(seed.name(), seed.controls()));
+            jdbi.useExtension(EndpointStore.class, dao -> dao.setControlsByName(seed.name(), seed.controls()));
         }
     }
 

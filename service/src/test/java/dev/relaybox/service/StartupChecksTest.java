@@ -50,9 +50,9 @@ class StartupChecksTest {
     @Test
     void externalTemporalWithEmbeddedDatabaseRefusesAPrivateNetworkEndpoint() {
         assertThatThrownBy(() -> start(PRODUCTION[1], REAL_TOKENS[0], REAL_TOKENS[1],
-                ConfigOverride.config("partners.shop.signature.secrets", "whsec_" + "c2hvcC1zZWNyZXQtZm9yLWEtdGVzdA=="),
+                ConfigOverride.config("partners.shop.signature.secrets", "whsec_" + "c2hvcC1zZWNyZXQtZm9yLWEtdGVzdC0wMDAx"),
                 ConfigOverride.config("alerts.endpointUrl", "http://127.0.0.1:9/alerts"),
-                ConfigOverride.config("alerts.endpointSecret", "whsec_" + "bG9jYWwtZW5kcG9pbnQtc2VjcmV0")))
+                ConfigOverride.config("alerts.endpointSecret", "whsec_" + "bG9jYWwtZW5kcG9pbnQtc2VjcmV0LTAwMDE=")))
                 .hasMessageContaining("endpoint relaybox-alerts in config")
                 .hasMessageContaining("ALLOW_PRIVATE_NETWORKS");
     }

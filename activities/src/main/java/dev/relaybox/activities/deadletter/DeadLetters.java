@@ -1,5 +1,6 @@
 package dev.relaybox.activities.deadletter;
 
+import dev.relaybox.activities.store.DeadLetterStore;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -46,18 +47,8 @@ public final class DeadLetters {
      */
     public Optional<DeadLetter> record(Handle handle, Source source, UUID reference, String peer, String eventType,
             String reason, String lastError, int attempts) {
-        Optional<DeadLetter> created = handle.createQuery("""
-                        INSERT INTO dead_letters (source, reference, reason, last_error, attempts)
-                        VALUES (:source, :reference, :reason, :lastError, :attempts)
-                        ON CONFLICT (source, reference) WHERE resolved_at IS NULL DO NOTHING
-                        RETURNING id""")
-                .bind("source", source.name())
-                .bind("reference", reference)
-                .bind("reason", reason)
-                .bind("lastError", lastError)
-                .bind("attempts", attempts)
-                .mapTo(UUID.class)
-                .findOne()
+        Optional<DeadLetter> created = handle.attach(DeadLetterStore.class)
+                .insertOpen(source, reference, reason, lastError, attempts)
                 .map(id -> new DeadLetter(id, source, reference, peer, eventType, reason, lastError, attempts));
         created.ifPresent(deadLetter -> listener.recorded(handle, deadLetter));
         return created;

@@ -4,16 +4,13 @@ import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.store.DatabaseFailures;
 import dev.relaybox.workflows.inbound.InboxActivities;
-import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxPlan;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,10 +36,11 @@ public final class InboxActivitiesImpl implements InboxActivities {
     @Override
     public InboxPlan plan(UUID inboxId) {
         // One handle: one connection for the whole read.
-        return DatabaseFailures.translating(() -> jdbi.withExtension(InboxDao.class, dao -> dao.find(inboxId)
-                        .map(row -> new InboxPlan(row.partnerName(), row.eventType(), row.aggregate(),
+        return DatabaseFailures.translating(() -> jdbi.withExtension(InboxStore.class, store -> store.find(inboxId)
+                        .map(row -> new InboxPlan(row.partnerName(), row.eventType(),
+                                row.aggregate() == null ? null : row.aggregate().toString(),
                                 settings.recheckInterval(), settings.maxDeferral(),
-                                dao.deferredSince(inboxId).orElse(null)))))
+                                store.deferredSince(inboxId).orElse(null)))))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "inbox row " + inboxId + " does not exist", "InboxRowMissing"));
     }
@@ -50,7 +48,7 @@ public final class InboxActivitiesImpl implements InboxActivities {
     @Override
     public void recordDeferralStart(UUID inboxId, Instant deferredSince) {
         DatabaseFailures.translating(
-                () -> jdbi.useExtension(InboxDao.class, dao -> dao.recordDeferralStart(inboxId, deferredSince)));
+                () -> jdbi.useExtension(InboxStore.class, store -> store.recordDeferralStart(inboxId, deferredSince)));
     }
 
     @Override
@@ -69,24 +67,14 @@ public final class InboxActivitiesImpl implements InboxActivities {
     @Override
     public void deadLetter(UUID inboxId, String reason, String lastError) {
         Optional<DeadLetters.DeadLetter> created = DatabaseFailures.translating(() -> jdbi.inTransaction(h -> {
-            InboxDao dao = h.attach(InboxDao.class);
-            if (!dao.markQuarantined(inboxId, lastError)) {
+            InboxStore store = h.attach(InboxStore.class);
+            if (!store.markQuarantined(inboxId, lastError)) {
                 return Optional.empty();
             }
-            InboxDao.InboxRow row = dao.find(inboxId).orElseThrow();
+            InboxStore.InboxRow row = store.find(inboxId).orElseThrow();
             return deadLetters.record(h, DeadLetters.Source.INBOX, inboxId, row.partnerName(), row.eventType(), reason,
                     lastError, row.attempts());
         }));
         created.ifPresent(deadLetters::announce);
-    }
-
-    /**
-     * Workflow ids of the aggregate's DEFERRED inbox events, oldest first: whom to signal {@code release} after a
-     * transition of that aggregate applied.
-     */
-    public static List<String> deferredWorkflowIds(Handle handle, String aggregateType, String aggregateId) {
-        return handle.attach(InboxDao.class).deferred(aggregateType, aggregateId).stream()
-                .map(event -> InboxEventWorkflow.workflowIdOf(event.workflowId(), event.partnerName(), event.partnerEventId()))
-                .toList();
     }
 }

@@ -3,14 +3,16 @@ package dev.relaybox.activities.inbound;
 import static dev.relaybox.activities.statemachine.StateMachine.NONE;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxDao.Entity;
-import dev.relaybox.activities.inbound.InboxDao.InboxRow;
+import dev.relaybox.activities.inbound.InboxStore.Entity;
+import dev.relaybox.activities.inbound.InboxStore.InboxRow;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.activities.statemachine.Decision;
 import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
+import dev.relaybox.workflows.inbound.InboxState;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
 import java.util.Map;
@@ -32,34 +34,32 @@ final class InboxProcessor {
     }
 
     Result process(Handle handle, UUID inboxId) {
-        InboxDao dao = handle.attach(InboxDao.class);
-        InboxRow unlocked = dao.find(inboxId).orElseThrow(() -> missing(inboxId));
-        if (unlocked.hasAggregate()) {
+        InboxStore store = handle.attach(InboxStore.class);
+        InboxRow unlocked = store.find(inboxId).orElseThrow(() -> missing(inboxId));
+        if (unlocked.aggregate() != null) {
             // Aggregate before row, in every decision, so two decisions never hold what the other waits for.
-            dao.lockAggregate(unlocked.aggregateType(), unlocked.aggregateId());
+            store.lockAggregate(unlocked.aggregate());
         }
-        InboxRow row = dao.lock(inboxId).orElseThrow(() -> missing(inboxId));
+        InboxRow row = store.lock(inboxId).orElseThrow(() -> missing(inboxId));
         if (row.finished()) {
-            return new Result(recorded(handle, dao, row), Optional.empty());
+            return new Result(recorded(store, row), Optional.empty());
         }
-        int attempts = dao.countAttempt(inboxId).orElseThrow();
-        Optional<Entity> entity = row.hasAggregate()
-                ? dao.entity(row.aggregateType(), row.aggregateId())
-                : Optional.empty();
+        int attempts = store.countAttempt(inboxId).orElseThrow();
+        Optional<Entity> entity = row.aggregate() != null ? store.entity(row.aggregate()) : Optional.empty();
         String state = entity.map(Entity::state).orElse(NONE);
         Decision decision = decide(row, state);
         return switch (decision.outcome()) {
-            case APPLIED -> apply(handle, dao, row, entity, decision, attempts);
+            case APPLIED -> apply(handle, store, row, entity, decision, attempts);
             case DEFERRED -> {
-                guarded(dao.markDeferred(row.id(), decision.reason()), row);
+                guarded(store.markDeferred(row.id(), decision.reason()), row);
                 yield result(Outcome.DEFERRED, decision.reason(), decision.waitingFor(), state, attempts, List.of());
             }
             case STALE -> {
-                guarded(dao.markProcessed(row.id(), Outcome.STALE.name(), staleNote(decision.reason())), row);
+                guarded(store.markProcessed(row.id(), Outcome.STALE, staleNote(decision.reason())), row);
                 yield result(Outcome.STALE, decision.reason(), null, state, attempts, List.of());
             }
             case REJECTED -> {
-                guarded(dao.markQuarantined(row.id(), decision.reason()), row);
+                guarded(store.markQuarantined(row.id(), decision.reason()), row);
                 Optional<DeadLetters.DeadLetter> deadLetter = deadLetters.record(handle, DeadLetters.Source.INBOX,
                         row.id(), row.partnerName(), row.eventType(), decision.reason(), decision.reason(), attempts);
                 yield new Result(new InboxOutcome(Outcome.REJECTED, decision.reason(), null, state, attempts, false,
@@ -73,7 +73,7 @@ final class InboxProcessor {
         if (row.eventType() == null || row.eventType().isBlank()) {
             return rejected("the event has no event type");
         }
-        if (!row.hasAggregate()) {
+        if (row.aggregate() == null) {
             return rejected(row.aggregateType() == null || row.aggregateType().isBlank()
                     ? "the event has no aggregate type"
                     : "the event has no aggregate id (aggregate type '" + row.aggregateType() + "')");
@@ -85,38 +85,35 @@ final class InboxProcessor {
         return machine.decide(state, row.eventType());
     }
 
-    private Result apply(Handle handle, InboxDao dao, InboxRow row, Optional<Entity> entity, Decision decision,
+    private Result apply(Handle handle, InboxStore store, InboxRow row, Optional<Entity> entity, Decision decision,
             int attempts) {
-        String type = row.aggregateType();
-        String id = row.aggregateId();
+        AggregateKey aggregate = row.aggregate();
         // Both are guarded although the aggregate lock makes them certain: a writer that skips the lock fails loudly.
         boolean moved = entity.isEmpty()
-                ? dao.createEntity(type, id, decision.targetState())
-                : dao.moveEntity(type, id, entity.get().version(), decision.targetState());
+                ? store.createEntity(aggregate, decision.targetState())
+                : store.moveEntity(aggregate, entity.get().version(), decision.targetState());
         if (!moved) {
-            throw new IllegalStateException("entity " + row.aggregate() + " changed under the aggregate lock");
+            throw new IllegalStateException("entity " + aggregate + " changed under the aggregate lock");
         }
-        guarded(dao.markProcessed(row.id(), Outcome.APPLIED.name(), null), row);
+        guarded(store.markProcessed(row.id(), Outcome.APPLIED, null), row);
         if (decision.emit() != null) {
-            Outbox.enqueue(handle, new OutboxEvent(decision.emit(), type, id, row.payload()));
+            Outbox.enqueue(handle, new OutboxEvent(decision.emit(), aggregate.type(), aggregate.id(), row.payload()));
         }
         return result(Outcome.APPLIED, decision.reason(), null, decision.targetState(), attempts,
-                InboxActivitiesImpl.deferredWorkflowIds(handle, type, id));
+                store.deferredWorkflowIds(aggregate));
     }
 
     /** A finished row is reported as it was recorded; an APPLIED one still releases whatever is deferred now. */
-    private static InboxOutcome recorded(Handle handle, InboxDao dao, InboxRow row) {
-        String state = row.hasAggregate()
-                ? dao.entity(row.aggregateType(), row.aggregateId()).map(Entity::state).orElse(NONE)
-                : NONE;
-        if (row.status().equals("QUARANTINED")) {
+    private static InboxOutcome recorded(InboxStore store, InboxRow row) {
+        String state = row.aggregate() != null ? store.entity(row.aggregate()).map(Entity::state).orElse(NONE) : NONE;
+        if (row.status() == InboxState.QUARANTINED) {
             return new InboxOutcome(Outcome.REJECTED, row.lastError(), null, state, row.attempts(), true, List.of());
         }
-        if (Outcome.STALE.name().equals(row.outcome())) {
+        if (row.outcome() == Outcome.STALE) {
             return new InboxOutcome(Outcome.STALE, row.lastError(), null, state, row.attempts(), true, List.of());
         }
         return new InboxOutcome(Outcome.APPLIED, row.eventType() + " was applied", null, state, row.attempts(), true,
-                InboxActivitiesImpl.deferredWorkflowIds(handle, row.aggregateType(), row.aggregateId()));
+                store.deferredWorkflowIds(row.aggregate()));
     }
 
     /** A stale row is PROCESSED; its {@code last_error} says why nothing changed, for the admin view. */
@@ -138,7 +135,7 @@ final class InboxProcessor {
     }
 
     private static Decision rejected(String reason) {
-        return new Decision(Decision.Outcome.REJECTED, null, null, null, reason);
+        return new Decision(Outcome.REJECTED, null, null, null, reason);
     }
 
     private static ApplicationFailure missing(UUID inboxId) {

@@ -2,6 +2,7 @@ package dev.relaybox.activities.inbound;
 
 import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.relaybox.activities.signing.Hmac;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -24,7 +25,6 @@ public record PartnerSignature(
         Encoding encoding) {
 
     public static final long DEFAULT_TOLERANCE_SECONDS = 300;
-    static final String STANDARD_WEBHOOKS_PREFIX = "whsec_";
 
     public enum Encoding {
         @JsonProperty("hex")
@@ -53,8 +53,9 @@ public record PartnerSignature(
             if (secret == null || secret.isBlank()) {
                 return "secret " + (i + 1) + " is blank";
             }
-            if (scheme == SignatureScheme.STANDARD_WEBHOOKS && standardWebhooksKey(secret) == null) {
-                return "standard-webhooks secret " + (i + 1) + " must be whsec_ followed by base64";
+            String secretProblem = scheme == SignatureScheme.STANDARD_WEBHOOKS ? Hmac.secretProblem(secret) : null;
+            if (secretProblem != null) {
+                return "standard-webhooks secret " + (i + 1) + " " + secretProblem;
             }
         }
         if (toleranceSeconds < 0) {
@@ -70,15 +71,6 @@ public record PartnerSignature(
                     + " scheme has fixed headers";
         }
         return null;
-    }
-
-    /** The HMAC key inside a {@code whsec_<base64>} secret, or null when the secret is not in that form. */
-    static byte[] standardWebhooksKey(String secret) {
-        if (!secret.startsWith(STANDARD_WEBHOOKS_PREFIX)) {
-            return null;
-        }
-        byte[] key = Encodings.base64(secret.substring(STANDARD_WEBHOOKS_PREFIX.length()));
-        return key == null || key.length == 0 ? null : key;
     }
 
     /** Secrets are kept out of logs and exception messages. */

@@ -2,6 +2,7 @@ package dev.relaybox.activities.inbound;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import dev.relaybox.activities.signing.Hmac;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,21 +55,12 @@ public final class SignatureVerifier {
         if (late != null) {
             return Verification.refused(late);
         }
-        List<byte[]> presented = new ArrayList<>();
-        // Other versions (v1a, asymmetric) may sit beside v1 and are not ours to check.
-        for (String entry : signature.split(" +")) {
-            byte[] decoded = entry.startsWith("v1,") ? Encodings.base64(entry.substring(3)) : null;
-            if (decoded != null) {
-                presented.add(decoded);
-            }
-        }
-        if (presented.isEmpty()) {
+        if (Hmac.v1Signatures(signature).isEmpty()) {
             return Verification.refused("webhook-signature carries no well-formed v1,<base64> signature");
         }
-        List<byte[]> keys = config.secrets().stream().map(PartnerSignature::standardWebhooksKey).toList();
+        List<byte[]> keys = config.secrets().stream().map(Hmac::secretKey).toList();
         // The timestamp is signed as the header text, not re-formatted from the parsed number.
-        byte[] prefix = (id + "." + timestamp + ".").getBytes(UTF_8);
-        return outcome(Hmac.matchingKey(keys, presented, prefix, body), keys.size());
+        return outcome(Hmac.standardWebhooksSigner(keys, id, timestamp, body, signature), keys.size());
     }
 
     private static Verification stripe(

@@ -1,6 +1,7 @@
 package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import dev.relaybox.workflows.outbound.DeliveryActivities;
@@ -133,7 +134,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 metrics.counter("relaybox.deliveries.finished", "endpoint", ctx.endpointName(), "result", "delivered")
                         .increment();
             } else if (result.outcome() == Outcome.GONE) {
-                h.attach(EndpointDao.class).setEnabled(ctx.endpointId(), false,
+                h.attach(EndpointStore.class).setEnabled(ctx.endpointId(), false,
                         "answered 410 Gone at " + Instant.now() + " (delivery " + ctx.deliveryId() + ")");
                 LOG.warn("disabled endpoint {} ({}): it answered 410 Gone", ctx.endpointName(), ctx.url());
             }
@@ -177,11 +178,6 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
 
     /** A dead letter this call created, with the endpoint name its metric is tagged with. */
     private record Recorded(DeadLetters.DeadLetter deadLetter, String endpointName) {}
-
-    @Override
-    public void cancel(UUID deliveryId) {
-        jdbi.useExtension(DeliveryDao.class, dao -> dao.finishUnsuccessfully(deliveryId, "CANCELLED", "cancelled"));
-    }
 
     @Override
     public void finish(UUID outboxId) {

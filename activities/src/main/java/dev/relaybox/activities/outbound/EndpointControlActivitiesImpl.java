@@ -1,7 +1,9 @@
 package dev.relaybox.activities.outbound;
 
-import dev.relaybox.activities.outbound.EndpointControlDao.DeliveryContext;
-import dev.relaybox.activities.outbound.EndpointControlDao.State;
+import dev.relaybox.activities.store.Circuit;
+import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.EndpointStore.DeliveryContext;
+import dev.relaybox.activities.store.EndpointStore.State;
 import dev.relaybox.workflows.outbound.Admission;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
@@ -48,7 +50,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     @Override
     public Admission admit(UUID deliveryId, Instant now) {
         return jdbi.inTransaction(h -> {
-            EndpointControlDao dao = h.attach(EndpointControlDao.class);
+            EndpointStore dao = h.attach(EndpointStore.class);
             DeliveryContext ctx = context(dao, deliveryId);
             if (!ctx.status().equals("PENDING") && !ctx.status().equals("RETRYING") || !ctx.enabled()) {
                 // Finished or disabled: the attempt itself knows what to do with it.
@@ -95,7 +97,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
      * (the first to ask), or anyone once that one failed to show up for a whole interval. The rest sleep long
      * and are woken by the signal sent when the circuit closes.
      */
-    private Admission whileOpen(EndpointControlDao dao, DeliveryContext ctx, State state, Instant now) {
+    private Admission whileOpen(EndpointStore dao, DeliveryContext ctx, State state, Instant now) {
         UUID me = ctx.deliveryId();
         Instant nextProbeAt = state.nextProbeAt() == null ? now : state.nextProbeAt();
         boolean probeInFlight = state.probeDelivery() != null && !state.probeDelivery().equals(me)
@@ -131,7 +133,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
      * GCRA: the limit as a schedule. Each request takes the next slot, {@code 1/rate} after the previous one; up
      * to {@code burst} slots may be taken early. Over any window W at most {@code burst + rate * W} requests go.
      */
-    private static Instant reserveRateSlot(EndpointControlDao dao, DeliveryContext ctx, State state, Instant now) {
+    private static Instant reserveRateSlot(EndpointStore dao, DeliveryContext ctx, State state, Instant now) {
         long intervalNanos = Math.round(1_000_000_000d / ctx.rateLimit());
         Duration interval = Duration.ofNanos(intervalNanos);
         Duration tolerance = interval.multipliedBy(ctx.controls().effectiveBurst() - 1L);
@@ -153,7 +155,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     @Override
     public void awaitTurn(UUID deliveryId) {
         Instant sendAt = jdbi.inTransaction(h -> {
-            EndpointControlDao dao = h.attach(EndpointControlDao.class);
+            EndpointStore dao = h.attach(EndpointStore.class);
             DeliveryContext ctx = context(dao, deliveryId);
             Instant now = Instant.now();
             if (ctx.rateLimit() == null) {
@@ -189,7 +191,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     @Override
     public Settlement settle(UUID deliveryId, AttemptResult result, Instant now) {
         Settled settled = jdbi.inTransaction(h -> {
-            EndpointControlDao dao = h.attach(EndpointControlDao.class);
+            EndpointStore dao = h.attach(EndpointStore.class);
             DeliveryContext ctx = context(dao, deliveryId);
             boolean slotFreed = dao.releaseLease(deliveryId) && ctx.maxInFlight() != null;
             dao.markWaiting(deliveryId, null);
@@ -199,7 +201,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             boolean answered = result.outcome() == Outcome.DELIVERED
                     || !failure && result.statusCode() != 0 && result.statusCode() != 429;
             boolean probe = deliveryId.equals(s.probeDelivery());
-            String circuit = s.circuit();
+            Circuit circuit = s.circuit();
             int failures = s.consecutiveFailures();
             Instant failingSince = s.failingSince();
             Instant openedAt = s.openedAt();
@@ -216,7 +218,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                 failingSince = null;
                 if (s.open()) {
                     closed = true;
-                    circuit = "CLOSED";
+                    circuit = circuit.afterAnswer();
                     openedAt = null;
                     nextProbeAt = null;
                     nextProber = null;
@@ -224,9 +226,9 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             } else if (failure) {
                 failures++;
                 failingSince = failingSince == null ? now : failingSince;
-                if (!s.open() && settings.failureThreshold() > 0 && failures >= settings.failureThreshold()) {
+                circuit = circuit.afterFailure(failures, settings.failureThreshold());
+                if (circuit.open() && !s.open()) {
                     opened = true;
-                    circuit = "OPEN";
                     openedAt = now;
                     nextProbeAt = now.plus(settings.probeInterval());
                     nextProber = null;
@@ -235,7 +237,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                 }
                 if (ctx.enabled() && !now.isBefore(failingSince.plus(settings.disableAfter()))) {
                     disabled = true;
-                    h.attach(EndpointDao.class).setEnabled(ctx.endpointId(), false, "failing continuously since "
+                    dao.setEnabled(ctx.endpointId(), false, "failing continuously since "
                             + failingSince + " (" + failures + " consecutive failures; last: " + result.summary()
                             + "); disabled at " + now);
                 }
@@ -243,7 +245,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             dao.saveState(new State(s.endpointId(), rateTat, circuit, failures, failingSince, openedAt, nextProbeAt,
                     nextProber, probe ? null : s.probeDelivery(), probe ? null : s.probeLeaseUntil(), lastSuccess,
                     lastFailure));
-            boolean open = "OPEN".equals(circuit) && !disabled;
+            boolean open = circuit.open() && !disabled;
             return new Settled(ctx, new Settlement(open, open && nextProbeAt != null ? nextProbeAt.toString() : null),
                     opened, closed, disabled, slotFreed, failures);
         });
@@ -281,7 +283,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     public void finished(UUID deliveryId) {
         record Finished(DeliveryContext ctx, boolean slotFreed) {}
         Finished finished = jdbi.inTransaction(h -> {
-            EndpointControlDao dao = h.attach(EndpointControlDao.class);
+            EndpointStore dao = h.attach(EndpointStore.class);
             DeliveryContext ctx = context(dao, deliveryId);
             boolean slotFreed = dao.releaseLease(deliveryId) && ctx.maxInFlight() != null;
             dao.markWaiting(deliveryId, null);
@@ -292,7 +294,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             wakeWaiting(ctx.endpointId(), "IN_FLIGHT", 1);
         }
         if (ctx.ordered()) {
-            jdbi.withExtension(EndpointControlDao.class,
+            jdbi.withExtension(EndpointStore.class,
                             dao -> dao.nextInOrder(ctx.endpointId(), ctx.aggregateType(), ctx.aggregateId(), ctx.seq()))
                     .ifPresent(outboxId -> wake(outboxId, ctx.endpointId()));
         }
@@ -308,7 +310,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     }
 
     private void wakeWaiting(UUID endpointId, String waitingFor, int limit) {
-        List<UUID> outboxIds = jdbi.withExtension(EndpointControlDao.class,
+        List<UUID> outboxIds = jdbi.withExtension(EndpointStore.class,
                 dao -> dao.waiting(endpointId, waitingFor, limit));
         outboxIds.forEach(outboxId -> wake(outboxId, endpointId));
     }
@@ -324,7 +326,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
         }
     }
 
-    private static DeliveryContext context(EndpointControlDao dao, UUID deliveryId) {
+    private static DeliveryContext context(EndpointStore dao, UUID deliveryId) {
         return dao.deliveryContext(deliveryId).orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                 "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
     }

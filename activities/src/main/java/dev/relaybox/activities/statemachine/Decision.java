@@ -1,9 +1,11 @@
 package dev.relaybox.activities.statemachine;
 
+import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import java.util.Objects;
 
 /**
- * What happens to one inbound event given the entity's current state.
+ * What happens to one inbound event given the entity's current state; the {@link Outcome} is the one the workflow
+ * is told.
  *
  * @param outcome     what the inbox processor does with the event
  * @param targetState the entity's new state; set only when {@link Outcome#APPLIED}
@@ -12,17 +14,6 @@ import java.util.Objects;
  * @param reason      plain words for logs, dead letters and operators
  */
 public record Decision(Outcome outcome, String targetState, String emit, String waitingFor, String reason) {
-
-    public enum Outcome {
-        /** The transition holds: update the entity, emit, and release the aggregate's deferred events. */
-        APPLIED,
-        /** An earlier event is still missing but can arrive: wait for a release and try again. */
-        DEFERRED,
-        /** The entity is already at or past the target: mark processed and change nothing. */
-        STALE,
-        /** The transition can never apply: quarantine as a dead letter. */
-        REJECTED
-    }
 
     public Decision {
         Objects.requireNonNull(outcome, "outcome");

@@ -68,7 +68,7 @@ public final class StateMachine {
 
     /**
      * Decides what {@code eventType} does to an entity in {@code currentState} ({@link #NONE} when the entity does
-     * not exist yet). An event type or state this machine does not know is {@link Decision.Outcome#REJECTED}.
+     * not exist yet). An event type or state this machine does not know is {@code REJECTED}.
      */
     public Decision decide(String currentState, String eventType) {
         Objects.requireNonNull(currentState, "currentState: pass \"" + NONE + "\" for an entity that does not exist");
@@ -95,12 +95,6 @@ public final class StateMachine {
     /** The event types this machine knows, in declaration order. */
     public Set<String> eventTypes() {
         return transitions.keySet();
-    }
-
-    /** The outbound event type written when {@code eventType} applies; empty when it emits nothing or is unknown. */
-    public Optional<String> emitFor(String eventType) {
-        Transition transition = transitions.get(eventType);
-        return transition == null ? Optional.empty() : Optional.ofNullable(transition.emit());
     }
 
     private static Decision evaluate(String current, Transition transition, TransitionGraph graph) {

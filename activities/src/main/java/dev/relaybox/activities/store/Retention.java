@@ -1,5 +1,6 @@
 package dev.relaybox.activities.store;
 
+import dev.relaybox.activities.inbound.InboxStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -85,16 +86,7 @@ public final class Retention {
     }
 
     Picked purgeClosedDeadLetters(Instant resolvedBefore, int batchSize) {
-        int deleted = jdbi.inTransaction(h -> h.createUpdate("""
-                        DELETE FROM dead_letters WHERE id IN (
-                            SELECT id FROM dead_letters
-                             WHERE resolved_at IS NOT NULL AND resolved_at < :before
-                             ORDER BY resolved_at
-                             LIMIT :limit
-                             FOR UPDATE SKIP LOCKED)""")
-                .bind("before", resolvedBefore)
-                .bind("limit", batchSize)
-                .execute());
+        int deleted = jdbi.inTransaction(h -> h.attach(DeadLetterStore.class).purgeResolved(resolvedBefore, batchSize));
         return new Picked(deleted, new Purged(0, 0, 0, 0, deleted));
     }
 
@@ -133,18 +125,7 @@ public final class Retention {
     }
 
     Picked purgeProcessedInbox(Instant processedBefore, int batchSize) {
-        int deleted = jdbi.inTransaction(h -> h.createUpdate("""
-                        DELETE FROM webhook_inbox WHERE id IN (
-                            SELECT i.id FROM webhook_inbox i
-                             WHERE i.status = 'PROCESSED' AND i.processed_at < :before
-                               AND NOT EXISTS (SELECT 1 FROM dead_letters dl
-                                                WHERE dl.source = 'INBOX' AND dl.reference = i.id)
-                             ORDER BY i.processed_at
-                             LIMIT :limit
-                             FOR UPDATE SKIP LOCKED)""")
-                .bind("before", processedBefore)
-                .bind("limit", batchSize)
-                .execute());
+        int deleted = jdbi.inTransaction(h -> h.attach(InboxStore.class).purgeProcessed(processedBefore, batchSize));
         return new Picked(deleted, new Purged(0, 0, 0, deleted, 0));
     }
 }

@@ -10,7 +10,7 @@ import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointDao;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.activities.outbound.TestReceiver;
@@ -123,7 +123,7 @@ class DatabaseOutageTest {
         // Outbound: two receivers answer 503 once, so each delivery waits for its second attempt (in 1m).
         for (String path : RECEIVERS) {
             receiver.script(path, TestReceiver.Reply.of(503), TestReceiver.Reply.of(200));
-            db.useExtension(EndpointDao.class,
+            db.useExtension(EndpointStore.class,
                     dao -> dao.insert(path, receiver.url(path), WebhookSigner.newSecret(), List.of("*")));
         }
         UUID outboxId = db.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.shipped", "order", "o", "{}")));

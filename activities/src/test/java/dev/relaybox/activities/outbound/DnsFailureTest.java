@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -79,7 +80,7 @@ class DnsFailureTest {
         start(host -> {
             throw new UnknownHostException(host + ": Temporary failure in name resolution");
         }, false, List.of(Duration.ofMinutes(1), Duration.ofMinutes(5)));
-        jdbi.useExtension(EndpointDao.class, dao -> dao.insert("flaky-dns", "http://nonexistent.invalid/hooks",
+        jdbi.useExtension(EndpointStore.class, dao -> dao.insert("flaky-dns", "http://nonexistent.invalid/hooks",
                 WebhookSigner.newSecret(), List.of("*")));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
 
@@ -114,7 +115,7 @@ class DnsFailureTest {
         receiver = new TestReceiver();
         List<String> names = List.of("alpha", "beta", "gamma");
         int port = URI.create(receiver.url("/")).getPort();
-        jdbi.useExtension(EndpointDao.class, dao -> names.forEach(name -> dao.insert(name,
+        jdbi.useExtension(EndpointStore.class, dao -> names.forEach(name -> dao.insert(name,
                 "http://" + name + ".dns-drill.test:" + port + "/" + name, WebhookSigner.newSecret(), List.of("*"))));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "7", "{}")));
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -71,7 +72,7 @@ class FanOutWorkflowTest {
     @Test
     void twoHundredEndpointsEachGetTheEventOnceWithinTheServerLimits() throws Exception {
         List<String> names = IntStream.range(0, ENDPOINTS).mapToObj(i -> String.format("endpoint-%03d", i)).toList();
-        jdbi.useExtension(EndpointDao.class, dao -> names.forEach(name ->
+        jdbi.useExtension(EndpointStore.class, dao -> names.forEach(name ->
                 dao.insert(name, receiver.url("/" + name), WebhookSigner.newSecret(), List.of("*"))));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
         String workflowId = OutboxDeliveryWorkflow.workflowId(outboxId);

@@ -1,6 +1,7 @@
 package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -48,9 +49,9 @@ final class OutboundHarness implements AutoCloseable {
 
     UUID endpoint(String name, String url, EndpointControls controls) {
         return jdbi.inTransaction(h -> {
-            Endpoint endpoint = h.attach(EndpointDao.class).insert(name, url, WebhookSigner.newSecret(), List.of("*"))
+            Endpoint endpoint = h.attach(EndpointStore.class).insert(name, url, WebhookSigner.newSecret(), List.of("*"))
                     .orElseThrow();
-            h.attach(EndpointControlDao.class).setControls(endpoint.id(), controls);
+            h.attach(EndpointStore.class).setControls(endpoint.id(), controls);
             return endpoint.id();
         });
     }

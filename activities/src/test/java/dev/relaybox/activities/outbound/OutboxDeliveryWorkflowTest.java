@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import dev.relaybox.activities.replay.RecordedHistories;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.JdbcOutbox;
 import dev.relaybox.producer.Outbox;
@@ -101,7 +102,7 @@ class OutboxDeliveryWorkflowTest {
     @Test
     void rawPayloadFormatSendsThePayloadAloneStillSigned() throws Exception {
         String secret = endpoint("legacy", "/legacy", "*");
-        jdbi.useExtension(EndpointControlDao.class, dao -> dao.setControlsByName("legacy",
+        jdbi.useExtension(EndpointStore.class, dao -> dao.setControlsByName("legacy",
                 new EndpointControls(null, null, null, false, EndpointControls.RAW)));
 
         deliver("order.shipped", "{\"orderId\": 42}");
@@ -278,7 +279,7 @@ class OutboxDeliveryWorkflowTest {
         WorkflowClient.start(workflow::deliver, outboxId);
         await().atMost(Duration.ofSeconds(20)).until(() -> deliveryStatuses(outboxId).contains("shop=RETRYING"));
 
-        jdbi.useExtension(EndpointDao.class, dao -> dao.setEnabled(dao.list().get(0).id(), false, "maintenance"));
+        jdbi.useExtension(EndpointStore.class, dao -> dao.setEnabled(dao.list().get(0).id(), false, "maintenance"));
         WorkflowStub.fromTyped(workflow).getResult(Void.class);
 
         assertThat(receiver.received("/hooks")).hasSize(1);
@@ -345,7 +346,7 @@ class OutboxDeliveryWorkflowTest {
     void rotatedSecretSignsWithBothUntilGraceEnds() throws Exception {
         String oldSecret = endpoint("shop", "/hooks", "*");
         String newSecret = WebhookSigner.newSecret();
-        jdbi.useExtension(EndpointDao.class, dao -> dao.rotateSecret(
+        jdbi.useExtension(EndpointStore.class, dao -> dao.rotateSecret(
                 dao.list().get(0).id(), newSecret, Instant.now().plus(Duration.ofDays(1))));
 
         deliver("order.paid", "{}");
@@ -396,7 +397,7 @@ class OutboxDeliveryWorkflowTest {
 
     private String endpoint(String name, String path, String eventTypes) {
         String secret = WebhookSigner.newSecret();
-        jdbi.useExtension(EndpointDao.class,
+        jdbi.useExtension(EndpointStore.class,
                 dao -> dao.insert(name, receiver.url(path), secret, List.of(eventTypes.split(","))));
         return secret;
     }

@@ -101,11 +101,6 @@ class ReplayCompatibilityTest {
         }
 
         @Override
-        public void cancel() {
-            current.cancel();
-        }
-
-        @Override
         public OutboxStatus status() {
             return current.status();
         }

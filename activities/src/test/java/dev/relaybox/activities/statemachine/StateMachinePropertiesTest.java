@@ -3,7 +3,7 @@ package dev.relaybox.activities.statemachine;
 import static dev.relaybox.activities.statemachine.StateMachineFixtures.orderMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.statemachine.Decision.Outcome;
+import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

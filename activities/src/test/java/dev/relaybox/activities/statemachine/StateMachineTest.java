@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.relaybox.activities.statemachine.Decision.Outcome;
+import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -115,9 +115,9 @@ class StateMachineTest {
         assertThat(order.initial()).isEqualTo("created");
         assertThat(order.eventTypes())
                 .containsExactly("order.created", "order.paid", "order.shipped", "order.delivered", "order.cancelled");
-        assertThat(order.emitFor("order.paid")).contains("order.payment_confirmed");
-        assertThat(order.emitFor("order.delivered")).isEmpty();
-        assertThat(order.emitFor("order.refunded")).isEmpty();
+        assertThat(order.decide("created", "order.paid").emit()).isEqualTo("order.payment_confirmed");
+        assertThat(order.decide("shipped", "order.delivered").emit()).isNull();
+        assertThat(order.decide("created", "order.refunded").emit()).isNull();
     }
 
     @Test

@@ -1,5 +1,10 @@
 package dev.relaybox.service.admin;
 
+import dev.relaybox.activities.deadletter.DeadLetters.Source;
+import dev.relaybox.activities.store.Cursor;
+import dev.relaybox.activities.store.DeadLetterFilter;
+import dev.relaybox.activities.store.DeadLetterStore;
+import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
@@ -24,12 +29,9 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.statement.StatementContext;
 
 /**
  * {@code /admin/dead-letters}: what gave up, why, where it came from, and the way back: replay one or many
@@ -41,12 +43,12 @@ import org.jdbi.v3.core.statement.StatementContext;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public final class AdminDeadLettersResource {
-    private final Jdbi jdbi;
+    private final DeadLetterStore store;
     private final TemporalLinks links;
     private final DeadLetterReplay replay;
 
     public AdminDeadLettersResource(Jdbi jdbi, TemporalLinks links, Runnable wakeDispatcher) {
-        this.jdbi = jdbi;
+        this.store = jdbi.onDemand(DeadLetterStore.class);
         this.links = links;
         this.replay = new DeadLetterReplay(jdbi, wakeDispatcher);
     }
@@ -64,13 +66,6 @@ public final class AdminDeadLettersResource {
 
     public record Replayed(int replayed, int skippedDisabledEndpoint) {}
 
-    private static final String SELECT = """
-            SELECT dl.*, COALESCE(o.event_type, i.event_type) AS event_type,
-                   COALESCE(e.url, i.partner_name) AS peer,
-                   COALESCE(o.aggregate_type || ':' || o.aggregate_id, i.aggregate_type || ':' || i.aggregate_id) AS aggregate,
-                   d.outbox_id, i.partner_name, i.partner_event_id, i.workflow_id AS inbox_workflow_id
-            """ + DeadLetterFilter.FROM;
-
     @GET
     @Operation(operationId = "listDeadLetters", summary = "Dead letters of both directions, newest first, filtered and paged")
     public Page<DeadLetter> list(@QueryParam("open") @DefaultValue("true") boolean open,
@@ -78,24 +73,18 @@ public final class AdminDeadLettersResource {
             @QueryParam("peer") String peer, @QueryParam("aggregate") String aggregate,
             @QueryParam("since") Instant since, @QueryParam("until") Instant until,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
-            @QueryParam("offset") @DefaultValue("0") @Min(0) int offset) {
-        DeadLetterFilter filter = new DeadLetterFilter(source, eventType, peer, aggregate, since, until);
-        return jdbi.withHandle(h -> Page.of(filter.bind(h.createQuery(SELECT + DeadLetterFilter.WHERE + """
-                                   AND (dl.resolved_at IS NULL) = :open
-                                 ORDER BY dl.created_at DESC, dl.id
-                                 LIMIT :limit OFFSET :offset"""))
-                        .bind("open", open).bind("limit", limit + 1).bind("offset", offset)
-                        .map(this::deadLetter)
-                        .list(),
-                limit, offset));
+            @Parameter(description = "the nextCursor of the previous page") @QueryParam("cursor") String cursor) {
+        DeadLetterFilter filter = checked(new DeadLetterFilter(source, eventType, peer, aggregate, since, until));
+        Cursor after = cursor(cursor);
+        Page<DeadLetterStore.Row> page = store.list(filter, open, after, limit);
+        return new Page<>(page.items().stream().map(this::view).toList(), page.nextCursor());
     }
 
     @GET
     @Path("/{id}")
     @Operation(operationId = "getDeadLetter", summary = "One dead letter with its reason and Temporal link")
     public DeadLetter get(@PathParam("id") UUID id) {
-        return jdbi.withHandle(h -> h.createQuery(SELECT + " WHERE dl.id = :id").bind("id", id).map(this::deadLetter)
-                        .findOne())
+        return store.find(id).map(this::view)
                 .orElseThrow(() -> ApiException.notFound("dead_letter_not_found", "no dead letter with id " + id));
     }
 
@@ -125,7 +114,7 @@ public final class AdminDeadLettersResource {
     @Path("/replay")
     @Operation(operationId = "replayDeadLetters", summary = "Replay every open dead letter matching a filter")
     public Replayed replayAll(@Parameter(hidden = true) @Auth Caller caller, @NotNull @Valid BulkReplayRequest request) {
-        DeadLetterFilter filter = request.filter() == null ? DeadLetterFilter.none() : request.filter();
+        DeadLetterFilter filter = request.filter() == null ? DeadLetterFilter.none() : checked(request.filter());
         DeadLetterReplay.Result result = replay.replay(filter, null, by(caller, request.by()));
         return new Replayed(result.replayed(), result.skippedDisabledEndpoint());
     }
@@ -145,18 +134,30 @@ public final class AdminDeadLettersResource {
         return named == null || named.isBlank() ? caller.getName() : named + " (" + caller.getName() + " token)";
     }
 
-    private DeadLetter deadLetter(ResultSet rs, StatementContext ctx) throws SQLException {
-        String source = rs.getString("source");
-        String workflowId = source.equals("OUTBOX")
-                ? (rs.getObject("outbox_id") == null ? null
-                        : OutboxDeliveryWorkflow.workflowId(rs.getObject("outbox_id", UUID.class)))
-                : (rs.getString("partner_name") == null ? null
-                        : InboxEventWorkflow.workflowIdOf(rs.getString("inbox_workflow_id"), rs.getString("partner_name"),
-                                rs.getString("partner_event_id")));
-        return new DeadLetter(rs.getObject("id", UUID.class), source, rs.getObject("reference", UUID.class),
-                rs.getString("event_type"), rs.getString("peer"), rs.getString("aggregate"), rs.getString("reason"),
-                rs.getString("last_error"), rs.getInt("attempts"), Rows.instant(rs, "created_at"),
-                Rows.instant(rs, "resolved_at"), rs.getString("resolved_by"),
-                rs.getString("resolution"), workflowId, workflowId == null ? null : links.workflow(workflowId));
+    private static DeadLetterFilter checked(DeadLetterFilter filter) {
+        try {
+            return filter.check();
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("invalid_filter", e.getMessage());
+        }
+    }
+
+    private static Cursor cursor(String token) {
+        try {
+            return Cursor.decodeNullable(token);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("invalid_cursor", e.getMessage());
+        }
+    }
+
+    private DeadLetter view(DeadLetterStore.Row row) {
+        String workflowId = row.source() == Source.OUTBOX
+                ? (row.outboxId() == null ? null : OutboxDeliveryWorkflow.workflowId(row.outboxId()))
+                : (row.partnerName() == null ? null
+                        : InboxEventWorkflow.workflowIdOf(row.inboxWorkflowId(), row.partnerName(), row.partnerEventId()));
+        return new DeadLetter(row.id(), row.source().name(), row.reference(), row.eventType(), row.peer(),
+                row.aggregate() == null ? null : row.aggregate().toString(), row.reason(), row.lastError(),
+                row.attempts(), row.createdAt(), row.resolvedAt(), row.resolvedBy(), row.resolution(), workflowId,
+                workflowId == null ? null : links.workflow(workflowId));
     }
 }

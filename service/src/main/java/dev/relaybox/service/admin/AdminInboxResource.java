@@ -1,9 +1,16 @@
 package dev.relaybox.service.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.inbound.InboxStore.InboxFilter;
+import dev.relaybox.activities.store.Cursor;
+import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
+import dev.relaybox.workflows.inbound.InboxState;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.swagger.v3.oas.annotations.Operation;
@@ -19,13 +26,10 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.statement.StatementContext;
 
 /** {@code /admin/inbox}: every received event, where it stands, and a way to release a deferred one now. */
 @Tag(name = "admin")
@@ -33,63 +37,43 @@ import org.jdbi.v3.core.statement.StatementContext;
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
 public final class AdminInboxResource {
-    private final Jdbi jdbi;
+    private final InboxStore inbox;
     private final WorkflowClient temporal;
     private final TemporalLinks links;
 
-    public AdminInboxResource(Jdbi jdbi, WorkflowClient temporal, TemporalLinks links) {
-        this.jdbi = jdbi;
+    public AdminInboxResource(InboxStore inbox, WorkflowClient temporal, TemporalLinks links) {
+        this.inbox = inbox;
         this.temporal = temporal;
         this.links = links;
     }
 
     public record InboxEvent(UUID id, String partner, String partnerEventId, String eventType, String aggregate,
-            String status, String outcome, int attempts, String deferReason, String lastError, Instant receivedAt,
-            Instant processedAt, String workflowId, String temporalUrl) {}
+            InboxState status, Outcome outcome, int attempts, String deferReason, String lastError,
+            Instant receivedAt, Instant processedAt, String workflowId, String temporalUrl) {}
 
     public record InboxEventDetail(InboxEvent event, JsonNode payload) {}
 
-    private static final String SELECT = """
-            SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, status, outcome,
-                   attempts, defer_reason, last_error, received_at, processed_at, workflow_id
-              FROM webhook_inbox
-            """;
-
     @GET
-    @Operation(operationId = "listInbox", summary = "Inbound events, filtered and paged")
+    @Operation(operationId = "listInbox", summary = "Inbound events, filtered, newest first; pass nextCursor back as "
+            + "cursor for the next page")
     public Page<InboxEvent> list(@QueryParam("status") String status, @QueryParam("eventType") String eventType,
             @QueryParam("partner") String partner, @QueryParam("aggregate") String aggregate,
             @QueryParam("since") Instant since, @QueryParam("until") Instant until,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
-            @QueryParam("offset") @DefaultValue("0") @Min(0) int offset) {
-        return jdbi.withHandle(h -> Page.of(h.createQuery(SELECT + """
-                                 WHERE (CAST(:status AS text) IS NULL OR status = upper(:status))
-                                   AND (CAST(:eventType AS text) IS NULL OR event_type = :eventType)
-                                   AND (CAST(:partner AS text) IS NULL OR partner_name = :partner)
-                                   AND (CAST(:aggregate AS text) IS NULL OR aggregate_type || ':' || aggregate_id = :aggregate)
-                                   AND (CAST(:since AS timestamptz) IS NULL OR received_at >= :since)
-                                   AND (CAST(:until AS timestamptz) IS NULL OR received_at < :until)
-                                 ORDER BY received_at DESC, id
-                                 LIMIT :limit OFFSET :offset""")
-                        .bind("status", status).bind("eventType", eventType).bind("partner", partner)
-                        .bind("aggregate", aggregate).bind("since", since).bind("until", until)
-                        .bind("limit", limit + 1).bind("offset", offset)
-                        .map(this::event)
-                        .list(),
-                limit, offset));
+            @QueryParam("cursor") String cursor) {
+        InboxFilter filter = new InboxFilter(status == null ? null : state(status), eventType, partner,
+                aggregate == null ? null : aggregate(aggregate), since, until);
+        Page<InboxStore.InboxEvent> page = inbox.list(filter, cursor(cursor), limit);
+        return new Page<>(page.items().stream().map(this::event).toList(), page.nextCursor());
     }
 
     @GET
     @Path("/{id}")
     @Operation(operationId = "getInboxEvent", summary = "One inbound event with its payload")
     public InboxEventDetail get(@PathParam("id") UUID id) {
-        return jdbi.withHandle(h -> {
-            InboxEvent event = h.createQuery(SELECT + " WHERE id = :id").bind("id", id).map(this::event).findOne()
-                    .orElseThrow(() -> ApiException.notFound("inbox_event_not_found", "no inbox event with id " + id));
-            String payload = h.createQuery("SELECT payload::text FROM webhook_inbox WHERE id = :id")
-                    .bind("id", id).mapTo(String.class).one();
-            return new InboxEventDetail(event, Json.parse(payload));
-        });
+        InboxStore.InboxEventDetail detail = inbox.detail(id)
+                .orElseThrow(() -> ApiException.notFound("inbox_event_not_found", "no inbox event with id " + id));
+        return new InboxEventDetail(event(detail.event()), Json.parse(detail.payloadJson()));
     }
 
     /** Signals a deferred event to decide again now, e.g. after its precondition was fixed by hand. */
@@ -98,7 +82,7 @@ public final class AdminInboxResource {
     @Operation(operationId = "releaseInboxEvent", summary = "Let a deferred inbound event decide again now")
     public Map<String, String> release(@PathParam("id") UUID id) {
         InboxEvent event = get(id).event();
-        if (!event.status().equals("DEFERRED")) {
+        if (event.status() != InboxState.DEFERRED) {
             throw ApiException.conflict("not_deferred", "inbox event " + id + " is " + event.status()
                     + "; only a deferred event can be released");
         }
@@ -111,15 +95,35 @@ public final class AdminInboxResource {
         return Map.of("status", "released", "workflowId", event.workflowId());
     }
 
-    private InboxEvent event(ResultSet rs, StatementContext ctx) throws SQLException {
-        String workflowId = InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), rs.getString("partner_name"),
-                rs.getString("partner_event_id"));
-        String aggregateId = rs.getString("aggregate_id");
-        return new InboxEvent(rs.getObject("id", UUID.class), rs.getString("partner_name"),
-                rs.getString("partner_event_id"), rs.getString("event_type"),
-                aggregateId == null ? null : rs.getString("aggregate_type") + ":" + aggregateId,
-                rs.getString("status"), rs.getString("outcome"), rs.getInt("attempts"), rs.getString("defer_reason"),
-                rs.getString("last_error"), Rows.instant(rs, "received_at"),
-                Rows.instant(rs, "processed_at"), workflowId, links.workflow(workflowId));
+    private InboxEvent event(InboxStore.InboxEvent e) {
+        return new InboxEvent(e.id(), e.partner(), e.partnerEventId(), e.eventType(),
+                e.aggregate() == null ? null : e.aggregate().toString(), e.status(), e.outcome(), e.attempts(),
+                e.deferReason(), e.lastError(), e.receivedAt(), e.processedAt(), e.workflowId(),
+                links.workflow(e.workflowId()));
+    }
+
+    private static InboxState state(String status) {
+        try {
+            return InboxState.valueOf(status.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("invalid_status", "status is one of received, deferred, processed or "
+                    + "quarantined, not \"" + status + "\"");
+        }
+    }
+
+    private static AggregateKey aggregate(String aggregate) {
+        try {
+            return AggregateKey.parse(aggregate);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("invalid_aggregate", e.getMessage());
+        }
+    }
+
+    private static Cursor cursor(String cursor) {
+        try {
+            return Cursor.decodeNullable(cursor);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("invalid_cursor", e.getMessage());
+        }
     }
 }

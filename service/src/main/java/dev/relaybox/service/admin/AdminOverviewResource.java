@@ -1,5 +1,7 @@
 package dev.relaybox.service.admin;
 
+import dev.relaybox.activities.store.OverviewQueries;
+import dev.relaybox.activities.store.OverviewQueries.Overview;
 import dev.relaybox.service.auth.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -16,24 +18,15 @@ import org.jdbi.v3.core.Jdbi;
 @Produces(MediaType.APPLICATION_JSON)
 @RolesAllowed(Caller.ADMIN)
 public final class AdminOverviewResource {
-    private final Jdbi jdbi;
+    private final OverviewQueries queries;
 
     public AdminOverviewResource(Jdbi jdbi) {
-        this.jdbi = jdbi;
+        this.queries = jdbi.onDemand(OverviewQueries.class);
     }
-
-    public record Overview(long undispatchedOutbox, long retryingDeliveries, long deferredInbox, long openDeadLetters) {}
 
     @GET
     @Operation(operationId = "overview", summary = "Counts of open work: undispatched, retrying, deferred, dead letters")
     public Overview overview() {
-        return jdbi.withHandle(h -> h.createQuery("""
-                        SELECT (SELECT count(*) FROM outbox_events WHERE dispatched_at IS NULL) AS undispatched_outbox,
-                               (SELECT count(*) FROM deliveries WHERE status = 'RETRYING') AS retrying_deliveries,
-                               (SELECT count(*) FROM webhook_inbox WHERE status = 'DEFERRED') AS deferred_inbox,
-                               (SELECT count(*) FROM dead_letters WHERE resolved_at IS NULL) AS open_dead_letters
-                        """)
-                .map((rs, ctx) -> new Overview(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)))
-                .one());
+        return queries.overview();
     }
 }

@@ -1,5 +1,10 @@
 package dev.relaybox.service.admin;
 
+import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.deadletter.DeadLetters.Source;
+import dev.relaybox.activities.store.DeadLetterFilter;
+import dev.relaybox.activities.store.DeadLetterState;
+import dev.relaybox.activities.store.DeadLetterStore;
 import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -25,19 +30,13 @@ final class DeadLetterReplay {
 
     Result replay(DeadLetterFilter filter, UUID onlyId, String by) {
         Result result = jdbi.inTransaction(h -> {
-            List<Chosen> chosen = filter.bind(h.createQuery("SELECT dl.id, dl.source, dl.reference, e.enabled "
-                            + DeadLetterFilter.FROM + DeadLetterFilter.WHERE + """
-                               AND dl.resolved_at IS NULL
-                               AND (CAST(:onlyId AS uuid) IS NULL OR dl.id = :onlyId)
-                               FOR UPDATE OF dl SKIP LOCKED"""))
-                    .bind("onlyId", onlyId)
-                    .map((rs, ctx) -> new Chosen(rs.getObject("id", UUID.class), rs.getString("source"),
-                            rs.getObject("reference", UUID.class), (Boolean) rs.getObject("enabled")))
-                    .list();
-            List<Chosen> replayable = chosen.stream().filter(c -> !Boolean.FALSE.equals(c.endpointEnabled())).toList();
-            resolve(h, replayable, by);
-            resetDeliveries(h, references(replayable, "OUTBOX"));
-            resetInboxEvents(h, references(replayable, "INBOX"));
+            DeadLetterStore store = h.attach(DeadLetterStore.class);
+            List<DeadLetterStore.Row> chosen = store.lockOpen(filter, onlyId);
+            List<DeadLetterStore.Row> replayable = chosen.stream()
+                    .filter(row -> !Boolean.FALSE.equals(row.endpointEnabled())).toList();
+            store.resolve(replayable.stream().map(DeadLetterStore.Row::id).toList(), DeadLetterState.REPLAYED, by, null);
+            resetDeliveries(h, references(replayable, Source.OUTBOX));
+            resetInboxEvents(h, references(replayable, Source.INBOX));
             return new Result(replayable.size(), chosen.size() - replayable.size());
         });
         if (result.replayed() > 0) {
@@ -47,26 +46,12 @@ final class DeadLetterReplay {
     }
 
     boolean discard(UUID id, String by, String reason) {
-        return jdbi.withHandle(h -> h.createUpdate("""
-                        UPDATE dead_letters SET resolved_at = now(), resolved_by = :by, resolution = :resolution
-                         WHERE id = :id AND resolved_at IS NULL""")
-                .bind("id", id).bind("by", by).bind("resolution", "DISCARDED: " + reason)
-                .execute() == 1);
+        return jdbi.withExtension(DeadLetterStore.class,
+                store -> store.resolve(List.of(id), DeadLetterState.DISCARDED, by, reason) == 1);
     }
 
-    private record Chosen(UUID id, String source, UUID reference, Boolean endpointEnabled) {}
-
-    private static List<UUID> references(List<Chosen> chosen, String source) {
-        return chosen.stream().filter(c -> c.source().equals(source)).map(Chosen::reference).toList();
-    }
-
-    private static void resolve(Handle h, List<Chosen> chosen, String by) {
-        h.createUpdate("""
-                        UPDATE dead_letters SET resolved_at = now(), resolved_by = :by, resolution = 'REPLAYED'
-                         WHERE id = ANY(:ids)""")
-                .bind("by", by)
-                .bindArray("ids", UUID.class, chosen.stream().map(Chosen::id).toList())
-                .execute();
+    private static List<UUID> references(List<DeadLetterStore.Row> chosen, Source source) {
+        return chosen.stream().filter(row -> row.source() == source).map(DeadLetterStore.Row::reference).toList();
     }
 
     private static void resetDeliveries(Handle h, List<UUID> deliveryIds) {
@@ -93,11 +78,6 @@ final class DeadLetterReplay {
     }
 
     private static void resetInboxEvents(Handle h, List<UUID> inboxIds) {
-        h.createUpdate("""
-                        UPDATE webhook_inbox SET status = 'RECEIVED', outcome = NULL, attempts = 0, defer_reason = NULL,
-                               last_error = NULL, processed_at = NULL, dispatched_at = NULL, deferred_since = NULL
-                         WHERE id = ANY(:ids) AND status = 'QUARANTINED'""")
-                .bindArray("ids", UUID.class, inboxIds)
-                .execute();
+        h.attach(InboxStore.class).reopenQuarantined(inboxIds);
     }
 }

@@ -5,13 +5,14 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.dropwizard.jersey.validation.JerseyViolationException;
 import jakarta.validation.ConstraintViolation;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Configurable;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
-import org.glassfish.jersey.server.ResourceConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,12 +22,15 @@ public final class JsonErrorMappers {
 
     private JsonErrorMappers() {}
 
-    public static void register(ResourceConfig jersey) {
-        jersey.register(new WebApplicationMapper());
-        jersey.register(new JsonMapper());
-        jersey.register(new ValidationMapper());
-        jersey.register(new UnexpectedMapper());
-        jersey.register(new InstantParamConverter());
+    /** Registers on the application, or on a {@code FeatureContext} where resources are tested alone. */
+    public static void register(Configurable<?> jersey) {
+        providers().forEach(jersey::register);
+    }
+
+    /** The mappers and converters behind the one error shape; a resource test registers the same. */
+    public static List<Object> providers() {
+        return List.of(new WebApplicationMapper(), new JsonMapper(), new ValidationMapper(), new UnexpectedMapper(),
+                new InstantParamConverter());
     }
 
     static Response json(int status, String error, String reason) {

@@ -28,14 +28,19 @@ public final class BearerTokens implements Authenticator<String, Caller> {
     }
 
     public static void register(JerseyEnvironment jersey, AuthFactory config) {
-        jersey.register(new AuthDynamicFeature(new OAuthCredentialAuthFilter.Builder<Caller>()
-                .setAuthenticator(new BearerTokens(config))
-                .setAuthorizer((caller, role, request) -> caller.roles().contains(role))
-                .setPrefix("Bearer")
-                .setUnauthorizedHandler(new JsonUnauthorized())
-                .buildAuthFilter()));
-        jersey.register(RolesAllowedDynamicFeature.class);
-        jersey.register(new AuthValueFactoryProvider.Binder<>(Caller.class));
+        providers(config).forEach(jersey::register);
+    }
+
+    /** The Jersey providers that authenticate and authorise callers; a resource test registers the same. */
+    public static List<Object> providers(AuthFactory config) {
+        return List.of(new AuthDynamicFeature(new OAuthCredentialAuthFilter.Builder<Caller>()
+                        .setAuthenticator(new BearerTokens(config))
+                        .setAuthorizer((caller, role, request) -> caller.roles().contains(role))
+                        .setPrefix("Bearer")
+                        .setUnauthorizedHandler(new JsonUnauthorized())
+                        .buildAuthFilter()),
+                new RolesAllowedDynamicFeature(),
+                new AuthValueFactoryProvider.Binder<>(Caller.class));
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.relaybox.service.inbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.inbound.SignatureVerifier;
 import dev.relaybox.activities.inbound.Verification;
 import dev.relaybox.service.api.ApiException;
@@ -28,7 +29,6 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.StatementException;
 
 /**
@@ -40,14 +40,14 @@ import org.jdbi.v3.core.statement.StatementException;
 @Path("/webhooks/{partner}")
 @Produces(MediaType.APPLICATION_JSON)
 public final class WebhookIntakeResource {
-    private final Jdbi jdbi;
+    private final InboxStore inbox;
     private final StorableJson storableJson;
     private final Map<String, PartnerFactory> partners;
     private final IntakeMetrics metrics;
 
-    public WebhookIntakeResource(Jdbi jdbi, ObjectMapper json, Map<String, PartnerFactory> partners,
+    public WebhookIntakeResource(InboxStore inbox, ObjectMapper json, Map<String, PartnerFactory> partners,
             IntakeMetrics metrics) {
-        this.jdbi = jdbi;
+        this.inbox = inbox;
         this.storableJson = new StorableJson(json);
         this.partners = Map.copyOf(partners);
         this.metrics = metrics;
@@ -101,42 +101,22 @@ public final class WebhookIntakeResource {
         String eventType = find(partner.getEventType(), headers, payload).orElse(null);
         String aggregateId = find(partner.getAggregateId(), headers, payload).orElse(null);
 
-        Optional<UUID> inserted;
+        InboxStore.Receipt receipt;
         try {
-            inserted = insert(partnerName, partner, eventId, eventType, aggregateId, stored.text());
+            receipt = inbox.receive(new InboxStore.ReceivedEvent(partnerName, eventId, eventType,
+                    partner.getAggregateType(), aggregateId, stored.text()));
         } catch (StatementException e) {
             throw StorableJson.refusedData(e).map(refused -> {
                 metrics.rejected(partnerName, "invalid_json");
                 return refused;
             }).orElseThrow(() -> e);
         }
-        if (inserted.isPresent()) {
-            metrics.accepted(partnerName);
-            return new Receipt("accepted", inserted.get());
+        if (receipt.duplicate()) {
+            metrics.duplicate(partnerName);
+            return new Receipt("duplicate", receipt.id());
         }
-        UUID existing = jdbi.withHandle(h -> h.createQuery(
-                        "SELECT id FROM webhook_inbox WHERE partner_name = :partner AND partner_event_id = :eventId")
-                .bind("partner", partnerName).bind("eventId", eventId).mapTo(UUID.class).one());
-        metrics.duplicate(partnerName);
-        return new Receipt("duplicate", existing);
-    }
-
-    private Optional<UUID> insert(String partnerName, PartnerFactory partner, String eventId, String eventType,
-            String aggregateId, String payload) {
-        return jdbi.withHandle(h -> h.createQuery("""
-                        INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type,
-                                                   aggregate_id, payload, signature_verified)
-                        VALUES (:partner, :eventId, :eventType, :aggregateType, :aggregateId, CAST(:payload AS jsonb), true)
-                        ON CONFLICT (partner_name, partner_event_id) DO NOTHING
-                        RETURNING id""")
-                .bind("partner", partnerName)
-                .bind("eventId", eventId)
-                .bind("eventType", eventType)
-                .bind("aggregateType", partner.getAggregateType())
-                .bind("aggregateId", aggregateId)
-                .bind("payload", payload)
-                .mapTo(UUID.class)
-                .findOne());
+        metrics.accepted(partnerName);
+        return new Receipt("accepted", receipt.id());
     }
 
     private ApiException refuse(String partner, int status, String error, String reason) {

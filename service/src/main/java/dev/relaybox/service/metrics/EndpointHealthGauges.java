@@ -1,6 +1,6 @@
 package dev.relaybox.service.metrics;
 
-import dev.relaybox.activities.outbound.EndpointControlDao;
+import dev.relaybox.activities.store.EndpointStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -31,20 +31,20 @@ final class EndpointHealthGauges {
 
     EndpointHealthGauges(Jdbi jdbi, MeterRegistry registry) {
         this.jdbi = jdbi;
-        circuitOpen = MultiGauge.builder("relaybox.endpoint.circuit.open")
-                .description("1 while the endpoint's circuit is open (deliveries wait for a probe)").register(registry);
-        consecutiveFailures = MultiGauge.builder("relaybox.endpoint.consecutive.failures")
-                .description("failed attempts in a row").register(registry);
-        successRatio = MultiGauge.builder("relaybox.endpoint.success.ratio")
-                .description("share of attempts answered 2xx over the last hour").register(registry);
-        latency = MultiGauge.builder("relaybox.endpoint.latency.seconds")
-                .description("attempt latency over the last hour, by quantile").register(registry);
-        lastSuccess = MultiGauge.builder("relaybox.endpoint.last.success.timestamp.seconds")
-                .description("when the endpoint last accepted a delivery").register(registry);
-        inFlight = MultiGauge.builder("relaybox.endpoint.in.flight")
-                .description("requests holding a maxInFlight slot").register(registry);
-        waiting = MultiGauge.builder("relaybox.endpoint.waiting")
-                .description("deliveries waiting for the circuit, an earlier event or a slot").register(registry);
+        circuitOpen = gauge(registry, "relaybox.endpoint.circuit.open",
+                "1 while the endpoint's circuit is open (deliveries wait for a probe)");
+        consecutiveFailures = gauge(registry, "relaybox.endpoint.consecutive.failures",
+                "failed attempts in a row");
+        successRatio = gauge(registry, "relaybox.endpoint.success.ratio",
+                "share of attempts answered 2xx over the last hour");
+        latency = gauge(registry, "relaybox.endpoint.latency.seconds",
+                "attempt latency over the last hour, by quantile");
+        lastSuccess = gauge(registry, "relaybox.endpoint.last.success.timestamp.seconds",
+                "when the endpoint last accepted a delivery");
+        inFlight = gauge(registry, "relaybox.endpoint.in.flight",
+                "requests holding a maxInFlight slot");
+        waiting = gauge(registry, "relaybox.endpoint.waiting",
+                "deliveries waiting for the circuit, an earlier event or a slot");
     }
 
     synchronized void refresh() {
@@ -53,17 +53,17 @@ final class EndpointHealthGauges {
             return;
         }
         readAt = now;
-        List<EndpointControlDao.Health> rows = jdbi.withExtension(EndpointControlDao.class,
-                dao -> dao.health(null, now.minus(Duration.ofHours(1))));
-        register(circuitOpen, rows, h -> "OPEN".equals(h.circuit()) ? 1 : 0);
-        register(consecutiveFailures, rows, EndpointControlDao.Health::consecutiveFailures);
+        List<EndpointStore.Health> rows = jdbi.withExtension(EndpointStore.class,
+                dao -> dao.health(now.minus(Duration.ofHours(1))));
+        register(circuitOpen, rows, h -> h.circuit().open() ? 1 : 0);
+        register(consecutiveFailures, rows, EndpointStore.Health::consecutiveFailures);
         register(successRatio, rows.stream().filter(h -> h.successRate() != null).toList(),
-                EndpointControlDao.Health::successRate);
+                EndpointStore.Health::successRate);
         register(lastSuccess, rows.stream().filter(h -> h.lastSuccessAt() != null).toList(),
                 h -> h.lastSuccessAt().toEpochMilli() / 1000.0);
-        register(inFlight, rows, EndpointControlDao.Health::inFlight);
-        register(waiting, rows, EndpointControlDao.Health::waiting);
-        List<EndpointControlDao.Health> measured = rows.stream().filter(h -> h.p50LatencyMs() != null).toList();
+        register(inFlight, rows, EndpointStore.Health::inFlight);
+        register(waiting, rows, EndpointStore.Health::waiting);
+        List<EndpointStore.Health> measured = rows.stream().filter(h -> h.p50LatencyMs() != null).toList();
         latency.register(Stream.concat(
                 measured.stream().map(h -> MultiGauge.Row.of(Tags.of("endpoint", h.endpointName(), "quantile", "0.5"),
                         h.p50LatencyMs() / 1000.0)),
@@ -71,8 +71,12 @@ final class EndpointHealthGauges {
                         h.p99LatencyMs() / 1000.0))).toList(), true);
     }
 
-    private static void register(MultiGauge gauge, List<EndpointControlDao.Health> rows,
-            ToDoubleFunction<EndpointControlDao.Health> value) {
+    private static MultiGauge gauge(MeterRegistry registry, String name, String description) {
+        return MultiGauge.builder(name).description(description).register(registry);
+    }
+
+    private static void register(MultiGauge gauge, List<EndpointStore.Health> rows,
+            ToDoubleFunction<EndpointStore.Health> value) {
         gauge.register(rows.stream()
                 .map(h -> MultiGauge.Row.of(Tags.of("endpoint", h.endpointName()), value.applyAsDouble(h)))
                 .toList(), true);

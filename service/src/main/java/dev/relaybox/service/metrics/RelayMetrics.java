@@ -2,6 +2,8 @@ package dev.relaybox.service.metrics;
 
 import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
+import dev.relaybox.activities.store.OverviewQueries;
+import dev.relaybox.activities.store.OverviewQueries.OpenWork;
 import dev.relaybox.service.inbound.IntakeMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,24 +27,24 @@ public final class RelayMetrics implements IntakeMetrics {
     private static final Duration SNAPSHOT_MAX_AGE = Duration.ofSeconds(5);
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final AtomicReference<Snapshot> snapshot = new AtomicReference<>(new Snapshot(Instant.EPOCH, 0, 0, 0, 0));
-    private final Jdbi jdbi;
+    private final AtomicReference<Snapshot> snapshot = new AtomicReference<>(
+            new Snapshot(Instant.EPOCH, new OpenWork(0, 0, 0, 0)));
+    private final OverviewQueries queries;
     private final EndpointHealthGauges endpointHealth;
 
     /** Open work as the database sees it, read at most every few seconds however often it is scraped. */
-    private record Snapshot(Instant readAt, long openDeadLetters, long deferredInbox, double outboxLagSeconds,
-            double inboxLagSeconds) {}
+    private record Snapshot(Instant readAt, OpenWork work) {}
 
     public RelayMetrics(Jdbi jdbi) {
-        this.jdbi = jdbi;
+        this.queries = jdbi.onDemand(OverviewQueries.class);
         this.endpointHealth = new EndpointHealthGauges(jdbi, registry);
-        Gauge.builder("relaybox.dead_letters.open", () -> snapshot().openDeadLetters())
+        Gauge.builder("relaybox.dead_letters.open", () -> snapshot().work().openDeadLetters())
                 .description("dead letters not yet replayed or discarded").register(registry);
-        Gauge.builder("relaybox.inbox.deferred", () -> snapshot().deferredInbox())
+        Gauge.builder("relaybox.inbox.deferred", () -> snapshot().work().deferredInbox())
                 .description("inbox events waiting for their precondition").register(registry);
-        Gauge.builder("relaybox.dispatcher.lag.seconds", () -> snapshot().outboxLagSeconds())
+        Gauge.builder("relaybox.dispatcher.lag.seconds", () -> snapshot().work().outboxLagSeconds())
                 .tag("source", "outbox").description("age of the oldest undispatched row").register(registry);
-        Gauge.builder("relaybox.dispatcher.lag.seconds", () -> snapshot().inboxLagSeconds())
+        Gauge.builder("relaybox.dispatcher.lag.seconds", () -> snapshot().work().inboxLagSeconds())
                 .tag("source", "inbox").description("age of the oldest undispatched row").register(registry);
     }
 
@@ -90,16 +92,7 @@ public final class RelayMetrics implements IntakeMetrics {
         if (Instant.now().isBefore(current.readAt().plus(SNAPSHOT_MAX_AGE))) {
             return current;
         }
-        Snapshot fresh = jdbi.withHandle(h -> h.createQuery("""
-                        SELECT (SELECT count(*) FROM dead_letters WHERE resolved_at IS NULL),
-                               (SELECT count(*) FROM webhook_inbox WHERE status = 'DEFERRED'),
-                               (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)
-                                  FROM outbox_events WHERE dispatched_at IS NULL),
-                               (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(received_at)), 0)
-                                  FROM webhook_inbox WHERE dispatched_at IS NULL)""")
-                .map((rs, ctx) -> new Snapshot(Instant.now(), rs.getLong(1), rs.getLong(2), rs.getDouble(3),
-                        rs.getDouble(4)))
-                .one());
+        Snapshot fresh = new Snapshot(Instant.now(), queries.openWork());
         snapshot.set(fresh);
         return fresh;
     }

@@ -1,6 +1,6 @@
 package dev.relaybox.service.outbound;
 
-import dev.relaybox.activities.outbound.EndpointControlDao;
+import dev.relaybox.activities.store.EndpointStore;
 import java.time.Instant;
 import java.util.Locale;
 
@@ -15,8 +15,8 @@ public record EndpointHealthView(String circuit, int consecutiveFailures, Instan
         Instant nextProbeAt, Instant lastSuccessAt, Instant lastFailureAt, long attemptsLastHour,
         Double successRateLastHour, Long p50LatencyMs, Long p99LatencyMs, long inFlight, long waiting) {
 
-    static EndpointHealthView of(EndpointControlDao.Health h) {
-        return new EndpointHealthView(h.circuit().toLowerCase(Locale.ROOT), h.consecutiveFailures(), h.failingSince(),
+    static EndpointHealthView of(EndpointStore.Health h) {
+        return new EndpointHealthView(h.circuit().name().toLowerCase(Locale.ROOT), h.consecutiveFailures(), h.failingSince(),
                 h.openedAt(), h.nextProbeAt(), h.lastSuccessAt(), h.lastFailureAt(), h.attemptsLastHour(),
                 h.successRate(), round(h.p50LatencyMs()), round(h.p99LatencyMs()), h.inFlight(), h.waiting());
     }

@@ -2,11 +2,11 @@ package dev.relaybox.service.outbound;
 
 import dev.relaybox.activities.outbound.DeliveryDao;
 import dev.relaybox.activities.outbound.Endpoint;
-import dev.relaybox.activities.outbound.EndpointControlDao;
 import dev.relaybox.activities.outbound.EndpointControls;
-import dev.relaybox.activities.outbound.EndpointDao;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.WebhookSigner;
+import dev.relaybox.activities.signing.Hmac;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
@@ -94,7 +94,7 @@ public final class EndpointsResource {
                     revealedSecret, e.createdAt(), e.updatedAt(), null, null);
         }
 
-        EndpointView with(EndpointControls controls, EndpointControlDao.Health health) {
+        EndpointView with(EndpointControls controls, EndpointStore.Health health) {
             return new EndpointView(id, name, url, eventTypes, enabled, disabledReason, rotatingSecret, secret,
                     createdAt, updatedAt, ControlsView.of(controls), health == null ? null : EndpointHealthView.of(health));
         }
@@ -130,10 +130,11 @@ public final class EndpointsResource {
                 positiveOrNull(request.maxInFlight()), Boolean.TRUE.equals(request.ordered()),
                 request.payloadFormat() == null ? EndpointControls.ENVELOPE : request.payloadFormat());
         Endpoint created = jdbi.inTransaction(h -> {
-            Endpoint endpoint = h.attach(EndpointDao.class).insert(request.name(), request.url(), secret, eventTypes)
+            EndpointStore store = h.attach(EndpointStore.class);
+            Endpoint endpoint = store.insert(request.name(), request.url(), secret, eventTypes)
                     .orElseThrow(() -> ApiException.conflict("endpoint_exists",
                             "an endpoint named \"" + request.name() + "\" already exists"));
-            h.attach(EndpointControlDao.class).setControls(endpoint.id(), controls);
+            store.setControls(endpoint.id(), controls);
             return endpoint;
         });
         return Response.status(201).entity(view(created, secret)).build();
@@ -141,20 +142,19 @@ public final class EndpointsResource {
 
     /** The whole JSON for one endpoint: its controls and its health over the last hour. */
     private EndpointView view(Endpoint endpoint, String revealedSecret) {
-        return jdbi.withExtension(EndpointControlDao.class, dao -> EndpointView.of(endpoint, revealedSecret).with(
+        return jdbi.withExtension(EndpointStore.class, dao -> EndpointView.of(endpoint, revealedSecret).with(
                 dao.controls(endpoint.id()).orElse(EndpointControls.defaults()),
-                dao.health(endpoint.id(), Instant.now().minus(Duration.ofHours(1))).stream().findFirst().orElse(null)));
+                dao.health(endpoint.id(), Instant.now().minus(Duration.ofHours(1))).orElse(null)));
     }
 
     @GET
     @Operation(operationId = "listEndpoints", summary = "Every endpoint")
     public List<EndpointView> list() {
-        return jdbi.withHandle(h -> {
-            EndpointControlDao controls = h.attach(EndpointControlDao.class);
-            Map<UUID, EndpointControlDao.Health> health = controls.health(null, Instant.now().minus(Duration.ofHours(1)))
-                    .stream().collect(Collectors.toMap(EndpointControlDao.Health::endpointId, x -> x));
-            return h.attach(EndpointDao.class).list().stream()
-                    .map(e -> EndpointView.of(e, null).with(controls.controls(e.id()).orElse(EndpointControls.defaults()),
+        return jdbi.withExtension(EndpointStore.class, store -> {
+            Map<UUID, EndpointStore.Health> health = store.health(Instant.now().minus(Duration.ofHours(1)))
+                    .stream().collect(Collectors.toMap(EndpointStore.Health::endpointId, x -> x));
+            return store.list().stream()
+                    .map(e -> EndpointView.of(e, null).with(store.controls(e.id()).orElse(EndpointControls.defaults()),
                             health.get(e.id())))
                     .toList();
         });
@@ -175,9 +175,9 @@ public final class EndpointsResource {
             checkUrl(change.url());
         }
         EndpointView changed = jdbi.inTransaction(h -> {
-            EndpointDao dao = h.attach(EndpointDao.class);
+            EndpointStore dao = h.attach(EndpointStore.class);
             Endpoint current = dao.find(id).orElseThrow(() -> notFound(id));
-            changeControls(h.attach(EndpointControlDao.class), id, change);
+            changeControls(dao, id, change);
             if (change.url() != null || change.eventTypes() != null) {
                 dao.update(id, change.url() == null ? current.url() : change.url(),
                         change.eventTypes() == null ? current.eventTypes() : change.eventTypes());
@@ -203,7 +203,7 @@ public final class EndpointsResource {
         return view(find(id), changed.secret());
     }
 
-    private static void changeControls(EndpointControlDao dao, UUID id, EndpointChange change) {
+    private static void changeControls(EndpointStore dao, UUID id, EndpointChange change) {
         EndpointControls current = dao.controls(id).orElse(EndpointControls.defaults());
         Double rateLimit = change.rateLimit() == null ? current.rateLimit() : positiveOrNull(change.rateLimit());
         checkBurst(change.burst(), rateLimit, change.rateLimit());
@@ -235,7 +235,7 @@ public final class EndpointsResource {
     }
 
     private Endpoint find(UUID id) {
-        return jdbi.withExtension(EndpointDao.class, dao -> dao.find(id)).orElseThrow(() -> notFound(id));
+        return jdbi.withExtension(EndpointStore.class, dao -> dao.find(id)).orElseThrow(() -> notFound(id));
     }
 
     private static ApiException notFound(UUID id) {
@@ -250,7 +250,7 @@ public final class EndpointsResource {
 
     private static void checkSecret(String secret) {
         try {
-            WebhookSigner.key(secret);
+            Hmac.secretKey(secret);
         } catch (IllegalArgumentException e) {
             throw new ApiException(422, "invalid_secret", e.getMessage());
         }

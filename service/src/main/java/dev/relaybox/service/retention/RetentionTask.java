@@ -1,5 +1,6 @@
 package dev.relaybox.service.retention;
 
+import dev.relaybox.activities.store.AdvisoryLocks;
 import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.Retention.Ages;
 import dev.relaybox.activities.store.Retention.Purged;
@@ -87,9 +88,8 @@ public final class RetentionTask implements Managed {
     /** One pass; empty when another process holds the purge lock. */
     public Optional<Purged> runOnce() {
         return jdbi.withHandle(handle -> {
-            boolean mine = handle.createQuery("SELECT pg_try_advisory_lock(:key)").bind("key", LOCK_KEY)
-                    .mapTo(boolean.class).one();
-            if (!mine) {
+            AdvisoryLocks locks = handle.attach(AdvisoryLocks.class);
+            if (!locks.tryLock(LOCK_KEY)) {
                 return Optional.<Purged>empty();
             }
             try {
@@ -100,7 +100,7 @@ public final class RetentionTask implements Managed {
                 }
                 return Optional.of(purged);
             } finally {
-                handle.createQuery("SELECT pg_advisory_unlock(:key)").bind("key", LOCK_KEY).mapTo(boolean.class).one();
+                locks.unlock(LOCK_KEY);
             }
         });
     }

@@ -172,10 +172,6 @@ public final class TemporalConnection {
         return target;
     }
 
-    public boolean usesTls() {
-        return sslContext != null;
-    }
-
     /** An API key over plaintext ({@code tls.enabled: false}, e.g. behind a TLS sidecar) is readable on the way. */
     public boolean sendsApiKeyInPlaintext() {
         return apiKey != null && sslContext == null;

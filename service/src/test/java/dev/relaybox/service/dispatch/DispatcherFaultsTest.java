@@ -13,12 +13,12 @@ import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointDao;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.TestApp;
 import dev.relaybox.service.config.DispatcherFactory;
@@ -70,7 +70,7 @@ class DispatcherFaultsTest {
                 new InboxActivitiesImpl(jdbi, orderMachine(), InboxSettings.defaults(), DeadLetters.loggingOnly()));
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
-        jdbi.useExtension(EndpointDao.class,
+        jdbi.useExtension(EndpointStore.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));
     }
 

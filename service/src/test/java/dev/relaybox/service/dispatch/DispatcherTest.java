@@ -8,7 +8,7 @@ import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointDao;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.activities.outbound.TestReceiver;
@@ -63,7 +63,7 @@ class DispatcherTest {
         worker.registerActivitiesImplementations(delivery, controls);
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
-        jdbi.useExtension(EndpointDao.class,
+        jdbi.useExtension(EndpointStore.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));
     }
 

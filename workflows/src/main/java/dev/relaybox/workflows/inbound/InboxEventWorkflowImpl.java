@@ -62,13 +62,13 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     private InboxPlan plan;
     private boolean released;
     private Promise<Void> recheck;
-    private String status = "pending";
+    private InboxState state = InboxState.RECEIVED;
     private String outcome;
     private int attempts;
     private String reason;
     private String waitingFor;
     private Instant nextRecheckAt;
-    private String shownStatus;
+    private InboxState shownState;
     private int shownAttempts = -1;
 
     @Override
@@ -77,7 +77,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
         plan = waitingOutTheDatabase("read inbox event " + inboxId,
                 () -> store("read inbox event " + inboxId).plan(inboxId));
         describeEvent();
-        show("pending", "deciding " + subject());
+        show(InboxState.RECEIVED, "deciding " + subject());
 
         // Recorded by an earlier run of this row: a continued or restarted deferral keeps its deadline.
         Instant deferredSince = plan.deferredSince();
@@ -99,15 +99,15 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                 case APPLIED -> {
                     // Also after an earlier run: it may have committed and then crashed before releasing.
                     release(result.release());
-                    show("processed", earlier + reason);
+                    show(InboxState.PROCESSED, earlier + reason);
                     return;
                 }
                 case STALE -> {
-                    show("processed", earlier + "ignored as stale: " + reason);
+                    show(InboxState.PROCESSED, earlier + "ignored as stale: " + reason);
                     return;
                 }
                 case REJECTED -> {
-                    show("dead_lettered", earlier + "quarantined: " + reason);
+                    show(InboxState.QUARANTINED, earlier + "quarantined: " + reason);
                     return;
                 }
                 case DEFERRED -> {
@@ -147,7 +147,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                 throw e;
             }
             String error = rootMessage(e);
-            show(status, "could not decide after " + STORE_ATTEMPTS + " attempts: " + error + "; dead-lettering");
+            show(state, "could not decide after " + STORE_ATTEMPTS + " attempts: " + error + "; dead-lettering");
             // If this fails too, the workflow fails and the reconciler restarts it later: the row is still unfinished.
             giveUp("could not be processed after " + STORE_ATTEMPTS + " attempts: " + error, error);
             return Optional.empty();
@@ -160,7 +160,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                 ? Duration.between(now, deadline)
                 : plan.recheckInterval();
         nextRecheckAt = now.plus(wait);
-        show("deferred", "waiting for " + deferred.waitingFor() + "; " + describe(deferred.entityState())
+        show(InboxState.DEFERRED, "waiting for " + deferred.waitingFor() + "; " + describe(deferred.entityState())
                 + "; rechecks every " + words(plan.recheckInterval()) + " until " + deadline.truncatedTo(ChronoUnit.SECONDS));
 
         CancellationScope timerScope = Workflow.newCancellationScope(() -> recheck = Workflow.newTimer(wait,
@@ -190,7 +190,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
             return null;
         });
         reason = why;
-        show("dead_lettered", "dead-lettered: " + why);
+        show(InboxState.QUARANTINED, "dead-lettered: " + why);
     }
 
     /** Signals every released workflow at once; one that is closed or missing has nothing left to wait for. */
@@ -227,7 +227,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                 }
                 waitingSince = waitingSince == null ? now() : waitingSince;
                 Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
-                show(status, "waiting for the database since " + waitingSince.truncatedTo(ChronoUnit.SECONDS) + " to "
+                show(state, "waiting for the database since " + waitingSince.truncatedTo(ChronoUnit.SECONDS) + " to "
                         + what + ": " + rootMessage(e) + "; trying again");
             }
         }
@@ -262,13 +262,13 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
      * Keeps the Temporal UI's status, attempts and current details in step with the row. Search attributes are
      * upserted only when they change: each upsert is a history event, and a long deferral rechecks many times.
      */
-    private void show(String status, String details) {
-        this.status = status;
-        if (!status.equals(shownStatus) || attempts != shownAttempts) {
+    private void show(InboxState state, String details) {
+        this.state = state;
+        if (state != shownState || attempts != shownAttempts) {
             Workflow.upsertTypedSearchAttributes(
-                    RelaySearchAttributes.STATUS.valueSet(status),
+                    RelaySearchAttributes.STATUS.valueSet(state.searchValue()),
                     RelaySearchAttributes.ATTEMPTS.valueSet((long) attempts));
-            shownStatus = status;
+            shownState = state;
             shownAttempts = attempts;
         }
         Workflow.setCurrentDetails(VisibilityLimits.details(details));
@@ -309,7 +309,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
 
     @Override
     public InboxStatus status() {
-        return new InboxStatus(inboxId, status, outcome, attempts, reason, waitingFor,
+        return new InboxStatus(inboxId, state.searchValue(), outcome, attempts, reason, waitingFor,
                 nextRecheckAt == null ? null : nextRecheckAt.toString());
     }
 }

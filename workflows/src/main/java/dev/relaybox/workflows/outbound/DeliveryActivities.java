@@ -34,10 +34,6 @@ public interface DeliveryActivities {
     @ActivityMethod
     void deadLetter(UUID deliveryId, String reason, String lastError);
 
-    /** Marks the delivery CANCELLED unless it already finished. */
-    @ActivityMethod
-    void cancel(UUID deliveryId);
-
     /** Sets {@code processed_at} on the outbox row once every one of its deliveries has finished. */
     @ActivityMethod
     void finish(UUID outboxId);

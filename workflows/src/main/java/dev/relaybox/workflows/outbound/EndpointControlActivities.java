@@ -29,7 +29,7 @@ public interface EndpointControlActivities {
     @ActivityMethod
     Settlement settle(UUID deliveryId, AttemptResult result, Instant now);
 
-    /** The delivery finished (delivered, dead-lettered, cancelled): frees what it held and wakes the next event of its aggregate. */
+    /** The delivery finished (delivered or dead-lettered): frees what it held and wakes the next event of its aggregate. */
     @ActivityMethod
     void finished(UUID deliveryId);
 }

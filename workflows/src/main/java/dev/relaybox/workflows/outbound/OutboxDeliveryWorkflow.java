@@ -36,10 +36,6 @@ public interface OutboxDeliveryWorkflow {
     @SignalMethod
     void endpointReady(UUID endpointId);
 
-    /** Stops retrying; unfinished deliveries become CANCELLED. */
-    @SignalMethod
-    void cancel();
-
     @QueryMethod
     OutboxStatus status();
 

@@ -71,7 +71,6 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private boolean controlled;
     private final Random random = Workflow.newRandom();
     private UUID outboxId;
-    private boolean cancelled;
     private boolean replanRequested;
     private int retryNowSignals;
     private boolean boundedFanOut;
@@ -90,13 +89,13 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         // A replayed delivery can join while others still run: go on until a plan comes back empty, and
         // plan again if a replan signal arrives before the workflow has closed.
         while (true) {
-            while (!plan.targets().isEmpty() && !cancelled) {
+            while (!plan.targets().isEmpty()) {
                 deliverAll(plan);
                 plan = planAgain();
             }
             store.finish(outboxId);
             refreshVisibility();
-            if (!replanRequested || cancelled) {
+            if (!replanRequested) {
                 return;
             }
             plan = planAgain();
@@ -133,20 +132,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         Progress p = progress.get(target.deliveryId());
         int attempt = target.attemptsSoFar();
         while (true) {
-            if (cancelled) {
-                store.cancel(target.deliveryId());
-                p.finish("cancelled", "cancelled by signal");
-                if (controlled) {
-                    untilDatabaseAnswers(() -> {
-                        controls.finished(target.deliveryId());
-                        return null;
-                    });
-                }
-                refreshVisibility();
-                return;
-            }
-            if (controlled && !awaitAdmission(p)) {
-                continue;
+            if (controlled) {
+                awaitAdmission(p);
             }
             attempt++;
             AttemptResult result = attempt(target, attempt);
@@ -197,15 +184,15 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     /**
      * Asks the endpoint's controls until this delivery may attempt, waiting on durable timers (or an
-     * {@code endpointReady} signal) meanwhile; waiting spends no attempt. False when cancelled while waiting.
+     * {@code endpointReady} signal) meanwhile; waiting spends no attempt.
      */
-    private boolean awaitAdmission(Progress p) {
-        while (!cancelled) {
+    private void awaitAdmission(Progress p) {
+        while (true) {
             Admission admission = untilDatabaseAnswers(() -> controls.admit(p.target.deliveryId(), now()));
             p.endpointId = admission.endpointId();
             p.ordered = admission.ordered();
             if (admission.go() && admission.waitMillis() <= 0) {
-                return true;
+                return;
             }
             p.status = "waiting";
             p.details = admission.reason();
@@ -216,13 +203,12 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                     TimerOptions.newBuilder().setSummary(admission.reason()).build());
             if (admission.go()) {
                 // A reserved slot of the rate limit: go when it comes.
-                Workflow.await(() -> timer.isCompleted() || cancelled);
-                return !cancelled;
+                Workflow.await(timer::isCompleted);
+                return;
             }
-            Workflow.await(() -> timer.isCompleted() || cancelled || retryNowSignals > retryNowBefore
+            Workflow.await(() -> timer.isCompleted() || retryNowSignals > retryNowBefore
                     || endpointReadySignals.getOrDefault(p.endpointId, 0) > readyBefore);
         }
-        return false;
     }
 
     private void waitForCircuit(Progress p, int attempt, AttemptResult result, Settlement settlement) {
@@ -341,7 +327,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         Promise<Void> timer = Workflow.newTimer(wait, TimerOptions.newBuilder()
                 .setSummary(VisibilityLimits.summary("wait before attempt " + (attempt + 1) + " to " + p.target.url()))
                 .build());
-        Workflow.await(() -> timer.isCompleted() || cancelled || retryNowSignals > signalsBefore);
+        Workflow.await(() -> timer.isCompleted() || retryNowSignals > signalsBefore);
         p.nextAttemptAt = null;
     }
 
@@ -376,8 +362,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private String overallStatus() {
         List<String> statuses = progress.values().stream().map(p -> p.status).toList();
-        for (String status : List.of("retrying", "waiting", "sending", "pending", "dead_lettered", "paused",
-                "cancelled")) {
+        for (String status : List.of("retrying", "waiting", "sending", "pending", "dead_lettered", "paused")) {
             if (statuses.contains(status)) {
                 return status.equals("sending") ? "pending" : status;
             }
@@ -398,11 +383,6 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     @Override
     public void replan() {
         replanRequested = true;
-    }
-
-    @Override
-    public void cancel() {
-        cancelled = true;
     }
 
     @Override

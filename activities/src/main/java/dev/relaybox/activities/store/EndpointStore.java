@@ -1,45 +1,101 @@
-package dev.relaybox.activities.outbound;
+package dev.relaybox.activities.store;
 
+import dev.relaybox.activities.outbound.Endpoint;
+import dev.relaybox.activities.outbound.EndpointControls;
+import dev.relaybox.workflows.AggregateKey;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.jdbi.v3.core.mapper.reflect.ConstructorMapper;
+import org.jdbi.v3.sqlobject.SqlObject;
 import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
 import org.jdbi.v3.sqlobject.customizer.Bind;
 import org.jdbi.v3.sqlobject.customizer.BindMethods;
+import org.jdbi.v3.sqlobject.statement.GetGeneratedKeys;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
 /**
- * The controls of each endpoint (rate limit, in-flight slots, ordering, body format) and its circuit-breaker
- * state. Every change to {@code endpoint_state} happens with its row locked ({@link #lockState}), so workers
- * and instances see one state.
+ * Every statement on {@code endpoints}, {@code endpoint_state} and {@code endpoint_leases}: the subscribers and
+ * their secrets, their controls (rate limit, in-flight slots, ordering, body format), their circuit breaker and
+ * the slots deliveries hold. Every change to {@code endpoint_state} happens with its row locked
+ * ({@link #lockState}), so workers and instances see one state. The reads that join deliveries and outbox rows
+ * answer what admitting one delivery needs (its endpoint, its aggregate's order, what waits on the endpoint);
+ * {@code deliveries.waiting_for} is the endpoint controls' own column.
  */
-public interface EndpointControlDao {
+@RegisterConstructorMapper(Endpoint.class)
+public interface EndpointStore extends SqlObject {
+    @SqlUpdate("""
+            INSERT INTO endpoints (name, url, secret, event_types)
+            VALUES (:name, :url, :secret, :eventTypes)
+            ON CONFLICT (name) DO NOTHING""")
+    @GetGeneratedKeys
+    Optional<Endpoint> insert(@Bind("name") String name, @Bind("url") String url, @Bind("secret") String secret,
+            @Bind("eventTypes") List<String> eventTypes);
+
+    /** Makes a configured endpoint match its configuration; a disabled one stays disabled. */
+    @SqlUpdate("""
+            INSERT INTO endpoints (name, url, secret, event_types)
+            VALUES (:name, :url, :secret, :eventTypes)
+            ON CONFLICT (name) DO UPDATE SET
+                url = excluded.url,
+                event_types = excluded.event_types,
+                previous_secret = CASE WHEN endpoints.secret <> excluded.secret THEN endpoints.secret ELSE endpoints.previous_secret END,
+                previous_secret_expires_at = CASE WHEN endpoints.secret <> excluded.secret THEN :previousSecretExpiresAt
+                                                  ELSE endpoints.previous_secret_expires_at END,
+                secret = excluded.secret,
+                updated_at = now()""")
+    void upsert(@Bind("name") String name, @Bind("url") String url, @Bind("secret") String secret,
+            @Bind("eventTypes") List<String> eventTypes, @Bind("previousSecretExpiresAt") Instant previousSecretExpiresAt);
+
+    @SqlQuery("SELECT * FROM endpoints WHERE id = :id")
+    Optional<Endpoint> find(@Bind("id") UUID id);
+
+    @SqlQuery("SELECT * FROM endpoints ORDER BY name")
+    List<Endpoint> list();
+
+    @SqlUpdate("""
+            UPDATE endpoints SET url = :url, event_types = :eventTypes, updated_at = now()
+            WHERE id = :id""")
+    boolean update(@Bind("id") UUID id, @Bind("url") String url, @Bind("eventTypes") List<String> eventTypes);
+
+    @SqlUpdate("""
+            UPDATE endpoints SET enabled = :enabled, disabled_reason = :reason, updated_at = now()
+            WHERE id = :id""")
+    boolean setEnabled(@Bind("id") UUID id, @Bind("enabled") boolean enabled, @Bind("reason") String reason);
+
+    /** The new secret signs from now on; the old one keeps signing beside it until {@code graceUntil}. */
+    @SqlUpdate("""
+            UPDATE endpoints SET previous_secret = secret, previous_secret_expires_at = :graceUntil,
+                                 secret = :secret, updated_at = now()
+            WHERE id = :id""")
+    boolean rotateSecret(@Bind("id") UUID id, @Bind("secret") String secret, @Bind("graceUntil") Instant graceUntil);
+
 
     /** What admitting or settling one delivery needs, read in one query. */
     record DeliveryContext(UUID deliveryId, UUID outboxId, String status, UUID endpointId, String endpointName,
             boolean enabled, Double rateLimit, Integer rateBurst, Integer maxInFlight, boolean ordered,
             String aggregateType, String aggregateId, long seq) {
-        EndpointControls controls() {
+        public EndpointControls controls() {
             return new EndpointControls(rateLimit, rateBurst, maxInFlight, ordered, null);
         }
 
-        String aggregate() {
-            return aggregateType + ":" + aggregateId;
+        public AggregateKey aggregate() {
+            return new AggregateKey(aggregateType, aggregateId);
         }
     }
 
-    record State(UUID endpointId, Instant rateTat, String circuit, int consecutiveFailures, Instant failingSince,
+    record State(UUID endpointId, Instant rateTat, Circuit circuit, int consecutiveFailures, Instant failingSince,
             Instant openedAt, Instant nextProbeAt, UUID nextProber, UUID probeDelivery, Instant probeLeaseUntil,
             Instant lastSuccessAt, Instant lastFailureAt) {
-        boolean open() {
-            return "OPEN".equals(circuit);
+        public boolean open() {
+            return circuit.open();
         }
     }
 
     /** The health of one endpoint as operators see it; attempts, successes and latencies over the last hour. */
-    record Health(UUID endpointId, String endpointName, boolean enabled, String circuit, int consecutiveFailures,
+    record Health(UUID endpointId, String endpointName, boolean enabled, Circuit circuit, int consecutiveFailures,
             Instant failingSince, Instant openedAt, Instant nextProbeAt, Instant lastSuccessAt, Instant lastFailureAt,
             long attemptsLastHour, long successesLastHour, Double p50LatencyMs, Double p99LatencyMs, long inFlight,
             long waiting) {
@@ -81,12 +137,16 @@ public interface EndpointControlDao {
     void setSendTat(@Bind("endpointId") UUID endpointId, @Bind("sendTat") Instant sendTat);
 
     /** An operator re-enabled the endpoint: it starts with a closed circuit and a clean record. */
+    default void closeCircuit(UUID endpointId) {
+        resetCircuit(endpointId, Circuit.CLOSED);
+    }
+
     @SqlUpdate("""
-            UPDATE endpoint_state SET circuit = 'CLOSED', consecutive_failures = 0, failing_since = NULL,
+            UPDATE endpoint_state SET circuit = :closed, consecutive_failures = 0, failing_since = NULL,
                    opened_at = NULL, next_probe_at = NULL, next_prober = NULL, probe_delivery = NULL,
                    probe_lease_until = NULL, updated_at = now()
              WHERE endpoint_id = :endpointId""")
-    void closeCircuit(@Bind("endpointId") UUID endpointId);
+    void resetCircuit(@Bind("endpointId") UUID endpointId, @Bind("closed") Circuit closed);
 
     /**
      * Is an earlier event of the same aggregate still to be delivered to this endpoint? Earlier rows not yet
@@ -152,14 +212,17 @@ public interface EndpointControlDao {
              WHERE id = :id""")
     boolean setControls(@Bind("id") UUID endpointId, @BindMethods EndpointControls controls);
 
-    @SqlUpdate("""
-            UPDATE endpoints SET rate_limit = :rateLimit, rate_burst = :burst, max_in_flight = :maxInFlight,
-                   ordered = :ordered, payload_format = :payloadFormat, updated_at = now()
-             WHERE name = :name""")
-    boolean setControlsByName(@Bind("name") String name, @BindMethods EndpointControls controls);
+    /** Sets the controls of the endpoint named {@code name}; false when there is none. */
+    default boolean setControlsByName(String name, EndpointControls controls) {
+        return idOf(name).map(id -> setControls(id, controls)).orElse(false);
+    }
 
-    @SqlQuery("""
-            SELECT e.id AS endpoint_id, e.name AS endpoint_name, e.enabled, COALESCE(s.circuit, 'CLOSED') AS circuit,
+    @SqlQuery("SELECT id FROM endpoints WHERE name = :name")
+    Optional<UUID> idOf(@Bind("name") String name);
+
+    /** Each endpoint's health: its circuit, and its attempts since {@code :since}; {@link #health} adds the WHERE. */
+    String HEALTH = """
+            SELECT e.id AS endpoint_id, e.name AS endpoint_name, e.enabled, COALESCE(s.circuit, :closed) AS circuit,
                    COALESCE(s.consecutive_failures, 0) AS consecutive_failures, s.failing_since, s.opened_at,
                    s.next_probe_at, s.last_success_at, s.last_failure_at,
                    h.attempts AS attempts_last_hour, h.successes AS successes_last_hour,
@@ -176,8 +239,21 @@ public interface EndpointControlDao {
                           percentile_cont(0.99) WITHIN GROUP (ORDER BY a.latency_ms) AS p99
                      FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
                     WHERE d.endpoint_id = e.id AND a.started_at > :since) h ON true
-             WHERE :endpointId::uuid IS NULL OR e.id = :endpointId::uuid
-             ORDER BY e.name""")
-    @RegisterConstructorMapper(Health.class)
-    List<Health> health(@Bind("endpointId") UUID endpointId, @Bind("since") Instant since);
+            """;
+
+    /** The health of every endpoint, by name, attempts counted since {@code since}. */
+    default List<Health> health(Instant since) {
+        return getHandle().createQuery(HEALTH + " ORDER BY e.name")
+                .bind("since", since).bind("closed", Circuit.CLOSED)
+                .map(ConstructorMapper.of(Health.class))
+                .list();
+    }
+
+    /** The health of one endpoint, attempts counted since {@code since}; empty when it does not exist. */
+    default Optional<Health> health(UUID endpointId, Instant since) {
+        return getHandle().createQuery(HEALTH + " WHERE e.id = :endpointId")
+                .bind("endpointId", endpointId).bind("since", since).bind("closed", Circuit.CLOSED)
+                .map(ConstructorMapper.of(Health.class))
+                .findOne();
+    }
 }

@@ -1,0 +1,464 @@
+package dev.relaybox.activities.inbound;
+
+import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.Cursor;
+import dev.relaybox.activities.store.Page;
+import dev.relaybox.workflows.AggregateKey;
+import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
+import dev.relaybox.workflows.inbound.InboxState;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.statement.Query;
+import org.jdbi.v3.core.statement.StatementContext;
+import org.jdbi.v3.sqlobject.SqlObject;
+import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
+import org.jdbi.v3.sqlobject.customizer.Bind;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+
+/**
+ * Every statement on {@code webhook_inbox} and {@code entities}: the intake's insert, the dispatcher's claims, the
+ * decisions and their guarded updates, dead-letter replay, retention, and the admin and producer reads.
+ *
+ * <p>Status changes are guarded: each UPDATE moves a row to one {@link InboxState} only from the states
+ * {@link InboxState#from()} allows, and answers {@code false} (or empty) when the row was already elsewhere, moved
+ * by this run before a crash or by another run. Attach it to a handle ({@code handle.attach(InboxStore.class)}) to
+ * run inside the caller's transaction, or use {@code jdbi.onDemand(InboxStore.class)} for one statement at a time.
+ */
+public interface InboxStore extends SqlObject {
+
+    // Intake --------------------------------------------------------------------------------------------------------
+
+    /** A verified webhook as the intake stores it; a missing type or aggregate id is stored and rejected later. */
+    record ReceivedEvent(String partner, String eventId, String eventType, String aggregateType, String aggregateId,
+            String payloadJson) {}
+
+    /** The row that holds the event, and whether an earlier request had stored it already. */
+    record Receipt(UUID id, boolean duplicate) {}
+
+    /**
+     * Stores the event once per partner and event id: a second arrival, concurrent or later, finds the first row. A
+     * payload PostgreSQL refuses throws the driver's error (SQLSTATE class 22) and stores nothing.
+     */
+    default Receipt receive(ReceivedEvent event) {
+        Optional<UUID> inserted = getHandle().createQuery("""
+                        INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type,
+                                                   aggregate_id, payload, signature_verified)
+                        VALUES (:partner, :eventId, :eventType, :aggregateType, :aggregateId, CAST(:payload AS jsonb), true)
+                        ON CONFLICT (partner_name, partner_event_id) DO NOTHING
+                        RETURNING id""")
+                .bind("partner", event.partner())
+                .bind("eventId", event.eventId())
+                .bind("eventType", event.eventType())
+                .bind("aggregateType", event.aggregateType())
+                .bind("aggregateId", event.aggregateId())
+                .bind("payload", event.payloadJson())
+                .mapTo(UUID.class)
+                .findOne();
+        return inserted.map(id -> new Receipt(id, false))
+                .orElseGet(() -> new Receipt(idOf(event.partner(), event.eventId()), true));
+    }
+
+    @SqlQuery("SELECT id FROM webhook_inbox WHERE partner_name = :partner AND partner_event_id = :eventId")
+    UUID idOf(@Bind("partner") String partner, @Bind("eventId") String eventId);
+
+    // Dispatch ------------------------------------------------------------------------------------------------------
+
+    /** A row whose workflow is to be started; {@code aggregate} is null when the event lacks one. */
+    record Dispatchable(UUID id, String partner, String eventType, AggregateKey aggregate, String workflowId) {}
+
+    /** The oldest rows no dispatcher has started yet, locked until commit; other dispatchers skip them. */
+    default List<Dispatchable> claimUndispatched(int limit) {
+        return getHandle().createQuery("""
+                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
+                          FROM webhook_inbox
+                         WHERE dispatched_at IS NULL
+                         ORDER BY received_at
+                         LIMIT :limit
+                           FOR UPDATE SKIP LOCKED""")
+                .bind("limit", limit)
+                .map(InboxStore::dispatchable)
+                .list();
+    }
+
+    /** Unfinished rows dispatched before {@code before}: their workflow may be lost and is started again. */
+    default List<Dispatchable> claimStranded(Instant before, int limit) {
+        return getHandle().createQuery("""
+                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
+                          FROM webhook_inbox
+                         WHERE status = ANY(:unfinished) AND dispatched_at < :before
+                         ORDER BY dispatched_at
+                         LIMIT :limit
+                           FOR UPDATE SKIP LOCKED""")
+                .bindArray("unfinished", String.class, (Object[]) InboxState.names(InboxState.unfinished()))
+                .bind("before", before)
+                .bind("limit", limit)
+                .map(InboxStore::dispatchable)
+                .list();
+    }
+
+    default void markDispatched(List<UUID> ids) {
+        getHandle().createUpdate("UPDATE webhook_inbox SET dispatched_at = now() WHERE id = ANY(:ids)")
+                .bindArray("ids", UUID.class, ids)
+                .execute();
+    }
+
+    default void markUndispatched(List<UUID> ids) {
+        getHandle().createUpdate("UPDATE webhook_inbox SET dispatched_at = NULL WHERE id = ANY(:ids)")
+                .bindArray("ids", UUID.class, ids)
+                .execute();
+    }
+
+    /** A row whose workflow can never start: quarantined and taken out of dispatch; false when already finished. */
+    default boolean quarantineUndispatchable(UUID id, String reason) {
+        return getHandle().createUpdate("""
+                        UPDATE webhook_inbox SET status = :to, last_error = :reason, dispatched_at = now()
+                         WHERE id = :id AND status = ANY(:from)""")
+                .bind("to", InboxState.QUARANTINED.name())
+                .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.QUARANTINED.from()))
+                .bind("id", id)
+                .bind("reason", reason)
+                .execute() == 1;
+    }
+
+    private static Dispatchable dispatchable(ResultSet rs, StatementContext ctx)
+            throws SQLException {
+        String partner = rs.getString("partner_name");
+        return new Dispatchable(rs.getObject("id", UUID.class), partner, rs.getString("event_type"),
+                AggregateKey.ofNullable(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
+                InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, rs.getString("partner_event_id")));
+    }
+
+    // Decisions -----------------------------------------------------------------------------------------------------
+
+    record InboxRow(UUID id, String partnerName, String partnerEventId, String eventType, String aggregateType,
+            String aggregateId, String payload, InboxState status, Outcome outcome, int attempts, String lastError) {
+
+        public boolean finished() {
+            return status.finished();
+        }
+
+        /** The aggregate, or null when the event lacks its type or id (such an event is rejected). */
+        public AggregateKey aggregate() {
+            return aggregateType == null || aggregateType.isBlank() || aggregateId == null || aggregateId.isBlank()
+                    ? null
+                    : new AggregateKey(aggregateType, aggregateId);
+        }
+    }
+
+    record Entity(String state, int version) {}
+
+    @SqlQuery("""
+            SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, payload::text AS payload,
+                   status, outcome, attempts, last_error
+              FROM webhook_inbox WHERE id = :id""")
+    @RegisterConstructorMapper(InboxRow.class)
+    Optional<InboxRow> find(@Bind("id") UUID inboxId);
+
+    /** Re-reads the row and holds it until commit, so two runs for the same row take turns. */
+    @SqlQuery("""
+            SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, payload::text AS payload,
+                   status, outcome, attempts, last_error
+              FROM webhook_inbox WHERE id = :id FOR UPDATE""")
+    @RegisterConstructorMapper(InboxRow.class)
+    Optional<InboxRow> lock(@Bind("id") UUID inboxId);
+
+    /**
+     * Serialises every decision on one aggregate until commit, including for an entity that does not exist yet
+     * (a row lock would have nothing to lock). Applications sharing the database take the same key
+     * ({@code hashtextextended('type:id', 0)}) to join in.
+     */
+    default void lockAggregate(AggregateKey aggregate) {
+        getHandle().createQuery("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended(:aggregate, 0))) AS locked")
+                .bind("aggregate", aggregate.toString())
+                .mapTo(int.class)
+                .one();
+    }
+
+    default Optional<Entity> entity(AggregateKey aggregate) {
+        return getHandle().createQuery("""
+                        SELECT state, version FROM entities WHERE aggregate_type = :type AND aggregate_id = :id""")
+                .bind("type", aggregate.type())
+                .bind("id", aggregate.id())
+                .map((rs, ctx) -> new Entity(rs.getString("state"), rs.getInt("version")))
+                .findOne();
+    }
+
+    default boolean createEntity(AggregateKey aggregate, String state) {
+        return getHandle().createUpdate("""
+                        INSERT INTO entities (aggregate_type, aggregate_id, state, version)
+                        VALUES (:type, :id, :state, 1)
+                        ON CONFLICT (aggregate_type, aggregate_id) DO NOTHING""")
+                .bind("type", aggregate.type())
+                .bind("id", aggregate.id())
+                .bind("state", state)
+                .execute() == 1;
+    }
+
+    /** Guarded by the version read: false when another writer moved the entity meanwhile. */
+    default boolean moveEntity(AggregateKey aggregate, int version, String state) {
+        return getHandle().createUpdate("""
+                        UPDATE entities SET state = :state, version = version + 1, updated_at = now()
+                         WHERE aggregate_type = :type AND aggregate_id = :id AND version = :version""")
+                .bind("type", aggregate.type())
+                .bind("id", aggregate.id())
+                .bind("version", version)
+                .bind("state", state)
+                .execute() == 1;
+    }
+
+    /** Counts one decision; empty when the row is already finished. */
+    default Optional<Integer> countAttempt(UUID inboxId) {
+        return getHandle().createQuery("""
+                        UPDATE webhook_inbox SET attempts = attempts + 1
+                         WHERE id = :id AND status = ANY(:unfinished)
+                        RETURNING attempts""")
+                .bind("id", inboxId)
+                .bindArray("unfinished", String.class, (Object[]) InboxState.names(InboxState.unfinished()))
+                .mapTo(Integer.class)
+                .findOne();
+    }
+
+    /** {@code note} goes to {@code last_error}: null when applied, why nothing changed when stale. */
+    default boolean markProcessed(UUID inboxId, Outcome outcome, String note) {
+        return getHandle().createUpdate("""
+                        UPDATE webhook_inbox SET status = :to, outcome = :outcome, processed_at = now(), last_error = :note
+                         WHERE id = :id AND status = ANY(:from)""")
+                .bind("to", InboxState.PROCESSED.name())
+                .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.PROCESSED.from()))
+                .bind("id", inboxId)
+                .bind("outcome", outcome.name())
+                .bind("note", note)
+                .execute() == 1;
+    }
+
+    default boolean markDeferred(UUID inboxId, String reason) {
+        return getHandle().createUpdate("""
+                        UPDATE webhook_inbox SET status = :to, defer_reason = :reason
+                         WHERE id = :id AND status = ANY(:from)""")
+                .bind("to", InboxState.DEFERRED.name())
+                .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.DEFERRED.from()))
+                .bind("id", inboxId)
+                .bind("reason", reason)
+                .execute() == 1;
+    }
+
+    default boolean markQuarantined(UUID inboxId, String lastError) {
+        return getHandle().createUpdate("""
+                        UPDATE webhook_inbox SET status = :to, last_error = :lastError
+                         WHERE id = :id AND status = ANY(:from)""")
+                .bind("to", InboxState.QUARANTINED.name())
+                .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.QUARANTINED.from()))
+                .bind("id", inboxId)
+                .bind("lastError", lastError)
+                .execute() == 1;
+    }
+
+    /** When the current deferral began, on the workflow's clock; empty while none is recorded. */
+    @SqlQuery("SELECT deferred_since FROM webhook_inbox WHERE id = :id AND deferred_since IS NOT NULL")
+    Optional<Instant> deferredSince(@Bind("id") UUID inboxId);
+
+    default boolean recordDeferralStart(UUID inboxId, Instant deferredSince) {
+        return getHandle().createUpdate("""
+                        UPDATE webhook_inbox SET deferred_since = :since
+                         WHERE id = :id AND deferred_since IS NULL AND status = ANY(:unfinished)""")
+                .bind("id", inboxId)
+                .bind("since", deferredSince)
+                .bindArray("unfinished", String.class, (Object[]) InboxState.names(InboxState.unfinished()))
+                .execute() == 1;
+    }
+
+    /**
+     * Workflow ids of the aggregate's DEFERRED events, oldest first: whom to signal {@code release} after a
+     * transition of that aggregate applied.
+     */
+    default List<String> deferredWorkflowIds(AggregateKey aggregate) {
+        return getHandle().createQuery("""
+                        SELECT partner_name, partner_event_id, workflow_id FROM webhook_inbox
+                         WHERE aggregate_type = :type AND aggregate_id = :id AND status = :deferred
+                         ORDER BY received_at""")
+                .bind("type", aggregate.type())
+                .bind("id", aggregate.id())
+                .bind("deferred", InboxState.DEFERRED.name())
+                .map((rs, ctx) -> InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"),
+                        rs.getString("partner_name"), rs.getString("partner_event_id")))
+                .list();
+    }
+
+    // Dead letters and retention ------------------------------------------------------------------------------------
+
+    /**
+     * Puts replayed quarantined rows back as if just received and undispatched, so the dispatcher starts a fresh
+     * workflow; rows no longer quarantined are left alone. Returns how many were reopened.
+     */
+    default int reopenQuarantined(List<UUID> inboxIds) {
+        return getHandle().createUpdate("""
+                        UPDATE webhook_inbox SET status = :to, outcome = NULL, attempts = 0, defer_reason = NULL,
+                               last_error = NULL, processed_at = NULL, dispatched_at = NULL, deferred_since = NULL
+                         WHERE id = ANY(:ids) AND status = ANY(:from)""")
+                .bind("to", InboxState.RECEIVED.name())
+                .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.RECEIVED.from()))
+                .bindArray("ids", UUID.class, inboxIds)
+                .execute();
+    }
+
+    /**
+     * Deletes up to {@code limit} PROCESSED rows finished before {@code processedBefore}, oldest first, skipping rows
+     * another transaction holds and rows a dead letter still refers to. Returns how many it deleted.
+     */
+    default int purgeProcessed(Instant processedBefore, int limit) {
+        return getHandle().createUpdate("""
+                        DELETE FROM webhook_inbox WHERE id IN (
+                            SELECT i.id FROM webhook_inbox i
+                             WHERE i.status = :processed AND i.processed_at < :before
+                               AND NOT EXISTS (SELECT 1 FROM dead_letters dl
+                                                WHERE dl.source = :source AND dl.reference = i.id)
+                             ORDER BY i.processed_at
+                             LIMIT :limit
+                             FOR UPDATE SKIP LOCKED)""")
+                .bind("processed", InboxState.PROCESSED.name())
+                .bind("source", DeadLetters.Source.INBOX.name())
+                .bind("before", processedBefore)
+                .bind("limit", limit)
+                .execute();
+    }
+
+    // Admin and producer reads --------------------------------------------------------------------------------------
+
+    /** An inbox row as operators see it; {@code workflowId} is the one its workflow runs (or ran) under. */
+    record InboxEvent(UUID id, String partner, String partnerEventId, String eventType, AggregateKey aggregate,
+            InboxState status, Outcome outcome, int attempts, String deferReason, String lastError,
+            Instant receivedAt, Instant processedAt, String workflowId) {
+
+        /** Where the next page starts when this row is the last one shown. */
+        public Cursor position() {
+            return new Cursor(receivedAt, id);
+        }
+    }
+
+    /** The admin list's filters; a null one filters nothing. */
+    record InboxFilter(InboxState status, String eventType, String partner, AggregateKey aggregate, Instant since,
+            Instant until) {}
+
+    /**
+     * Rows matching {@code filter}, newest first by {@code (received_at, id)}, starting after {@code after} (null for
+     * the first page). Only the filters given become conditions, so each query can use the index that fits it.
+     */
+    default Page<InboxEvent> list(InboxFilter filter, Cursor after, int limit) {
+        List<String> conditions = new ArrayList<>();
+        Map<String, Object> values = new LinkedHashMap<>();
+        if (filter.status() != null) {
+            conditions.add("status = :status");
+            values.put("status", filter.status().name());
+        }
+        if (filter.eventType() != null) {
+            conditions.add("event_type = :eventType");
+            values.put("eventType", filter.eventType());
+        }
+        if (filter.partner() != null) {
+            conditions.add("partner_name = :partner");
+            values.put("partner", filter.partner());
+        }
+        if (filter.aggregate() != null) {
+            conditions.add("aggregate_type = :aggregateType AND aggregate_id = :aggregateId");
+            values.put("aggregateType", filter.aggregate().type());
+            values.put("aggregateId", filter.aggregate().id());
+        }
+        if (filter.since() != null) {
+            conditions.add("received_at >= :since");
+            values.put("since", filter.since());
+        }
+        if (filter.until() != null) {
+            conditions.add("received_at < :until");
+            values.put("until", filter.until());
+        }
+        if (after != null) {
+            conditions.add("(received_at, id) < (:afterAt, :afterId)");
+            values.put("afterAt", after.at());
+            values.put("afterId", after.id());
+        }
+        Query query = getHandle().createQuery("""
+                SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, status, outcome,
+                       attempts, defer_reason, last_error, received_at, processed_at, workflow_id
+                  FROM webhook_inbox
+                """ + (conditions.isEmpty() ? "" : " WHERE " + String.join("\n   AND ", conditions) + "\n")
+                + " ORDER BY received_at DESC, id DESC LIMIT :limit");
+        values.forEach(query::bind);
+        return Page.of(query.bind("limit", limit + 1).map(InboxStore::inboxEvent).list(), limit, InboxEvent::position);
+    }
+
+    /** One row as operators see it, with its payload exactly as stored. */
+    record InboxEventDetail(InboxEvent event, String payloadJson) {}
+
+    default Optional<InboxEventDetail> detail(UUID inboxId) {
+        return getHandle().createQuery("""
+                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, status,
+                               outcome, attempts, defer_reason, last_error, received_at, processed_at, workflow_id,
+                               payload::text AS payload
+                          FROM webhook_inbox WHERE id = :id""")
+                .bind("id", inboxId)
+                .map((rs, ctx) -> new InboxEventDetail(inboxEvent(rs, ctx), rs.getString("payload")))
+                .findOne();
+    }
+
+    /** An event that finished on an entity: applied, or ignored as stale. */
+    record ProcessedEvent(String partner, String partnerEventId, String eventType, Outcome outcome, Instant receivedAt,
+            Instant processedAt) {}
+
+    /** An entity's state and the events processed on it, in the order they finished. */
+    record EntityHistory(AggregateKey aggregate, String state, int version, Instant updatedAt,
+            List<ProcessedEvent> events) {}
+
+    /** Empty when no inbound event has created the entity. */
+    default Optional<EntityHistory> entityHistory(AggregateKey aggregate) {
+        return getHandle().createQuery("""
+                        SELECT state, version, updated_at FROM entities
+                         WHERE aggregate_type = :type AND aggregate_id = :id""")
+                .bind("type", aggregate.type())
+                .bind("id", aggregate.id())
+                .map((rs, ctx) -> new EntityHistory(aggregate, rs.getString("state"), rs.getInt("version"),
+                        instant(rs, "updated_at"), List.of()))
+                .findOne()
+                .map(entity -> new EntityHistory(aggregate, entity.state(), entity.version(), entity.updatedAt(),
+                        getHandle().createQuery("""
+                                        SELECT partner_name, partner_event_id, event_type, outcome, received_at,
+                                               processed_at
+                                          FROM webhook_inbox
+                                         WHERE aggregate_type = :type AND aggregate_id = :id AND status = :processed
+                                         ORDER BY processed_at, received_at""")
+                                .bind("type", aggregate.type())
+                                .bind("id", aggregate.id())
+                                .bind("processed", InboxState.PROCESSED.name())
+                                .map((rs, ctx) -> new ProcessedEvent(rs.getString("partner_name"),
+                                        rs.getString("partner_event_id"), rs.getString("event_type"),
+                                        Outcome.valueOf(rs.getString("outcome")), instant(rs, "received_at"),
+                                        instant(rs, "processed_at")))
+                                .list()));
+    }
+
+    private static InboxEvent inboxEvent(ResultSet rs, StatementContext ctx)
+            throws SQLException {
+        String partner = rs.getString("partner_name");
+        String outcome = rs.getString("outcome");
+        return new InboxEvent(rs.getObject("id", UUID.class), partner, rs.getString("partner_event_id"),
+                rs.getString("event_type"),
+                AggregateKey.ofNullable(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
+                InboxState.valueOf(rs.getString("status")), outcome == null ? null : Outcome.valueOf(outcome),
+                rs.getInt("attempts"), rs.getString("defer_reason"), rs.getString("last_error"),
+                instant(rs, "received_at"), instant(rs, "processed_at"),
+                InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, rs.getString("partner_event_id")));
+    }
+
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+}

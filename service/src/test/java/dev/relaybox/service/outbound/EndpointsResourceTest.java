@@ -1,0 +1,140 @@
+package dev.relaybox.service.outbound;
+
+import static dev.relaybox.service.api.ResourceTests.ADMIN_TOKEN;
+import static dev.relaybox.service.api.ResourceTests.PRODUCER_TOKEN;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relaybox.activities.outbound.EndpointUrlPolicy;
+import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.service.api.ResourceTests;
+import dev.relaybox.service.api.ResourceTests.Answer;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import io.dropwizard.testing.junit5.ResourceExtension;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Every refusal of {@code /admin/endpoints}, against the real store, with nothing written by a refused request. */
+@ExtendWith(DropwizardExtensionsSupport.class)
+class EndpointsResourceTest {
+    static final Jdbi JDBI = TestDatabase.fresh();
+    /** example.com is public (a documentation address); IP literals are themselves. No DNS is asked. */
+    static final EndpointUrlPolicy URL_POLICY = new EndpointUrlPolicy(false, host -> List.of(
+            InetAddress.getByName(host.equals("example.com") ? "93.184.215.14" : host)));
+    static final ResourceExtension RESOURCES = ResourceTests.extension(
+            new EndpointsResource(JDBI, URL_POLICY, Duration.ofHours(1)));
+
+    @Test
+    void refusesInvalidControlsWithTheOneErrorShapeAndCreatesNothing() {
+        assertThat(create("bad-rate", Map.of("rateLimit", -1))).satisfies(a -> assertError(a, 400, "invalid_request"));
+        assertThat(create("bad-format", Map.of("payloadFormat", "xml")))
+                .satisfies(a -> assertError(a, 400, "invalid_request"));
+        assertThat(create("bad-burst", Map.of("burst", 5))).satisfies(a -> assertError(a, 422, "invalid_controls"));
+        assertThat(create("bad-slots", Map.of("maxInFlight", "many")))
+                .satisfies(a -> assertError(a, 400, "invalid_json"));
+        assertThat(create("bad name!", Map.of())).satisfies(a -> assertError(a, 400, "invalid_request"));
+
+        assertThat(names()).doesNotContain("bad-rate", "bad-format", "bad-burst", "bad-slots", "bad name!");
+    }
+
+    @Test
+    void refusesAPrivateNetworkUrlAndAMalformedSecret() {
+        Map<String, Object> privateUrl = body("private", Map.of());
+        privateUrl.put("url", "http://127.0.0.1:9/hooks");
+        assertError(call("POST", "/admin/endpoints", privateUrl), 422, "url_refused");
+        assertError(create("short-secret", Map.of("secret", "whsec_c2hvcnQ=")), 422, "invalid_secret");
+        assertError(create("no-prefix", Map.of("secret", "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0")), 422,
+                "invalid_secret");
+
+        assertThat(names()).doesNotContain("private", "short-secret", "no-prefix");
+    }
+
+    @Test
+    void aSecondEndpointWithTheSameNameIsAConflict() {
+        assertThat(create("twice", Map.of()).status()).isEqualTo(201);
+
+        assertError(create("twice", Map.of()), 409, "endpoint_exists");
+        assertThat(names().stream().filter("twice"::equals)).hasSize(1);
+    }
+
+    @Test
+    void changesToAMissingEndpointOrInvalidChangesAreRefusedAndLeaveItAsItWas() {
+        assertError(call("PATCH", "/admin/endpoints/" + UUID.randomUUID(), Map.of("ordered", true)), 404,
+                "endpoint_not_found");
+        assertError(call("GET", "/admin/endpoints/not-a-uuid", null), 404, "not_found");
+        String id = create("patched", Map.of()).body().path("id").asText();
+
+        assertError(call("PATCH", "/admin/endpoints/" + id, Map.of("burst", 3)), 422, "invalid_controls");
+        assertError(call("PATCH", "/admin/endpoints/" + id, Map.of("url", "https://example.com/moved",
+                "maxInFlight", -2)), 400, "invalid_request");
+        assertError(call("PATCH", "/admin/endpoints/" + id, Map.of("url", "http://10.0.0.1/hooks")), 422,
+                "url_refused");
+        assertError(call("PATCH", "/admin/endpoints/" + id, "null"), 400, "invalid_request");
+
+        Answer unchanged = call("GET", "/admin/endpoints/" + id, null);
+        assertThat(unchanged.body().path("url").asText()).isEqualTo("https://example.com/patched");
+        assertThat(unchanged.body().path("controls").path("burst").isNull()).isTrue();
+        assertThat(unchanged.body().path("controls").path("maxInFlight").isNull()).isTrue();
+    }
+
+    @Test
+    void reEnablingClosesTheCircuitItOpenedWhileFailing() {
+        String id = create("reenabled", Map.of()).body().path("id").asText();
+        UUID endpointId = UUID.fromString(id);
+        JDBI.useHandle(h -> h.execute("""
+                INSERT INTO endpoint_state (endpoint_id, circuit, consecutive_failures, opened_at)
+                VALUES (?, 'OPEN', 7, now())""", endpointId));
+        JDBI.useExtension(EndpointStore.class, store -> store.setEnabled(endpointId, false, "failing"));
+        assertThat(call("GET", "/admin/endpoints/" + id, null).body().path("health").path("circuit").asText())
+                .isEqualTo("open");
+
+        Answer enabled = call("PATCH", "/admin/endpoints/" + id, Map.of("enabled", true));
+
+        assertThat(enabled.status()).isEqualTo(200);
+        assertThat(enabled.body().path("enabled").asBoolean()).isTrue();
+        assertThat(enabled.body().path("health").path("circuit").asText()).isEqualTo("closed");
+        assertThat(enabled.body().path("health").path("consecutiveFailures").asInt()).isZero();
+    }
+
+    @Test
+    void onlyAdminsMayListOrChangeEndpoints() {
+        assertError(ResourceTests.call(RESOURCES, "GET", "/admin/endpoints", null, null), 401, "unauthorized");
+        assertError(ResourceTests.call(RESOURCES, "GET", "/admin/endpoints", "wrong", null), 401, "unauthorized");
+        assertError(ResourceTests.call(RESOURCES, "POST", "/admin/endpoints", PRODUCER_TOKEN, body("sneaky",
+                Map.of())), 403, "forbidden");
+        assertThat(names()).doesNotContain("sneaky");
+    }
+
+    private static Answer create(String name, Map<String, Object> extra) {
+        return call("POST", "/admin/endpoints", body(name, extra));
+    }
+
+    private static Map<String, Object> body(String name, Map<String, Object> extra) {
+        Map<String, Object> body = new HashMap<>(extra);
+        body.put("name", name);
+        body.put("url", "https://example.com/" + name);
+        body.put("eventTypes", List.of("order.*"));
+        return body;
+    }
+
+    private static List<String> names() {
+        return call("GET", "/admin/endpoints", null).body().findValuesAsText("name");
+    }
+
+    private static Answer call(String method, String path, Object body) {
+        return ResourceTests.call(RESOURCES, method, path, ADMIN_TOKEN, body);
+    }
+
+    private static void assertError(Answer answer, int status, String error) {
+        assertThat(answer.status()).as(answer.body().toString()).isEqualTo(status);
+        assertThat(answer.error()).isEqualTo(error);
+        assertThat(answer.body().path("reason").asText()).isNotBlank();
+    }
+}
