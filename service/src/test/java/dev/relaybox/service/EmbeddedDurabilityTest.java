@@ -3,6 +3,7 @@ package dev.relaybox.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.service.config.AuthFactory;
 import io.dropwizard.testing.DropwizardTestSupport;
 import java.net.URI;
@@ -111,11 +112,16 @@ class EmbeddedDurabilityTest {
         DropwizardTestSupport<RelayboxConfiguration> second = TestApp.durableSupport(data, temporalPort);
         second.before();
         try {
-            Set<String> stored = new HashSet<>(jdbi(second).withHandle(h -> h.createQuery(
-                    "SELECT partner_event_id FROM webhook_inbox WHERE partner_name = 'shop'").mapTo(String.class).list()));
+            List<String> storedRows = jdbi(second).withHandle(h -> h.createQuery(
+                    "SELECT partner_event_id FROM webhook_inbox WHERE partner_name = 'shop'").mapTo(String.class).list());
+            Set<String> stored = new HashSet<>(storedRows);
             List<String> lost = new ArrayList<>(acknowledged);
             lost.removeAll(stored);
             assertThat(lost).as("acknowledged with 200 accepted but not stored after the crash").isEmpty();
+            // Stored is what this drill promises; each row is stored once (the unique key), so a duplicate cannot hide.
+            FaultFigures.count("PostgreSQL killed (kill -9 of the postmaster) under 8 intake clients, restarted",
+                    getClass(), acknowledged, storedRows, FaultFigures.deadLetters(jdbi(second))).print()
+                    .assertTargets();
         } finally {
             second.after();
         }

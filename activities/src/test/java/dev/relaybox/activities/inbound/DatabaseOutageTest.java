@@ -3,6 +3,7 @@ package dev.relaybox.activities.inbound;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
@@ -28,6 +29,8 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,17 +40,36 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * PostgreSQL really stops (every server process SIGSTOPped, as a host freezing or a failover pausing it looks to
- * clients) for longer than the retries used to last, in the middle of inbound and outbound traffic; Temporal's
- * clock is skipped ahead while it is away. When it resumes, nothing is lost and nothing is dead-lettered.
+ * PostgreSQL goes away for longer than the retries used to last, in the middle of inbound and outbound traffic;
+ * Temporal's clock is skipped ahead while it is away. It goes away in the two ways that fail differently: paused
+ * (every server process SIGSTOPped, as a host freezing or a failover pausing it looks to clients: calls hang until
+ * the driver's socket timeout) and stopped (a fast shutdown that ends every session, then refused connections
+ * until it starts again on the same data directory and port). When it is back, nothing is lost and nothing is
+ * dead-lettered.
  */
 class DatabaseOutageTest {
     static final int INBOUND_EVENTS = 4;
     static final List<String> RECEIVERS = List.of("/a", "/b");
 
+    enum Outage {
+        PAUSED("PostgreSQL paused (SIGSTOP) for 6 minutes"),
+        STOPPED("PostgreSQL stopped (fast shutdown) for 6 minutes, then started again");
+
+        final String drill;
+
+        Outage(String drill) {
+            this.drill = drill;
+        }
+    }
+
+    @TempDir
+    Path data;
+    int port;
     EmbeddedPostgres server;
     Jdbi db;
     TestReceiver receiver;
@@ -68,12 +90,16 @@ class DatabaseOutageTest {
         }
     }
 
-    @Test
-    void sixMinutesWithoutTheDatabaseMidTrafficLoseNothingAndDeadLetterNothing() throws Exception {
-        server = EmbeddedPostgres.builder().start();
-        // What a production pool should have too: a frozen server must fail calls, not hang them forever.
+    @ParameterizedTest
+    @EnumSource(Outage.class)
+    void sixMinutesWithoutTheDatabaseMidTrafficLoseNothingAndDeadLetterNothing(Outage outage) throws Exception {
+        port = freePort();
+        server = startPostgres();
+        // What a production pool should have too: a frozen server must fail calls, not hang them forever. Short,
+        // because a paused server holds each call for the whole timeout, and the test clock cannot skip ahead while
+        // an activity is running: one second per try instead of two halves the drill's wall time, on the same path.
         DataSource dataSource = server.getDatabase("postgres", "postgres",
-                Map.of("loginTimeout", "2", "connectTimeout", "2", "socketTimeout", "5"));
+                Map.of("loginTimeout", "1", "connectTimeout", "1", "socketTimeout", "5"));
         Migrations.migrate(dataSource);
         db = Store.configure(Jdbi.create(dataSource));
         receiver = new TestReceiver();
@@ -115,7 +141,12 @@ class DatabaseOutageTest {
             WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i));
         }
 
-        stopped = stopPostgres();
+        if (outage == Outage.PAUSED) {
+            stopped = pausePostgres();
+        } else {
+            server.close();
+            server = null;
+        }
         for (int i = INBOUND_EVENTS / 2; i < INBOUND_EVENTS; i++) {
             WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i));
         }
@@ -123,8 +154,12 @@ class DatabaseOutageTest {
         String waiting = InboxEventWorkflow.workflowId(InboxFixtures.PARTNER, "evt-" + (INBOUND_EVENTS - 1));
         await().atMost(Duration.ofSeconds(90)).until(() -> Visibility.currentDetails(client, waiting),
                 details -> details != null && details.startsWith("waiting for the database since"));
-        signal("CONT", stopped);
-        stopped = List.of();
+        if (outage == Outage.PAUSED) {
+            signal("CONT", stopped);
+            stopped = List.of();
+        } else {
+            server = startPostgres();
+        }
 
         for (int i = 0; i < INBOUND_EVENTS; i++) {
             client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(InboxFixtures.PARTNER, "evt-" + i))
@@ -140,6 +175,27 @@ class DatabaseOutageTest {
         List<Integer> successfulAttempts = db.withHandle(h -> h.createQuery(
                 "SELECT attempt FROM delivery_attempts WHERE status_code = 200").mapTo(Integer.class).list());
         assertThat(successfulAttempts).containsExactly(2, 2);
+
+        List<String> in = new ArrayList<>();
+        RECEIVERS.forEach(path -> in.add(FaultFigures.delivery(outboxId, path)));
+        for (int i = 0; i < INBOUND_EVENTS; i++) {
+            in.add("evt-" + i);
+        }
+        List<String> seen = new ArrayList<>(FaultFigures.appliedInbound(db));
+        receiver.received().stream().filter(r -> r.status() == 200)
+                .forEach(r -> seen.add(FaultFigures.delivery(r.header("webhook-id"), r.path())));
+        FaultFigures.count(outage.drill, getClass(), in, seen, FaultFigures.deadLetters(db)).print().assertTargets();
+    }
+
+    private EmbeddedPostgres startPostgres() throws IOException {
+        // A fixed directory and port, so that a stopped server starts again where clients look for it.
+        return EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).setPort(port).start();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     private int count(String sql) {
@@ -150,7 +206,7 @@ class DatabaseOutageTest {
      * Stops the postmaster this test started, first, so that it forks nothing new, then every process it had
      * forked; returns them all, to continue later.
      */
-    private List<ProcessHandle> stopPostgres() {
+    private List<ProcessHandle> pausePostgres() {
         // Asked while the backend lives: its parent is the postmaster.
         ProcessHandle postmaster = db.withHandle(h -> ProcessHandle.of(
                         h.createQuery("SELECT pg_backend_pid()").mapTo(Long.class).one())

@@ -2,6 +2,7 @@ package dev.relaybox.activities.outbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.store.EndpointStore;
@@ -20,6 +21,8 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -109,5 +112,12 @@ class FanOutWorkflowTest {
                 + "at once, search attributes %d bytes%n", ENDPOINTS, events, (double) events / ENDPOINTS,
                 receiver.maxInFlight(), total);
         WorkflowReplayer.replayWorkflowExecution(client.fetchHistory(workflowId), OutboxDeliveryWorkflowImpl.class);
+
+        List<String> in = names.stream().map(name -> FaultFigures.delivery(outboxId, name)).toList();
+        List<String> seen = new ArrayList<>();
+        receiver.requestsByPath().forEach((path, count) ->
+                seen.addAll(Collections.nCopies(count, FaultFigures.delivery(outboxId, path.substring(1)))));
+        FaultFigures.count("one event fanned out to 200 endpoints (a delivery each)", getClass(), in, seen,
+                FaultFigures.deadLetters(jdbi)).print().assertTargets();
     }
 }

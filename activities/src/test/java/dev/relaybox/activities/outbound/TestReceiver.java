@@ -29,7 +29,8 @@ public final class TestReceiver implements AutoCloseable {
         }
     }
 
-    public record Received(String path, Map<String, String> headers, byte[] body) {
+    /** One request, with the status it was answered. */
+    public record Received(String path, Map<String, String> headers, byte[] body, int status) {
         public String header(String name) {
             return headers.get(name.toLowerCase());
         }
@@ -71,8 +72,9 @@ public final class TestReceiver implements AutoCloseable {
             Map<String, String> headers = new ConcurrentHashMap<>();
             exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), String.join(",", v)));
             String path = exchange.getRequestURI().getPath();
-            received.add(new Received(path, headers, exchange.getRequestBody().readAllBytes()));
+            byte[] requestBody = exchange.getRequestBody().readAllBytes();
             Reply reply = next(path);
+            received.add(new Received(path, headers, requestBody, reply.status()));
             reply.headers().forEach((k, v) -> exchange.getResponseHeaders().add(k, v));
             byte[] body = reply.body().getBytes();
             exchange.sendResponseHeaders(reply.status(), body.length == 0 ? -1 : body.length);

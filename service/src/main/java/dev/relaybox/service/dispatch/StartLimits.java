@@ -2,28 +2,21 @@ package dev.relaybox.service.dispatch;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
  * What decides whether a row's workflow can ever start. Rows inserted by plain SQL meet none of the API's limits,
- * and the test server checks none of the engine's, so the dispatcher checks before it starts: a row the engine
- * would refuse on every try is quarantined with the reason instead of being tried forever.
+ * so the dispatcher quarantines, with the reason, only a row the engine would refuse on every try: a payload over
+ * what the engine carries (found by the source), or a start the server refused as invalid. A long but valid field
+ * (an event type or aggregate over a search attribute's 2 KiB) is no such row: what visibility shows of it is cut to
+ * the server's limits ({@code VisibilityLimits}), and the event itself flows whole.
  */
 final class StartLimits {
-    /** Temporal's default limit on one search attribute value ({@code limit.searchAttributeValueSize}). */
-    static final int MAX_SEARCH_ATTRIBUTE_BYTES = 2048;
-
     private StartLimits() {}
 
     /** Why the row can never start, or empty. */
     static Optional<String> unstartable(DispatchSource.Row row) {
-        if (row.unstartable() != null) {
-            return Optional.of(row.unstartable());
-        }
-        return tooLong("event type", row.eventType())
-                .or(() -> tooLong("aggregate", row.aggregate()))
-                .or(() -> tooLong("peer", row.peer()));
+        return Optional.ofNullable(row.unstartable());
     }
 
     /** A refusal the same request would get again (the server found an argument invalid), or empty when passing. */
@@ -47,16 +40,5 @@ final class StartLimits {
     private static boolean notSetUp(String description) {
         return description != null && description.contains("search attribute")
                 && description.contains("is not defined");
-    }
-
-    private static Optional<String> tooLong(String field, String value) {
-        if (value == null) {
-            return Optional.empty();
-        }
-        int bytes = value.getBytes(StandardCharsets.UTF_8).length;
-        return bytes > MAX_SEARCH_ATTRIBUTE_BYTES
-                ? Optional.of(field + " is " + bytes + " bytes; Temporal refuses search attribute values over "
-                        + MAX_SEARCH_ATTRIBUTE_BYTES + " bytes")
-                : Optional.empty();
     }
 }

@@ -3,6 +3,7 @@ package dev.relaybox.service.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.activities.outbound.SlowReceiver;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
@@ -60,5 +61,8 @@ class InboundBesideSlowReceiversTest {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(orders).allSatisfy(order -> assertThat(
                 API.producer("GET", "/entities/order/" + order, null).text("state")).isEqualTo("created")));
         assertThat(SLOW.holding()).as("every HTTP slot is still held").isGreaterThanOrEqualTo(SLOTS);
+        FaultFigures.count("every HTTP attempt slot held by a slow receiver, inbound events beside them", getClass(),
+                orders.stream().map(order -> "evt-" + order).toList(), FaultFigures.appliedInbound(API.jdbi()),
+                FaultFigures.deadLetters(API.jdbi())).print().assertTargets();
     }
 }

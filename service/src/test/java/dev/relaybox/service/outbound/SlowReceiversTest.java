@@ -3,6 +3,7 @@ package dev.relaybox.service.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.activities.outbound.SlowReceiver;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api;
@@ -82,6 +83,16 @@ class SlowReceiversTest {
                  WHERE e.name <> 'fast' AND d.status = 'DELIVERED'""").mapTo(int.class).one());
         assertThat(slowDelivered).as("slow receivers are still stalled").isZero();
         assertThat(SLOW.holding()).as("slow receivers still hold requests").isPositive();
+
+        // The events that must flow beside the stalled ones: the slow receivers' own deliveries are the fault here.
+        List<String> in = new ArrayList<>();
+        fastIds.forEach(id -> in.add(FaultFigures.delivery(id, "fast")));
+        orders.forEach(order -> in.add("evt-" + order));
+        List<String> seen = new ArrayList<>(FaultFigures.appliedInbound(jdbi));
+        FAST.received("/fast").stream().filter(r -> r.status() == 200)
+                .forEach(r -> seen.add(FaultFigures.delivery(r.header("webhook-id"), "fast")));
+        FaultFigures.count(SLOW_ENDPOINTS + " slow receivers and a silent one beside a fast endpoint and inbound events",
+                getClass(), in, seen, FaultFigures.deadLetters(jdbi)).print().assertTargets();
     }
 
     private static void endpoint(String name, String url, String eventType) {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
+import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.service.TestApp;
 import java.io.IOException;
 import java.io.InputStream;
@@ -129,11 +130,10 @@ class EngineLossIT {
             }
             int deadLettered = count(database, "SELECT count(*) FROM dead_letters");
             int eventsIn = outboxIds.size() + 2 * ORDERS;
-            System.out.printf("DRILL engine-loss (Temporal killed -9, restarted empty, reconciler re-drives): "
-                            + "events in %d, delivered/applied %d, lost %d, duplicated %d, dead-lettered %d%n",
-                    eventsIn, delivered + applied, eventsIn - delivered - applied, deliveredTwice + appliedTwice,
-                    deadLettered);
-
+            // Nothing here is meant to be dead-lettered: every dead letter is a wrong one.
+            new FaultFigures("Temporal process killed and restarted, all engine state lost (production-mode setup)",
+                    EngineLossIT.class.getSimpleName(), eventsIn, delivered + applied, eventsIn - delivered - applied,
+                    deliveredTwice + appliedTwice, deadLettered, deadLettered).print().assertTargets();
             assertThat(delivered + applied).isEqualTo(eventsIn);
             assertThat(deliveredTwice + appliedTwice).as("delivered or applied twice").isZero();
             assertThat(deadLettered).as("dead letters").isZero();

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.service.TestApp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -110,7 +111,7 @@ class RolesIT {
                         "eventTypes", List.of("load.*"))));
         assertThat(endpoint.statusCode()).as(endpoint.body()).isEqualTo(201);
 
-        Set<String> outboxIds = ConcurrentHashMap.newKeySet();
+        Map<String, String> outboxIdsByAggregate = new ConcurrentHashMap<>();
         List<String> orders = new ArrayList<>();
         for (int i = 0; i < EVENTS / 2; i++) {
             orders.add("roles-" + UUID.randomUUID());
@@ -119,7 +120,7 @@ class RolesIT {
         List<Future<?>> sent = new ArrayList<>();
         for (int i = 0; i < EVENTS; i++) {
             int n = i;
-            sent.add(senders.submit(() -> outboxIds.add(sendOutbound(n))));
+            sent.add(senders.submit(() -> outboxIdsByAggregate.put("load:tick-" + n, sendOutbound(n))));
             if (i % 2 == 0) {
                 String order = orders.get(i / 2);
                 sent.add(senders.submit(() -> {
@@ -139,6 +140,7 @@ class RolesIT {
         senders.shutdown();
 
         assertThat(deliveredAtKill).as("killed mid-flight").isLessThan(EVENTS);
+        Set<String> outboxIds = Set.copyOf(outboxIdsByAggregate.values());
         assertThat(outboxIds).hasSize(EVENTS);
         await("every outbound event delivered").atMost(Duration.ofMinutes(8)).pollInterval(Duration.ofSeconds(2))
                 .untilAsserted(() -> assertThat(deliveredIds()).containsAll(outboxIds));
@@ -152,6 +154,45 @@ class RolesIT {
             assertThat(entity.path("events")).as("events applied to %s", order).hasSize(2);
             assertThat(eventTypes).containsExactlyInAnyOrder("order.created", "order.paid");
         }
+        figures(outboxIdsByAggregate, orders).print().assertTargetsAtLeastOnce();
+    }
+
+    /**
+     * Outbound events by outbox id (the {@code webhook-id} the receiver saw), inbound ones by partner event id. An
+     * order whose version exceeds the events applied to it counts as one event applied twice. Every dead letter is
+     * a wrong one here: the receiver always answers 200 and every transition is valid.
+     */
+    private static FaultFigures figures(Map<String, String> outboxIdsByAggregate, List<String> orders)
+            throws IOException {
+        List<String> in = new ArrayList<>(outboxIdsByAggregate.values());
+        List<String> seen = new ArrayList<>();
+        receiver.deliveries().forEach(delivery -> seen.add(delivery.header("webhook-id")));
+        for (String order : orders) {
+            in.add(inboundEventId(order, "order.created"));
+            in.add(inboundEventId(order, "order.paid"));
+            JsonNode entity = entity(order);
+            List<String> applied = new ArrayList<>();
+            entity.path("events").forEach(event -> applied.add(event.path("partnerEventId").asText()));
+            seen.addAll(applied);
+            for (int extra = applied.size(); extra < entity.path("version").asInt() && !applied.isEmpty(); extra++) {
+                seen.add(applied.get(applied.size() - 1));
+            }
+        }
+        List<String> deadLettered = new ArrayList<>();
+        JSON.readTree(production.get(api + "/admin/dead-letters?limit=500", Production.ADMIN_TOKEN).body())
+                .path("items").forEach(deadLetter -> {
+                    String aggregate = deadLetter.path("aggregate").asText();
+                    deadLettered.add("OUTBOX".equals(deadLetter.path("source").asText())
+                            ? outboxIdsByAggregate.getOrDefault(aggregate, aggregate)
+                            : inboundEventId(aggregate.substring(aggregate.indexOf(':') + 1),
+                                    deadLetter.path("eventType").asText()));
+                });
+        return FaultFigures.count("kill -9 of a Relaybox worker process mid-flight (%d outbound, %d inbound)"
+                .formatted(EVENTS, orders.size() * 2), RolesIT.class, in, seen, deadLettered);
+    }
+
+    private static String inboundEventId(String order, String type) {
+        return type + "-" + order;
     }
 
     private static String sendOutbound(int n) throws Exception {
@@ -163,7 +204,7 @@ class RolesIT {
     }
 
     private static void sendInbound(String order, String type) {
-        String eventId = type + "-" + order;
+        String eventId = inboundEventId(order, type);
         String body = "{\"type\":\"" + type + "\",\"data\":{\"orderId\":\"" + order + "\"}}";
         String timestamp = Long.toString(Instant.now().getEpochSecond());
         HttpResponse<String> receipt = production.post(api + "/webhooks/shop", null, Map.of(
