@@ -5,6 +5,7 @@ import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import dev.relaybox.workflows.outbound.DeliveryActivities;
+import dev.relaybox.workflows.outbound.DeliveryPhase;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.DeliveryTarget;
@@ -132,7 +133,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             DeliveryStore dao = h.attach(DeliveryStore.class);
             dao.noteAttempt(ctx.deliveryId(), attempt, status, error);
             if (result.outcome() == Outcome.DELIVERED && dao.markDelivered(ctx.deliveryId())) {
-                metrics.counter("relaybox.deliveries.finished", "endpoint", ctx.endpointName(), "result", "delivered")
+                metrics.counter("relaybox.deliveries.finished", "endpoint", ctx.endpointName(), "result", DeliveryPhase.DELIVERED.label())
                         .increment();
             } else if (result.outcome() == Outcome.GONE) {
                 h.attach(EndpointStore.class).setEnabled(ctx.endpointId(), false,
@@ -172,7 +173,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         });
         created.ifPresent(recorded -> {
             metrics.counter("relaybox.deliveries.finished", "endpoint", recorded.endpointName(), "result",
-                    "dead_lettered").increment();
+                    DeliveryPhase.DEAD_LETTERED.label()).increment();
             deadLetters.announce(recorded.deadLetter());
         });
     }

@@ -52,7 +52,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
         return jdbi.inTransaction(h -> {
             EndpointStore dao = h.attach(EndpointStore.class);
             DeliveryContext ctx = context(dao, deliveryId);
-            if (!ctx.status().equals("PENDING") && !ctx.status().equals("RETRYING") || !ctx.enabled()) {
+            if (!ctx.status().attemptable() || !ctx.enabled()) {
                 // Finished or disabled: the attempt itself knows what to do with it.
                 return go(ctx, 0, "");
             }

@@ -3,6 +3,7 @@ package dev.relaybox.activities.store;
 import dev.relaybox.activities.outbound.Endpoint;
 import dev.relaybox.activities.outbound.EndpointControls;
 import dev.relaybox.workflows.AggregateKey;
+import dev.relaybox.workflows.outbound.DeliveryStatus;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -74,7 +75,7 @@ public interface EndpointStore extends SqlObject {
 
 
     /** What admitting or settling one delivery needs, read in one query. */
-    record DeliveryContext(UUID deliveryId, UUID outboxId, String status, UUID endpointId, String endpointName,
+    record DeliveryContext(UUID deliveryId, UUID outboxId, DeliveryStatus status, UUID endpointId, String endpointName,
             boolean enabled, Double rateLimit, Integer rateBurst, Integer maxInFlight, boolean ordered,
             String aggregateType, String aggregateId, long seq) {
         public EndpointControls controls() {
@@ -158,20 +159,28 @@ public interface EndpointStore extends SqlObject {
                AND o2.processed_at IS NULL
                AND (EXISTS (SELECT 1 FROM deliveries d2
                              WHERE d2.outbox_id = o2.id AND d2.endpoint_id = :endpointId
-                               AND d2.status IN ('PENDING', 'RETRYING'))
+                               AND d2.status = ANY(:attemptable))
                     OR NOT EXISTS (SELECT 1 FROM deliveries d3 WHERE d3.outbox_id = o2.id))
              ORDER BY o2.seq LIMIT 1""")
     Optional<UUID> earlierUnfinished(@Bind("endpointId") UUID endpointId, @Bind("aggregateType") String aggregateType,
-            @Bind("aggregateId") String aggregateId, @Bind("seq") long seq);
+            @Bind("aggregateId") String aggregateId, @Bind("seq") long seq, @Bind("attemptable") String[] attemptable);
+
+    default Optional<UUID> earlierUnfinished(UUID endpointId, String aggregateType, String aggregateId, long seq) {
+        return earlierUnfinished(endpointId, aggregateType, aggregateId, seq, DeliveryStatus.attemptableNames());
+    }
 
     /** The outbox row of the next unfinished delivery of the same aggregate to this endpoint. */
     @SqlQuery("""
             SELECT o2.id FROM outbox_events o2 JOIN deliveries d2 ON d2.outbox_id = o2.id
              WHERE o2.aggregate_type = :aggregateType AND o2.aggregate_id = :aggregateId AND o2.seq > :seq
-               AND d2.endpoint_id = :endpointId AND d2.status IN ('PENDING', 'RETRYING')
+               AND d2.endpoint_id = :endpointId AND d2.status = ANY(:attemptable)
              ORDER BY o2.seq LIMIT 1""")
     Optional<UUID> nextInOrder(@Bind("endpointId") UUID endpointId, @Bind("aggregateType") String aggregateType,
-            @Bind("aggregateId") String aggregateId, @Bind("seq") long seq);
+            @Bind("aggregateId") String aggregateId, @Bind("seq") long seq, @Bind("attemptable") String[] attemptable);
+
+    default Optional<UUID> nextInOrder(UUID endpointId, String aggregateType, String aggregateId, long seq) {
+        return nextInOrder(endpointId, aggregateType, aggregateId, seq, DeliveryStatus.attemptableNames());
+    }
 
     @SqlUpdate("DELETE FROM endpoint_leases WHERE endpoint_id = :endpointId AND expires_at < :now")
     void dropExpiredLeases(@Bind("endpointId") UUID endpointId, @Bind("now") Instant now);
@@ -197,10 +206,14 @@ public interface EndpointStore extends SqlObject {
     /** Outbox rows of the deliveries waiting on this endpoint for {@code waitingFor}, longest waiting first. */
     @SqlQuery("""
             SELECT outbox_id FROM deliveries
-             WHERE endpoint_id = :endpointId AND waiting_for = :waitingFor AND status IN ('PENDING', 'RETRYING')
+             WHERE endpoint_id = :endpointId AND waiting_for = :waitingFor AND status = ANY(:attemptable)
              ORDER BY waiting_since, id LIMIT :limit""")
     List<UUID> waiting(@Bind("endpointId") UUID endpointId, @Bind("waitingFor") String waitingFor,
-            @Bind("limit") int limit);
+            @Bind("limit") int limit, @Bind("attemptable") String[] attemptable);
+
+    default List<UUID> waiting(UUID endpointId, String waitingFor, int limit) {
+        return waiting(endpointId, waitingFor, limit, DeliveryStatus.attemptableNames());
+    }
 
     @SqlQuery("SELECT rate_limit, rate_burst AS burst, max_in_flight, ordered, payload_format FROM endpoints WHERE id = :id")
     @RegisterConstructorMapper(EndpointControls.class)
@@ -229,7 +242,7 @@ public interface EndpointStore extends SqlObject {
                    h.p50 AS p50_latency_ms, h.p99 AS p99_latency_ms,
                    (SELECT count(*) FROM endpoint_leases l WHERE l.endpoint_id = e.id) AS in_flight,
                    (SELECT count(*) FROM deliveries w WHERE w.endpoint_id = e.id AND w.waiting_for IS NOT NULL
-                       AND w.status IN ('PENDING', 'RETRYING')) AS waiting
+                       AND w.status = ANY(:attemptable)) AS waiting
               FROM endpoints e
               LEFT JOIN endpoint_state s ON s.endpoint_id = e.id
               LEFT JOIN LATERAL (
@@ -245,6 +258,7 @@ public interface EndpointStore extends SqlObject {
     default List<Health> health(Instant since) {
         return getHandle().createQuery(HEALTH + " ORDER BY e.name")
                 .bind("since", since).bind("closed", Circuit.CLOSED)
+                .bindArray("attemptable", String.class, (Object[]) DeliveryStatus.attemptableNames())
                 .map(ConstructorMapper.of(Health.class))
                 .list();
     }
@@ -253,6 +267,7 @@ public interface EndpointStore extends SqlObject {
     default Optional<Health> health(UUID endpointId, Instant since) {
         return getHandle().createQuery(HEALTH + " WHERE e.id = :endpointId")
                 .bind("endpointId", endpointId).bind("since", since).bind("closed", Circuit.CLOSED)
+                .bindArray("attemptable", String.class, (Object[]) DeliveryStatus.attemptableNames())
                 .map(ConstructorMapper.of(Health.class))
                 .findOne();
     }

@@ -1,6 +1,8 @@
 package dev.relaybox.service.dispatch;
 
 import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.inbound.InboxState;
+import dev.relaybox.workflows.outbound.DeliveryPhase;
 import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
@@ -22,7 +24,9 @@ public final class WorkflowStarter {
     private static SearchAttributes searchAttributes(DispatchSource.Row row, String direction) {
         SearchAttributes.Builder attributes = SearchAttributes.newBuilder()
                 .set(RelaySearchAttributes.DIRECTION, direction)
-                .set(RelaySearchAttributes.STATUS, "pending");
+                .set(RelaySearchAttributes.STATUS, direction.equals("inbound")
+                        ? InboxState.RECEIVED.searchValue()
+                        : DeliveryPhase.PENDING.label());
         if (row.eventType() != null) {
             attributes.set(RelaySearchAttributes.EVENT_TYPE, VisibilityLimits.keyword(row.eventType()));
         }
