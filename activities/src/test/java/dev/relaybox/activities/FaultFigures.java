@@ -18,8 +18,15 @@ import org.jdbi.v3.core.Jdbi;
  * receiver (or the entities table) saw it, duplicated when it saw it more than once, lost when it was neither seen
  * nor dead-lettered. Each drill prints its row as a line starting {@value #PREFIX}, then asserts the targets.
  */
-public record FaultFigures(String drill, String test, int in, int delivered, int lost, int duplicated,
-        int deadLettered, int wronglyDeadLettered) {
+public record FaultFigures(
+        String drill,
+        String test,
+        int in,
+        int delivered,
+        int lost,
+        int duplicated,
+        int deadLettered,
+        int wronglyDeadLettered) {
     /** What {@code grep} finds in a build's output: the rest of the line is a Markdown table row. */
     public static final String PREFIX = "FAULT-FIGURES ";
 
@@ -29,8 +36,13 @@ public record FaultFigures(String drill, String test, int in, int delivered, int
      * @param deadLettered the ids that ended as dead letters
      * @param rightlyDeadLettered those that the drill meant to be dead-lettered (a receiver that never recovers)
      */
-    public static FaultFigures count(String drill, Class<?> test, Collection<String> in, Collection<String> seen,
-            Collection<String> deadLettered, Collection<String> rightlyDeadLettered) {
+    public static FaultFigures count(
+            String drill,
+            Class<?> test,
+            Collection<String> in,
+            Collection<String> seen,
+            Collection<String> deadLettered,
+            Collection<String> rightlyDeadLettered) {
         Set<String> events = new HashSet<>(in);
         Map<String, Integer> times = new HashMap<>();
         seen.stream().filter(events::contains).forEach(id -> times.merge(id, 1, Integer::sum));
@@ -41,12 +53,23 @@ public record FaultFigures(String drill, String test, int in, int delivered, int
         lost.removeAll(dead);
         Set<String> wrongly = new HashSet<>(dead);
         wrongly.removeAll(rightlyDeadLettered);
-        return new FaultFigures(drill, test.getSimpleName(), events.size(), times.size(), lost.size(),
-                (int) times.values().stream().filter(n -> n > 1).count(), dead.size(), wrongly.size());
+        return new FaultFigures(
+                drill,
+                test.getSimpleName(),
+                events.size(),
+                times.size(),
+                lost.size(),
+                (int) times.values().stream().filter(n -> n > 1).count(),
+                dead.size(),
+                wrongly.size());
     }
 
     /** As {@link #count}, for a drill where nothing is meant to be dead-lettered. */
-    public static FaultFigures count(String drill, Class<?> test, Collection<String> in, Collection<String> seen,
+    public static FaultFigures count(
+            String drill,
+            Class<?> test,
+            Collection<String> in,
+            Collection<String> seen,
             Collection<String> deadLettered) {
         return count(drill, test, in, seen, deadLettered, List.of());
     }
@@ -66,8 +89,7 @@ public record FaultFigures(String drill, String test, int in, int delivered, int
                           FROM dead_letters d
                           LEFT JOIN deliveries v ON d.source = 'OUTBOX' AND v.id = d.reference
                           LEFT JOIN endpoints e ON e.id = v.endpoint_id
-                          LEFT JOIN webhook_inbox i ON d.source = 'INBOX' AND i.id = d.reference""")
-                .mapTo(String.class).list());
+                          LEFT JOIN webhook_inbox i ON d.source = 'INBOX' AND i.id = d.reference""").mapTo(String.class).list());
     }
 
     /**
@@ -82,13 +104,11 @@ public record FaultFigures(String drill, String test, int in, int delivered, int
                           FROM entities e
                           JOIN webhook_inbox i ON i.aggregate_type = e.aggregate_type AND i.aggregate_id = e.aggregate_id
                          WHERE i.status = 'PROCESSED' AND i.outcome = 'APPLIED'
-                         ORDER BY i.processed_at""")
-                .mapToMap()
-                .forEach(row -> {
-                    String aggregate = (String) row.get("aggregate");
-                    applied.computeIfAbsent(aggregate, a -> new ArrayList<>()).add((String) row.get("partner_event_id"));
-                    versions.put(aggregate, ((Number) row.get("version")).intValue());
-                }));
+                         ORDER BY i.processed_at""").mapToMap().forEach(row -> {
+            String aggregate = (String) row.get("aggregate");
+            applied.computeIfAbsent(aggregate, a -> new ArrayList<>()).add((String) row.get("partner_event_id"));
+            versions.put(aggregate, ((Number) row.get("version")).intValue());
+        }));
         List<String> seen = new ArrayList<>();
         applied.forEach((aggregate, events) -> {
             seen.addAll(events);
@@ -114,8 +134,12 @@ public record FaultFigures(String drill, String test, int in, int delivered, int
     /** The targets: nothing lost, nothing delivered or applied twice, nothing dead-lettered that should not be. */
     public FaultFigures assertTargets() {
         assertThat(lost).as("%s: events lost", drill).isZero();
-        assertThat(duplicated).as("%s: events delivered or applied more than once", drill).isZero();
-        assertThat(wronglyDeadLettered).as("%s: events dead-lettered wrongly", drill).isZero();
+        assertThat(duplicated)
+                .as("%s: events delivered or applied more than once", drill)
+                .isZero();
+        assertThat(wronglyDeadLettered)
+                .as("%s: events dead-lettered wrongly", drill)
+                .isZero();
         return this;
     }
 
@@ -126,7 +150,9 @@ public record FaultFigures(String drill, String test, int in, int delivered, int
      */
     public FaultFigures assertTargetsAtLeastOnce() {
         assertThat(lost).as("%s: events lost", drill).isZero();
-        assertThat(wronglyDeadLettered).as("%s: events dead-lettered wrongly", drill).isZero();
+        assertThat(wronglyDeadLettered)
+                .as("%s: events dead-lettered wrongly", drill)
+                .isZero();
         return this;
     }
 }

@@ -11,7 +11,8 @@ public final class TestMetrics {
     private TestMetrics() {}
 
     public static Scope scope(MeterRegistry registry) {
-        return new RootScopeBuilder().reporter(new MicrometerClientStatsReporter(registry))
+        return new RootScopeBuilder()
+                .reporter(new MicrometerClientStatsReporter(registry))
                 .reportEvery(Duration.ofMillis(10));
     }
 }

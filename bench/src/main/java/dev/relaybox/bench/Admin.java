@@ -7,7 +7,8 @@ import java.time.Duration;
 
 /** Relaybox's admin API, as an operator would call it. */
 final class Admin {
-    static final String TOKEN = Shop.env("RELAYBOX_ADMIN_TOKENS", "dev-admin-token").split(",")[0].trim();
+    static final String TOKEN =
+            Shop.env("RELAYBOX_ADMIN_TOKENS", "dev-admin-token").split(",")[0].trim();
 
     private final Relaybox relaybox;
     private final HttpClient client = Shop.client();
@@ -19,26 +20,35 @@ final class Admin {
     /** Registers an endpoint for {@code eventTypes}; returns its id. */
     String registerEndpoint(String name, String url, String eventTypesJson) throws Exception {
         String body = "{\"name\":\"" + name + "\",\"url\":\"" + url + "\",\"eventTypes\":" + eventTypesJson + "}";
-        HttpResponse<String> answer = client.send(request("/admin/endpoints")
-                .header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> answer = client.send(
+                request("/admin/endpoints")
+                        .header("content-type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (answer.statusCode() != 201) {
-            throw new IllegalStateException("POST /admin/endpoints answered " + answer.statusCode() + ": " + answer.body());
+            throw new IllegalStateException(
+                    "POST /admin/endpoints answered " + answer.statusCode() + ": " + answer.body());
         }
         return answer.body().replaceAll("(?s).*\"id\"\\s*:\\s*\"([^\"]+)\".*", "$1");
     }
 
     /** Disables an endpoint, so later runs against a shared database do not deliver to a receiver that is gone. */
     void disableEndpoint(String id) throws Exception {
-        client.send(request("/admin/endpoints/" + id)
-                .header("content-type", "application/json")
-                .method("PATCH", HttpRequest.BodyPublishers.ofString(
-                        "{\"enabled\":false,\"disabledReason\":\"benchmark finished\"}")).build(),
+        client.send(
+                request("/admin/endpoints/" + id)
+                        .header("content-type", "application/json")
+                        .method(
+                                "PATCH",
+                                HttpRequest.BodyPublishers.ofString(
+                                        "{\"enabled\":false,\"disabledReason\":\"benchmark finished\"}"))
+                        .build(),
                 HttpResponse.BodyHandlers.discarding());
     }
 
     private HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(relaybox.api(path)).timeout(Duration.ofSeconds(30))
+        return HttpRequest.newBuilder(relaybox.api(path))
+                .timeout(Duration.ofSeconds(30))
                 .header("authorization", "Bearer " + TOKEN);
     }
 }

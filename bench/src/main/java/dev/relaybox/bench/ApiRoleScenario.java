@@ -34,8 +34,11 @@ final class ApiRoleScenario {
         try (Relaybox api = Relaybox.start(o.config, List.of(ConfigOverride.config("roles", "api")))) {
             Context apiCtx = new Context(o, api, ctx.receiver, ctx.report, ctx.runId);
             String prefix = ctx.runId + "-api-";
-            Load.closed(o.warmup, c, () -> apiCtx.shop.poster(i -> new String[] {prefix + "warm-" + i,
-                    Shop.event("order.created", prefix + "warm-" + i)}));
+            Load.closed(
+                    o.warmup,
+                    c,
+                    () -> apiCtx.shop.poster(i ->
+                            new String[] {prefix + "warm-" + i, Shop.event("order.created", prefix + "warm-" + i)}));
             Cpu.Snapshot before = Cpu.now();
             peak = InboxScenarios.peak(apiCtx, prefix + "peak-");
             peakCpu = Cpu.between(before, Cpu.now());
@@ -57,8 +60,15 @@ final class ApiRoleScenario {
         r.metric(TITLE, "latency p50 ms", peak.p50Ms(), raw.latencies().percentileMs(50), baseline);
         r.metric(TITLE, "latency p99 ms", peak.p99Ms(), raw.latencies().percentileMs(99), baseline);
         r.fact(TITLE, "non-200 answers", Long.toString(peak.failures()), "0");
-        r.note(TITLE, String.format(Locale.ROOT, "A second Relaybox with roles: api (its own embedded PostgreSQL, durable "
-                + "as shipped). Peak: %s. Baseline: %d raw inserts after %d warm-up ones.", peak.how(), o.n, o.warmup));
+        r.note(
+                TITLE,
+                String.format(
+                        Locale.ROOT,
+                        "A second Relaybox with roles: api (its own embedded PostgreSQL, durable "
+                                + "as shipped). Peak: %s. Baseline: %d raw inserts after %d warm-up ones.",
+                        peak.how(),
+                        o.n,
+                        o.warmup));
         r.note(TITLE, "Relaybox: " + peakCpu + ". Raw JDBC: " + rawCpu + ".");
     }
 }

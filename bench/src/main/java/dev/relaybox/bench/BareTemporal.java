@@ -35,8 +35,11 @@ final class BareTemporal implements AutoCloseable {
     }
 
     public static final class BareWorkflowImpl implements BareWorkflow {
-        private final BareActivity activity = Workflow.newActivityStub(BareActivity.class,
-                ActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofSeconds(60)).build());
+        private final BareActivity activity = Workflow.newActivityStub(
+                BareActivity.class,
+                ActivityOptions.newBuilder()
+                        .setStartToCloseTimeout(Duration.ofSeconds(60))
+                        .build());
 
         @Override
         public void run(String id) {
@@ -58,13 +61,20 @@ final class BareTemporal implements AutoCloseable {
     private final WorkerFactory factory;
 
     BareTemporal(Relaybox relaybox) {
-        client = WorkflowClient.newInstance(relaybox.temporalStubs(),
-                WorkflowClientOptions.newBuilder().setNamespace(relaybox.namespace()).build());
+        client = WorkflowClient.newInstance(
+                relaybox.temporalStubs(),
+                WorkflowClientOptions.newBuilder()
+                        .setNamespace(relaybox.namespace())
+                        .build());
         factory = WorkerFactory.newInstance(client);
-        Worker worker = factory.newWorker(TASK_QUEUE, WorkerOptions.newBuilder()
-                .setMaxConcurrentActivityExecutionSize(relaybox.config().getTemporal().getMaxConcurrentActivities())
-                .setMaxConcurrentWorkflowTaskExecutionSize(relaybox.config().getTemporal().getMaxConcurrentWorkflowTasks())
-                .build());
+        Worker worker = factory.newWorker(
+                TASK_QUEUE,
+                WorkerOptions.newBuilder()
+                        .setMaxConcurrentActivityExecutionSize(
+                                relaybox.config().getTemporal().getMaxConcurrentActivities())
+                        .setMaxConcurrentWorkflowTaskExecutionSize(
+                                relaybox.config().getTemporal().getMaxConcurrentWorkflowTasks())
+                        .build());
         worker.registerWorkflowImplementationTypes(BareWorkflowImpl.class);
         worker.registerActivitiesImplementations(new BareActivityImpl());
         factory.start();
@@ -72,8 +82,12 @@ final class BareTemporal implements AutoCloseable {
 
     /** Starts one workflow; returns once the server accepted the start. */
     void start(String id) {
-        BareWorkflow stub = client.newWorkflowStub(BareWorkflow.class,
-                WorkflowOptions.newBuilder().setTaskQueue(TASK_QUEUE).setWorkflowId(id).build());
+        BareWorkflow stub = client.newWorkflowStub(
+                BareWorkflow.class,
+                WorkflowOptions.newBuilder()
+                        .setTaskQueue(TASK_QUEUE)
+                        .setWorkflowId(id)
+                        .build());
         WorkflowClient.start(stub::run, id);
     }
 

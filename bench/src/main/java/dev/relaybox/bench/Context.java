@@ -3,6 +3,7 @@ package dev.relaybox.bench;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.IntSupplier;
 import org.jdbi.v3.core.Jdbi;
 
@@ -17,11 +18,13 @@ final class Context {
     final String runId;
     /** The database's clock when the run began: only rows from this run count as unfinished work. */
     final Instant runStart;
+
     private BareTemporal bare;
     /** A look inside the embedded Temporal server, when there is one. */
-    final java.util.Optional<TestServerProbe> probe;
+    final Optional<TestServerProbe> probe;
     /** Measured by one scenario, compared against by another. */
     double bareWorkflowsPerSecond = Double.NaN;
+
     int workflowsRun;
 
     Context(Options options, Relaybox relaybox, Receiver receiver, Report report, String runId) {
@@ -32,7 +35,8 @@ final class Context {
         this.shop = new Shop(relaybox);
         this.runId = runId;
         this.probe = TestServerProbe.find(relaybox);
-        this.runStart = jdbi().withHandle(h -> h.createQuery("SELECT now()").mapTo(Instant.class).one());
+        this.runStart = jdbi().withHandle(
+                        h -> h.createQuery("SELECT now()").mapTo(Instant.class).one());
     }
 
     Jdbi jdbi() {
@@ -55,8 +59,9 @@ final class Context {
 
     /** "12,345 executions, lock-event list 678,901 entries", or empty without an embedded server. */
     String serverState() {
-        return probe.map(p -> String.format(java.util.Locale.ROOT, "%,d executions, lock-event list %,d entries",
-                p.executions(), p.lockEvents())).orElse("");
+        return probe.map(p -> String.format(
+                        Locale.ROOT, "%,d executions, lock-event list %,d entries", p.executions(), p.lockEvents()))
+                .orElse("");
     }
 
     /** Waits until {@code remaining} reaches 0, printing progress; returns false on timeout. */
@@ -85,10 +90,12 @@ final class Context {
 
     /** Lets the previous scenario's background work finish so it does not slow the next one down. */
     void settle() {
-        await("inbox rows of this run to be processed", () -> count(
-                "SELECT count(*) FROM webhook_inbox WHERE status = 'RECEIVED' AND received_at >= :since"));
-        await("outbox rows of this run to be finished", () -> count(
-                "SELECT count(*) FROM outbox_events WHERE processed_at IS NULL AND created_at >= :since"));
+        await(
+                "inbox rows of this run to be processed",
+                () -> count("SELECT count(*) FROM webhook_inbox WHERE status = 'RECEIVED' AND received_at >= :since"));
+        await(
+                "outbox rows of this run to be finished",
+                () -> count("SELECT count(*) FROM outbox_events WHERE processed_at IS NULL AND created_at >= :since"));
     }
 
     int count(String sql) {

@@ -1,5 +1,6 @@
 package dev.relaybox.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -29,13 +30,18 @@ final class Cpu {
         double pg = (to.postgresSeconds() - from.postgresSeconds()) / wall;
         double busy = (to.machineBusySeconds() - from.machineBusySeconds()) / wall;
         double other = Math.max(0, busy - jvm - pg);
-        return String.format(Locale.ROOT, "CPU in use (cores): JVM %.2f, PostgreSQL %.2f, other processes %.2f, of %d",
-                jvm, pg, other, Runtime.getRuntime().availableProcessors());
+        return String.format(
+                Locale.ROOT,
+                "CPU in use (cores): JVM %.2f, PostgreSQL %.2f, other processes %.2f, of %d",
+                jvm,
+                pg,
+                other,
+                Runtime.getRuntime().availableProcessors());
     }
 
     private static double jvmSeconds() {
         var os = ManagementFactory.getOperatingSystemMXBean();
-        if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+        if (os instanceof OperatingSystemMXBean sun) {
             return sun.getProcessCpuTime() / 1e9;
         }
         return 0;
@@ -43,13 +49,19 @@ final class Cpu {
 
     /** The embedded PostgreSQL's processes, including backends that already exited (the postmaster's cutime). */
     private static double postgresSeconds() {
-        return Machine.postgresPids().stream().mapToDouble(pid -> {
-            String[] f = Machine.stat(pid);
-            // state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
-            return f == null ? 0
-                    : (Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]))
-                            / TICKS_PER_SECOND;
-        }).sum();
+        return Machine.postgresPids().stream()
+                .mapToDouble(pid -> {
+                    String[] f = Machine.stat(pid);
+                    // state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
+                    return f == null
+                            ? 0
+                            : (Long.parseLong(f[11])
+                                            + Long.parseLong(f[12])
+                                            + Long.parseLong(f[13])
+                                            + Long.parseLong(f[14]))
+                                    / TICKS_PER_SECOND;
+                })
+                .sum();
     }
 
     private static double machineBusySeconds() {

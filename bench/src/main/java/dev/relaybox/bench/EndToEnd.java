@@ -29,7 +29,8 @@ final class EndToEnd {
         } else {
             Load.closed(count, ctx.options.concurrency, () -> worker);
         }
-        ctx.await(what, () -> (int) sent.keySet().stream().filter(k -> !arrivals.containsKey(k)).count());
+        ctx.await(what, () -> (int)
+                sent.keySet().stream().filter(k -> !arrivals.containsKey(k)).count());
         Latencies latencies = new Latencies(count);
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;

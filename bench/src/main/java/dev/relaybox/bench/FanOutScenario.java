@@ -45,25 +45,45 @@ final class FanOutScenario {
             String cpu = Cpu.between(before, Cpu.now());
             ctx.settle();
             BareTemporal bare = ctx.bare();
-            Run bareRun = EndToEnd.run(ctx, "bare workflows", o.n, 0, i -> {
-                String id = prefix + "-bare-" + i;
-                bare.start(id);
-                return id;
-            }, BareTemporal.TOUCHED);
+            Run bareRun = EndToEnd.run(
+                    ctx,
+                    "bare workflows",
+                    o.n,
+                    0,
+                    i -> {
+                        String id = prefix + "-bare-" + i;
+                        bare.start(id);
+                        return id;
+                    },
+                    BareTemporal.TOUCHED);
             ctx.workflowsRun += events + o.n;
 
             Report r = ctx.report;
             double deliveries = fanOut.perSecond() * ENDPOINTS;
-            r.metric(TITLE, "deliveries/s (" + ENDPOINTS + " per event)", deliveries, bareRun.perSecond(),
+            r.metric(
+                    TITLE,
+                    "deliveries/s (" + ENDPOINTS + " per event)",
+                    deliveries,
+                    bareRun.perSecond(),
                     "bare Temporal: no-op workflow + 1 no-op activity");
             r.metric(TITLE, "events/s (all " + ENDPOINTS + " endpoints reached)", fanOut.perSecond(), Double.NaN, "");
             r.metric(TITLE, "enqueue→last receipt p50 ms", fanOut.latencies().percentileMs(50), Double.NaN, "");
             r.metric(TITLE, "enqueue→last receipt p99 ms", fanOut.latencies().percentileMs(99), Double.NaN, "");
             int duplicates = tallies.stream().mapToInt(t -> t.duplicates.get()).sum();
             r.fact(TITLE, "lost events / duplicate deliveries", fanOut.failures() + " / " + duplicates, "0 / 0");
-            r.note(TITLE, String.format(Locale.ROOT, "%d outbox rows enqueued by %d producer threads with Outbox.enqueue, "
-                    + "each subscribed by %d endpoints (%d deliveries); the bare baseline runs %d workflows, one "
-                    + "activity each. %s.", events, o.concurrency, ENDPOINTS, events * ENDPOINTS, o.n, cpu));
+            r.note(
+                    TITLE,
+                    String.format(
+                            Locale.ROOT,
+                            "%d outbox rows enqueued by %d producer threads with Outbox.enqueue, "
+                                    + "each subscribed by %d endpoints (%d deliveries); the bare baseline runs %d workflows, one "
+                                    + "activity each. %s.",
+                            events,
+                            o.concurrency,
+                            ENDPOINTS,
+                            events * ENDPOINTS,
+                            o.n,
+                            cpu));
         } finally {
             for (String id : endpointIds) {
                 admin.disableEndpoint(id);
@@ -72,9 +92,21 @@ final class FanOutScenario {
     }
 
     private Run relaybox(int count, String prefix, Map<String, Long> arrivals) throws Exception {
-        return EndToEnd.run(ctx, "fan-out events", count, 0, i -> ctx.jdbi().inTransaction(h -> Outbox.enqueue(h,
-                new OutboxEvent("fanout.delivered", "bench", prefix + "-" + i,
-                        "{\"orderId\":\"" + prefix + "-" + i + "\",\"note\":\"relaybox benchmark fan-out\"}"))).toString(),
+        return EndToEnd.run(
+                ctx,
+                "fan-out events",
+                count,
+                0,
+                i -> ctx.jdbi()
+                        .inTransaction(h -> Outbox.enqueue(
+                                h,
+                                new OutboxEvent(
+                                        "fanout.delivered",
+                                        "bench",
+                                        prefix + "-" + i,
+                                        "{\"orderId\":\"" + prefix + "-" + i
+                                                + "\",\"note\":\"relaybox benchmark fan-out\"}")))
+                        .toString(),
                 arrivals);
     }
 

@@ -33,18 +33,28 @@ final class InboundScenario {
                         : new String[][] {{order + "-created", "order.created"}, {order + "-paid", "order.paid"}};
                 boolean ok = true;
                 for (String[] e : events) {
-                    ok &= client.send(ctx.shop.request(e[0], Shop.event(e[1], order)),
-                            HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+                    ok &= client.send(
+                                            ctx.shop.request(e[0], Shop.event(e[1], order)),
+                                            HttpResponse.BodyHandlers.discarding())
+                                    .statusCode()
+                            == 200;
                 }
                 return ok;
             };
         });
         String like = prefix + "%";
-        boolean finished = ctx.await("inbound events to be processed", () -> ctx.jdbi().withHandle(h -> h.createQuery(
-                        "SELECT count(*) FROM webhook_inbox WHERE partner_event_id LIKE :like AND status IN ('RECEIVED', 'DEFERRED')")
-                .bind("like", like).mapTo(int.class).one()));
+        boolean finished = ctx.await(
+                "inbound events to be processed",
+                () -> ctx.jdbi()
+                        .withHandle(h -> h.createQuery(
+                                        "SELECT count(*) FROM webhook_inbox WHERE partner_event_id LIKE :like AND status IN ('RECEIVED', 'DEFERRED')")
+                                .bind("like", like)
+                                .mapTo(int.class)
+                                .one()));
         String cpu = Cpu.between(before, Cpu.now());
-        Map<String, Object> stats = ctx.jdbi().withHandle(h -> h.createQuery("""
+        Map<String, Object> stats = ctx.jdbi()
+                .withHandle(
+                        h -> h.createQuery("""
                         SELECT count(*) AS events,
                                count(*) FILTER (WHERE status = 'PROCESSED') AS processed,
                                extract(epoch FROM max(processed_at) - min(received_at)) AS seconds,
@@ -57,11 +67,13 @@ final class InboundScenario {
                                count(*) FILTER (WHERE partner_event_id LIKE '%-paid-early') AS early,
                                count(*) FILTER (WHERE partner_event_id LIKE '%-paid-early' AND defer_reason IS NOT NULL) AS early_deferred,
                                count(*) FILTER (WHERE partner_event_id LIKE '%-paid' AND defer_reason IS NOT NULL) AS late_deferred
-                          FROM webhook_inbox WHERE partner_event_id LIKE :like""")
-                .bind("like", like).mapToMap().one());
-        int paidEntities = ctx.jdbi().withHandle(h -> h.createQuery(
-                        "SELECT count(*) FROM entities WHERE aggregate_type = 'order' AND aggregate_id LIKE :like AND state = 'paid'")
-                .bind("like", like).mapTo(int.class).one());
+                          FROM webhook_inbox WHERE partner_event_id LIKE :like""").bind("like", like).mapToMap().one());
+        int paidEntities = ctx.jdbi()
+                .withHandle(h -> h.createQuery(
+                                "SELECT count(*) FROM entities WHERE aggregate_type = 'order' AND aggregate_id LIKE :like AND state = 'paid'")
+                        .bind("like", like)
+                        .mapTo(int.class)
+                        .one());
         ctx.settle();
         ctx.workflowsRun += 2 * orders + orders;
 
@@ -72,11 +84,18 @@ final class InboundScenario {
         if (Double.isNaN(ctx.bareWorkflowsPerSecond)) {
             // The outbound scenario did not run: measure the ceiling here, in the same run, after the events.
             BareTemporal bare = ctx.bare();
-            ctx.bareWorkflowsPerSecond = EndToEnd.run(ctx, "bare workflows", o.n, 0, i -> {
-                String id = prefix + "bare-" + i;
-                bare.start(id);
-                return id;
-            }, BareTemporal.TOUCHED).perSecond();
+            ctx.bareWorkflowsPerSecond = EndToEnd.run(
+                            ctx,
+                            "bare workflows",
+                            o.n,
+                            0,
+                            i -> {
+                                String id = prefix + "bare-" + i;
+                                bare.start(id);
+                                return id;
+                            },
+                            BareTemporal.TOUCHED)
+                    .perSecond();
             ctx.workflowsRun += o.n;
             bareFrom = "bare Temporal workflows/s (" + o.n + ", measured after the events)";
         }
@@ -84,22 +103,58 @@ final class InboundScenario {
         long deferred = num(stats, "deferred");
         Report r = ctx.report;
         r.metric(scenario, "processed/s", processedPerSecond, ctx.bareWorkflowsPerSecond, bareFrom);
-        r.metric(scenario, "received→processed p50 ms", ((Number) stats.get("p50")).doubleValue() * 1000, Double.NaN, "");
-        r.metric(scenario, "received→processed p99 ms", ((Number) stats.get("p99")).doubleValue() * 1000, Double.NaN, "");
-        r.fact(scenario, "paid events deferred, then released", String.format(Locale.ROOT, "%d of %d (%.0f%%), %d released",
-                deferred, paid, 100.0 * deferred / Math.max(1, paid), num(stats, "released")), "all deferred released");
-        r.fact(scenario, "deferred: sent paid-first / in order", num(stats, "early_deferred") + " of " + num(stats, "early")
-                + " / " + num(stats, "late_deferred") + " of " + (paid - num(stats, "early")), "–");
-        r.fact(scenario, "orders ending paid / events processed", paidEntities + " / " + num(stats, "processed"),
+        r.metric(
+                scenario,
+                "received→processed p50 ms",
+                ((Number) stats.get("p50")).doubleValue() * 1000,
+                Double.NaN,
+                "");
+        r.metric(
+                scenario,
+                "received→processed p99 ms",
+                ((Number) stats.get("p99")).doubleValue() * 1000,
+                Double.NaN,
+                "");
+        r.fact(
+                scenario,
+                "paid events deferred, then released",
+                String.format(
+                        Locale.ROOT,
+                        "%d of %d (%.0f%%), %d released",
+                        deferred,
+                        paid,
+                        100.0 * deferred / Math.max(1, paid),
+                        num(stats, "released")),
+                "all deferred released");
+        r.fact(
+                scenario,
+                "deferred: sent paid-first / in order",
+                num(stats, "early_deferred") + " of " + num(stats, "early") + " / " + num(stats, "late_deferred")
+                        + " of " + (paid - num(stats, "early")),
+                "–");
+        r.fact(
+                scenario,
+                "orders ending paid / events processed",
+                paidEntities + " / " + num(stats, "processed"),
                 orders + " / " + (2L * orders));
         if (!finished || sent.failures() > 0) {
-            r.fact(scenario, "non-200 answers / unfinished", sent.failures() + " / " + (events - num(stats, "processed")), "0 / 0");
+            r.fact(
+                    scenario,
+                    "non-200 answers / unfinished",
+                    sent.failures() + " / " + (events - num(stats, "processed")),
+                    "0 / 0");
         }
-        r.note(scenario, String.format(Locale.ROOT, "%d orders, created + paid each (%d events) from %d clients; every "
-                + "second order sends paid first, back to back with created. Rate = events / (last processed_at − first "
-                + "received_at), from the database. Each applied order.paid also emits an outbox event "
-                + "(order.payment_confirmed, no subscriber), whose workflow runs in the same window.", orders, 2 * orders,
-                o.concurrency));
+        r.note(
+                scenario,
+                String.format(
+                        Locale.ROOT,
+                        "%d orders, created + paid each (%d events) from %d clients; every "
+                                + "second order sends paid first, back to back with created. Rate = events / (last processed_at − first "
+                                + "received_at), from the database. Each applied order.paid also emits an outbox event "
+                                + "(order.payment_confirmed, no subscriber), whose workflow runs in the same window.",
+                        orders,
+                        2 * orders,
+                        o.concurrency));
         r.note(scenario, cpu + ".");
     }
 

@@ -1,12 +1,15 @@
 package dev.relaybox.bench;
 
+import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.db.ManagedDataSource;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 
 /**
  * Inbox accept and the duplicate storm: signed partner webhooks against {@code POST /webhooks/shop}, compared with
@@ -29,7 +32,7 @@ final class InboxScenarios {
     InboxScenarios(Context ctx) {
         this.ctx = ctx;
         // The application's own pool settings (URL, size, validation), as a separate pool for the baseline.
-        this.pool = ctx.relaybox.config().getDatabase().build(new com.codahale.metrics.MetricRegistry(), "bench-raw");
+        this.pool = ctx.relaybox.config().getDatabase().build(new MetricRegistry(), "bench-raw");
     }
 
     void accept() throws Exception {
@@ -67,19 +70,37 @@ final class InboxScenarios {
         r.metric(scenario, "latency p99 ms", peak.p99Ms(), base.latencies().percentileMs(99), baseline);
         r.metric(scenario, "latency max ms", peak.maxMs(), base.latencies().maxMs(), baseline);
         String pacedName = String.format(Locale.ROOT, "paced at %.0f/s", half);
-        r.metric(scenario, "p99 ms, " + pacedName, paced.latencies().percentileMs(99),
-                pacedBase.latencies().percentileMs(99), "raw JDBC, same pace");
-        r.metric(scenario, "p50 ms, " + pacedName, paced.latencies().percentileMs(50),
-                pacedBase.latencies().percentileMs(50), "raw JDBC, same pace");
+        r.metric(
+                scenario,
+                "p99 ms, " + pacedName,
+                paced.latencies().percentileMs(99),
+                pacedBase.latencies().percentileMs(99),
+                "raw JDBC, same pace");
+        r.metric(
+                scenario,
+                "p50 ms, " + pacedName,
+                paced.latencies().percentileMs(50),
+                pacedBase.latencies().percentileMs(50),
+                "raw JDBC, same pace");
         r.fact(scenario, "non-200 answers", Long.toString(peak.failures() + paced.failures()), "0");
-        r.note(scenario, String.format(Locale.ROOT, "Peak: %s, each a fresh event id, signed with Standard Webhooks; "
-                + "%d warm-up requests first (JDK HttpClient). The paced run sends %d from %d JDK HttpClients in the "
-                + "benchmark's JVM at half the peak rate on an open-loop schedule (latency counted from when each "
-                + "request was due).", peak.how(), o.warmup, pacedCount, c));
+        r.note(
+                scenario,
+                String.format(
+                        Locale.ROOT,
+                        "Peak: %s, each a fresh event id, signed with Standard Webhooks; "
+                                + "%d warm-up requests first (JDK HttpClient). The paced run sends %d from %d JDK HttpClients in the "
+                                + "benchmark's JVM at half the peak rate on an open-loop schedule (latency counted from when each "
+                                + "request was due).",
+                        peak.how(),
+                        o.warmup,
+                        pacedCount,
+                        c));
         r.note(scenario, "Relaybox peak: " + peakCpu + ". Raw JDBC: " + baseCpu + ".");
-        r.note(scenario, "Accepted rows are dispatched and processed (one workflow each) in the background while the "
-                + "intake runs, on the same cores; the scenario waits for them before the next run. Baseline rows are "
-                + "inserted already marked processed, so nothing runs behind them; the insert trigger still NOTIFYs.");
+        r.note(
+                scenario,
+                "Accepted rows are dispatched and processed (one workflow each) in the background while the "
+                        + "intake runs, on the same cores; the scenario waits for them before the next run. Baseline rows are "
+                        + "inserted already marked processed, so nothing runs behind them; the insert trigger still NOTIFYs.");
     }
 
     void duplicates() throws Exception {
@@ -94,8 +115,8 @@ final class InboxScenarios {
         Run storm = Load.closed(o.n, c, () -> {
             HttpClient client = Shop.client();
             return index -> {
-                HttpResponse<String> answer = client.send(ctx.shop.request(eventId, body),
-                        HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> answer =
+                        client.send(ctx.shop.request(eventId, body), HttpResponse.BodyHandlers.ofString());
                 if (answer.body().contains("\"accepted\"")) {
                     accepted.incrementAndGet();
                 } else if (answer.body().contains("\"duplicate\"")) {
@@ -105,26 +126,39 @@ final class InboxScenarios {
             };
         });
         String cpu = Cpu.between(before, Cpu.now());
-        int rows = ctx.jdbi().withHandle(h -> h.createQuery(
-                        "SELECT count(*) FROM webhook_inbox WHERE partner_name = 'shop' AND partner_event_id = :id")
-                .bind("id", eventId).mapTo(int.class).one());
+        int rows = ctx.jdbi()
+                .withHandle(h -> h.createQuery(
+                                "SELECT count(*) FROM webhook_inbox WHERE partner_name = 'shop' AND partner_event_id = :id")
+                        .bind("id", eventId)
+                        .mapTo(int.class)
+                        .one());
         String rawId = ctx.runId + "-dup-raw";
         Run base = Load.closed(o.n, c, () -> rawSame(rawId));
         ctx.settle();
-        int entityVersion = ctx.jdbi().withHandle(h -> h.createQuery(
-                        "SELECT coalesce(max(version), 0) FROM entities WHERE aggregate_type = 'order' AND aggregate_id = :id")
-                .bind("id", ctx.runId + "-dup-order").mapTo(int.class).one());
+        int entityVersion = ctx.jdbi()
+                .withHandle(h -> h.createQuery(
+                                "SELECT coalesce(max(version), 0) FROM entities WHERE aggregate_type = 'order' AND aggregate_id = :id")
+                        .bind("id", ctx.runId + "-dup-order")
+                        .mapTo(int.class)
+                        .one());
         ctx.workflowsRun += 1;
 
         Report r = ctx.report;
         String baseline = "raw JDBC INSERT … ON CONFLICT of one row";
         r.metric(scenario, "answers/s (" + c + " clients)", storm.perSecond(), base.perSecond(), baseline);
-        r.metric(scenario, "latency p99 ms", storm.latencies().percentileMs(99), base.latencies().percentileMs(99), baseline);
+        r.metric(
+                scenario,
+                "latency p99 ms",
+                storm.latencies().percentileMs(99),
+                base.latencies().percentileMs(99),
+                baseline);
         r.fact(scenario, "rows stored", Integer.toString(rows), "1");
         r.fact(scenario, "non-200 answers", Integer.toString(storm.failures()), "0");
         r.fact(scenario, "answered accepted / duplicate", accepted.get() + " / " + duplicate.get(), "1 / " + (o.n - 1));
         r.fact(scenario, "entity version after processing", Integer.toString(entityVersion), "1");
-        r.note(scenario, String.format(Locale.ROOT, "One event id posted %d times by %d clients at once. %s.", o.n, c, cpu));
+        r.note(
+                scenario,
+                String.format(Locale.ROOT, "One event id posted %d times by %d clients at once. %s.", o.n, c, cpu));
     }
 
     /** A closed-loop burst of unique webhooks: answers/s, latencies and failures, and how it was sent. */
@@ -139,14 +173,25 @@ final class InboxScenarios {
         int c = o.concurrency;
         if (Wrk.available()) {
             Wrk.Result w = Wrk.post(ctx.relaybox.api("/webhooks/shop"), prefix, c, o.pacedDuration, WRK_CAPACITY);
-            return new Peak(w.requests(), w.perSecond(), w.p50Ms(), w.p99Ms(), w.maxMs(), w.non2xx() + w.socketErrors(),
+            return new Peak(
+                    w.requests(),
+                    w.perSecond(),
+                    w.p50Ms(),
+                    w.p99Ms(),
+                    w.maxMs(),
+                    w.non2xx() + w.socketErrors(),
                     "wrk (a separate process), " + c + " connections, " + Wrk.describe(w));
         }
-        Run run = Load.closed(o.n, c, () -> ctx.shop.poster(i -> new String[] {prefix + i,
-                Shop.event("order.created", prefix + i)}));
-        return new Peak(run.items(), run.perSecond(), run.latencies().percentileMs(50), run.latencies().percentileMs(99),
-                run.latencies().maxMs(), run.failures(), o.n + " webhooks from " + c
-                        + " JDK HttpClients in the benchmark's JVM (wrk is not installed)");
+        Run run = Load.closed(
+                o.n, c, () -> ctx.shop.poster(i -> new String[] {prefix + i, Shop.event("order.created", prefix + i)}));
+        return new Peak(
+                run.items(),
+                run.perSecond(),
+                run.latencies().percentileMs(50),
+                run.latencies().percentileMs(99),
+                run.latencies().maxMs(),
+                run.failures(),
+                o.n + " webhooks from " + c + " JDK HttpClients in the benchmark's JVM (wrk is not installed)");
     }
 
     /** Pre-signed requests for one wrk run: more than 2 cores answer in --paced-seconds at default settings. */
@@ -171,7 +216,7 @@ final class InboxScenarios {
         return raw(index -> prefix + index);
     }
 
-    private Load.Worker raw(java.util.function.IntFunction<String> idOf) {
+    private Load.Worker raw(IntFunction<String> idOf) {
         try {
             Connection connection = pool.getConnection();
             PreparedStatement insert = connection.prepareStatement(INSERT);
@@ -194,7 +239,7 @@ final class InboxScenarios {
                     connection.close();
                 }
             };
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
     }

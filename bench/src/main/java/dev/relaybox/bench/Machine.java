@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Stream;
 
@@ -28,14 +29,17 @@ final class Machine {
     }
 
     static String memory() {
-        return procLine("/proc/meminfo", "MemTotal:").map(line -> {
-            long kib = Long.parseLong(line.replaceAll("[^0-9]", ""));
-            return String.format(Locale.ROOT, "%.1f GiB", kib / 1024.0 / 1024.0);
-        }).orElse("unknown");
+        return procLine("/proc/meminfo", "MemTotal:")
+                .map(line -> {
+                    long kib = Long.parseLong(line.replaceAll("[^0-9]", ""));
+                    return String.format(Locale.ROOT, "%.1f GiB", kib / 1024.0 / 1024.0);
+                })
+                .orElse("unknown");
     }
 
     static String cpuModel() {
-        return procLine("/proc/cpuinfo", "model name").map(line -> line.substring(line.indexOf(':') + 1).trim())
+        return procLine("/proc/cpuinfo", "model name")
+                .map(line -> line.substring(line.indexOf(':') + 1).trim())
                 .orElse("unknown");
     }
 
@@ -56,7 +60,8 @@ final class Machine {
     /** Resident set size of this JVM, in MiB. */
     static double rssMiB() {
         return procLine("/proc/self/status", "VmRSS:")
-                .map(line -> Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0).orElse(Double.NaN);
+                .map(line -> Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0)
+                .orElse(Double.NaN);
     }
 
     /** The embedded PostgreSQL's data directory once it runs; null with DATABASE_URL. */
@@ -72,11 +77,13 @@ final class Machine {
             return List.of();
         }
         try {
-            long postmaster = Long.parseLong(Files.readAllLines(dir.resolve("postmaster.pid")).get(0).trim());
+            long postmaster = Long.parseLong(
+                    Files.readAllLines(dir.resolve("postmaster.pid")).get(0).trim());
             List<Long> pids = new ArrayList<>();
             pids.add(postmaster);
             try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-                procs.map(p -> p.getFileName().toString()).filter(n -> n.chars().allMatch(Character::isDigit))
+                procs.map(p -> p.getFileName().toString())
+                        .filter(n -> n.chars().allMatch(Character::isDigit))
                         .forEach(pid -> {
                             String[] f = stat(Long.parseLong(pid));
                             if (f != null && Long.parseLong(f[1]) == postmaster) {
@@ -102,22 +109,28 @@ final class Machine {
 
     /** Proportional set size of the embedded PostgreSQL's processes, in MiB (shared buffers split between them). */
     static double postgresPssMiB() {
-        return postgresPids().stream().mapToDouble(pid -> {
-            try {
-                return Files.readAllLines(Path.of("/proc", Long.toString(pid), "smaps_rollup")).stream()
-                        .filter(l -> l.startsWith("Pss:")).findFirst()
-                        .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) / 1024.0).orElse(0.0);
-            } catch (IOException | RuntimeException gone) {
-                return 0;
-            }
-        }).sum();
+        return postgresPids().stream()
+                .mapToDouble(pid -> {
+                    try {
+                        return Files.readAllLines(Path.of("/proc", Long.toString(pid), "smaps_rollup")).stream()
+                                .filter(l -> l.startsWith("Pss:"))
+                                .findFirst()
+                                .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) / 1024.0)
+                                .orElse(0.0);
+                    } catch (IOException | RuntimeException gone) {
+                        return 0;
+                    }
+                })
+                .sum();
     }
 
-    private static java.util.Optional<String> procLine(String file, String prefix) {
+    private static Optional<String> procLine(String file, String prefix) {
         try {
-            return Files.readAllLines(Path.of(file)).stream().filter(l -> l.startsWith(prefix)).findFirst();
+            return Files.readAllLines(Path.of(file)).stream()
+                    .filter(l -> l.startsWith(prefix))
+                    .findFirst();
         } catch (IOException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 }

@@ -9,8 +9,8 @@ import java.util.Set;
 
 /** Command-line options; every size is a parameter so a quick run and a long one use the same code. */
 final class Options {
-    static final List<String> SCENARIOS = List.of("inbox", "duplicates", "durability", "outbound", "fanout", "inbound", "api",
-            "drain", "memory");
+    static final List<String> SCENARIOS =
+            List.of("inbox", "duplicates", "durability", "outbound", "fanout", "inbound", "api", "drain", "memory");
 
     int n = 1000;
     int concurrency = 8;
@@ -142,10 +142,14 @@ final class Options {
     }
 
     String describe() {
-        return "--n " + n + " --concurrency " + concurrency + " --warmup " + warmup + " --poller-threads " + pollerThreads
+        return "--n " + n + " --concurrency " + concurrency + " --warmup " + warmup + " --poller-threads "
+                + pollerThreads
                 + " --paced-seconds " + pacedDuration.toSeconds() + " --drain-n " + drainN + " --drain-delays "
                 + drainDelays + " --drain-outage " + drainOutage.toSeconds() + " --memory-sizes "
-                + memorySizes.stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElse("")
+                + memorySizes.stream()
+                        .map(String::valueOf)
+                        .reduce((a, b) -> a + "," + b)
+                        .orElse("")
                 + " --only " + String.join(",", scenarios) + (patchTestServer ? " --patch-test-server" : "");
     }
 }

@@ -22,7 +22,10 @@ final class OutboundScenario {
     }
 
     static OutboxEvent event(String runId, int index) {
-        return new OutboxEvent("bench.delivered", "bench", runId + "-" + index,
+        return new OutboxEvent(
+                "bench.delivered",
+                "bench",
+                runId + "-" + index,
                 "{\"orderId\":\"" + runId + "-" + index + "\",\"note\":\"relaybox benchmark\"}");
     }
 
@@ -69,46 +72,99 @@ final class OutboundScenario {
         r.metric(scenario, "delivered/s", relaybox.perSecond(), plain.perSecond(), vsPoller);
         for (double p : new double[] {50, 99}) {
             String m = "enqueue→receipt p" + (int) p + " ms, burst of " + o.n;
-            r.metric(scenario, m, relaybox.latencies().percentileMs(p), bare.latencies().percentileMs(p), vsBare);
-            r.metric(scenario, m, relaybox.latencies().percentileMs(p), plain.latencies().percentileMs(p), vsPoller);
+            r.metric(
+                    scenario,
+                    m,
+                    relaybox.latencies().percentileMs(p),
+                    bare.latencies().percentileMs(p),
+                    vsBare);
+            r.metric(
+                    scenario,
+                    m,
+                    relaybox.latencies().percentileMs(p),
+                    plain.latencies().percentileMs(p),
+                    vsPoller);
         }
         for (double p : new double[] {50, 99}) {
             String m = String.format(Locale.ROOT, "enqueue→receipt p%d ms, paced %.0f/s", (int) p, half);
-            r.metric(scenario, m, relayboxPaced.latencies().percentileMs(p), barePaced.latencies().percentileMs(p), vsBare);
-            r.metric(scenario, m, relayboxPaced.latencies().percentileMs(p), plainPaced.latencies().percentileMs(p), vsPoller);
+            r.metric(
+                    scenario,
+                    m,
+                    relayboxPaced.latencies().percentileMs(p),
+                    barePaced.latencies().percentileMs(p),
+                    vsBare);
+            r.metric(
+                    scenario,
+                    m,
+                    relayboxPaced.latencies().percentileMs(p),
+                    plainPaced.latencies().percentileMs(p),
+                    vsPoller);
         }
-        r.fact(scenario, "lost / duplicate deliveries",
-                (relaybox.failures() + relayboxPaced.failures()) + " / " + tally.duplicates.get(), "0 / 0");
-        r.note(scenario, String.format(Locale.ROOT, "%d outbox rows per run, enqueued by %d producer threads with "
-                + "Outbox.enqueue, one transaction per row, to one endpoint (a JDK HttpServer in the bench answering 200 "
-                + "at once). Rate = rows / (last receipt − first enqueue). Paced runs: %d rows at half Relaybox's burst "
-                + "rate, for all three.", o.n, o.concurrency, pacedCount));
-        r.note(scenario, "Bare Temporal: workflows started from " + o.concurrency + " threads on their own task queue "
-                + "and worker (same slot counts as Relaybox's), on the same embedded server; receipt = the activity ran. "
-                + "Poller: seed 004's retry table, batches of 100 claimed FOR UPDATE SKIP LOCKED and sent while locked, "
-                + "100 ms sleep when nothing is due.");
+        r.fact(
+                scenario,
+                "lost / duplicate deliveries",
+                (relaybox.failures() + relayboxPaced.failures()) + " / " + tally.duplicates.get(),
+                "0 / 0");
+        r.note(
+                scenario,
+                String.format(
+                        Locale.ROOT,
+                        "%d outbox rows per run, enqueued by %d producer threads with "
+                                + "Outbox.enqueue, one transaction per row, to one endpoint (a JDK HttpServer in the bench answering 200 "
+                                + "at once). Rate = rows / (last receipt − first enqueue). Paced runs: %d rows at half Relaybox's burst "
+                                + "rate, for all three.",
+                        o.n,
+                        o.concurrency,
+                        pacedCount));
+        r.note(
+                scenario,
+                "Bare Temporal: workflows started from " + o.concurrency + " threads on their own task queue "
+                        + "and worker (same slot counts as Relaybox's), on the same embedded server; receipt = the activity ran. "
+                        + "Poller: seed 004's retry table, batches of 100 claimed FOR UPDATE SKIP LOCKED and sent while locked, "
+                        + "100 ms sleep when nothing is due.");
         r.note(scenario, "Relaybox: " + relayboxCpu + ". Bare Temporal: " + bareCpu + ". Poller: " + pollerCpu + ".");
     }
 
     private Run relaybox(int count, double perSecond, String prefix, Receiver.Tally tally) throws Exception {
-        return EndToEnd.run(ctx, "Relaybox deliveries", count, perSecond,
-                i -> ctx.jdbi().inTransaction(h -> Outbox.enqueue(h, event(prefix, i))).toString(), tally.firstArrival);
+        return EndToEnd.run(
+                ctx,
+                "Relaybox deliveries",
+                count,
+                perSecond,
+                i -> ctx.jdbi()
+                        .inTransaction(h -> Outbox.enqueue(h, event(prefix, i)))
+                        .toString(),
+                tally.firstArrival);
     }
 
     private Run bare(int count, double perSecond, String prefix) throws Exception {
         BareTemporal bare = ctx.bare();
-        return EndToEnd.run(ctx, "bare workflows", count, perSecond, i -> {
-            String id = prefix + "-bare-" + i;
-            bare.start(id);
-            return id;
-        }, BareTemporal.TOUCHED);
+        return EndToEnd.run(
+                ctx,
+                "bare workflows",
+                count,
+                perSecond,
+                i -> {
+                    String id = prefix + "-bare-" + i;
+                    bare.start(id);
+                    return id;
+                },
+                BareTemporal.TOUCHED);
     }
 
     private Run poller(int count, double perSecond, String prefix, Receiver.Tally tally) throws Exception {
-        return EndToEnd.run(ctx, "poller deliveries", count, perSecond, i -> {
-            UUID id = UUID.randomUUID();
-            ctx.jdbi().useTransaction(h -> Poller.enqueue(h, id, event(prefix, i).payloadJson()));
-            return id.toString();
-        }, tally.firstArrival);
+        return EndToEnd.run(
+                ctx,
+                "poller deliveries",
+                count,
+                perSecond,
+                i -> {
+                    UUID id = UUID.randomUUID();
+                    ctx.jdbi()
+                            .useTransaction(
+                                    h -> Poller.enqueue(h, id, event(prefix, i).payloadJson()));
+                    return id.toString();
+                },
+                tally.firstArrival);
     }
 }

@@ -1,6 +1,7 @@
 package dev.relaybox.bench;
 
 import dev.relaybox.activities.outbound.WebhookSigner;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -24,14 +26,17 @@ final class Poller implements AutoCloseable {
     static final String TABLE = "bench_webhook_requests";
     private static final int BATCH = 100;
     private static final long IDLE_SLEEP_MS = 100;
-    private static final String SECRET = "whsec_" + java.util.Base64.getEncoder()
-            .encodeToString("relaybox-bench-poller-secret-0001".getBytes(StandardCharsets.UTF_8));
+    private static final String SECRET = "whsec_"
+            + Base64.getEncoder().encodeToString("relaybox-bench-poller-secret-0001".getBytes(StandardCharsets.UTF_8));
 
     private final Jdbi jdbi;
     private final URI target;
     private final List<Duration> delays;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).followRedirects(HttpClient.Redirect.NEVER).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopped;
 
@@ -61,7 +66,9 @@ final class Poller implements AutoCloseable {
     /** One row per transaction, as a producer writing it beside its business change would. */
     static void enqueue(Handle handle, UUID id, String payload) {
         handle.createUpdate("INSERT INTO " + TABLE + " (id, payload) VALUES (:id, :payload)")
-                .bind("id", id).bind("payload", payload).execute();
+                .bind("id", id)
+                .bind("payload", payload)
+                .execute();
     }
 
     void start(int count) {
@@ -101,7 +108,8 @@ final class Poller implements AutoCloseable {
                              LIMIT :batch
                                FOR UPDATE SKIP LOCKED""".formatted(TABLE))
                     .bind("batch", BATCH)
-                    .map((rs, ctx) -> new Due(rs.getObject("id", UUID.class), rs.getString("payload"), rs.getInt("retry_count")))
+                    .map((rs, ctx) ->
+                            new Due(rs.getObject("id", UUID.class), rs.getString("payload"), rs.getInt("retry_count")))
                     .list();
             List<UUID> complete = new ArrayList<>();
             for (Due row : due) {
@@ -143,9 +151,10 @@ final class Poller implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body))
                 .build();
         try {
-            int status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+            int status =
+                    http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
             return status >= 200 && status < 300;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -155,7 +164,9 @@ final class Poller implements AutoCloseable {
 
     int count(String status) {
         return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM " + TABLE + " WHERE status = :s")
-                .bind("s", status).mapTo(int.class).one());
+                .bind("s", status)
+                .mapTo(int.class)
+                .one());
     }
 
     @Override

@@ -51,8 +51,10 @@ final class Relaybox implements AutoCloseable {
                 ConfigOverride.config("temporal.embeddedPort", Integer.toString(temporalPort)),
                 ConfigOverride.config("logging.level", "WARN")));
         overrides.addAll(extra);
-        DropwizardTestSupport<RelayboxConfiguration> support = new DropwizardTestSupport<>(RelayboxApplication.class,
-                config.toAbsolutePath().toString(), overrides.toArray(ConfigOverride[]::new));
+        DropwizardTestSupport<RelayboxConfiguration> support = new DropwizardTestSupport<>(
+                RelayboxApplication.class,
+                config.toAbsolutePath().toString(),
+                overrides.toArray(ConfigOverride[]::new));
         support.before();
         // WARN logging for the benchmark covers the request log too: one console line per request is noise here.
         support.getEnvironment().getApplicationContext().getServer().setRequestLog(null);
@@ -72,7 +74,8 @@ final class Relaybox implements AutoCloseable {
     }
 
     boolean embeddedDatabase() {
-        return System.getenv("DATABASE_URL") == null || System.getenv("DATABASE_URL").isBlank();
+        return System.getenv("DATABASE_URL") == null
+                || System.getenv("DATABASE_URL").isBlank();
     }
 
     boolean embeddedTemporal() {
@@ -80,7 +83,9 @@ final class Relaybox implements AutoCloseable {
     }
 
     String temporalTarget() {
-        return embeddedTemporal() ? "localhost:" + temporalPort : config().getTemporal().getAddress();
+        return embeddedTemporal()
+                ? "localhost:" + temporalPort
+                : config().getTemporal().getAddress();
     }
 
     /** The pool size Relaybox itself uses. */
@@ -103,8 +108,9 @@ final class Relaybox implements AutoCloseable {
 
     synchronized WorkflowServiceStubs temporalStubs() {
         if (stubs == null) {
-            stubs = WorkflowServiceStubs.newServiceStubs(
-                    WorkflowServiceStubsOptions.newBuilder().setTarget(temporalTarget()).build());
+            stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+                    .setTarget(temporalTarget())
+                    .build());
         }
         return stubs;
     }

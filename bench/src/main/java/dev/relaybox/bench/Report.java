@@ -15,12 +15,24 @@ final class Report {
 
     /** A metric where higher is better or lower is better; the ratio is always Relaybox / baseline. */
     void metric(String scenario, String metric, double value, double baseline, String baselineName) {
-        rows.add(new Row(scenario, metric, number(value), Double.isNaN(baseline) ? "–" : number(baseline),
-                Double.isNaN(baseline) || baseline == 0 || Double.isNaN(value) ? "–"
+        rows.add(new Row(
+                scenario,
+                metric,
+                number(value),
+                Double.isNaN(baseline) ? "–" : number(baseline),
+                Double.isNaN(baseline) || baseline == 0 || Double.isNaN(value)
+                        ? "–"
                         : String.format(Locale.ROOT, "%.2f", value / baseline),
                 baselineName));
-        System.out.printf(Locale.ROOT, "  %-28s %-34s %12s  %12s  %6s  (%s)%n", scenario, metric, number(value),
-                Double.isNaN(baseline) ? "–" : number(baseline), rows.get(rows.size() - 1).ratio(), baselineName);
+        System.out.printf(
+                Locale.ROOT,
+                "  %-28s %-34s %12s  %12s  %6s  (%s)%n",
+                scenario,
+                metric,
+                number(value),
+                Double.isNaN(baseline) ? "–" : number(baseline),
+                rows.get(rows.size() - 1).ratio(),
+                baselineName);
     }
 
     /** A check or count with no baseline to compare with. */
@@ -39,9 +51,19 @@ final class Report {
         out.append("| scenario | metric | Relaybox | baseline | ratio | baseline is |\n");
         out.append("|---|---|---:|---:|---:|---|\n");
         for (Row row : rows) {
-            out.append("| ").append(row.scenario()).append(" | ").append(row.metric()).append(" | ").append(row.value())
-                    .append(" | ").append(row.baseline()).append(" | ").append(row.ratio()).append(" | ")
-                    .append(row.baselineName()).append(" |\n");
+            out.append("| ")
+                    .append(row.scenario())
+                    .append(" | ")
+                    .append(row.metric())
+                    .append(" | ")
+                    .append(row.value())
+                    .append(" | ")
+                    .append(row.baseline())
+                    .append(" | ")
+                    .append(row.ratio())
+                    .append(" | ")
+                    .append(row.baselineName())
+                    .append(" |\n");
         }
         if (!notes.isEmpty()) {
             out.append("\n");

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.IntFunction;
 
 /** The example partner "shop": signs Standard Webhooks with its secret and posts them to {@code /webhooks/shop}. */
 final class Shop {
@@ -39,18 +40,22 @@ final class Shop {
     }
 
     static HttpClient client() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10))
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10))
                 .build();
     }
 
     /** A load worker with its own keep-alive connection; succeeds on 200. */
-    Load.Worker poster(java.util.function.IntFunction<String[]> eventIdAndBody) {
+    Load.Worker poster(IntFunction<String[]> eventIdAndBody) {
         HttpClient client = client();
         return new Load.Worker() {
             @Override
             public boolean call(int index) throws Exception {
                 String[] event = eventIdAndBody.apply(index);
-                return client.send(request(event[0], event[1]), HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
+                return client.send(request(event[0], event[1]), HttpResponse.BodyHandlers.ofString())
+                                .statusCode()
+                        == 200;
             }
         };
     }

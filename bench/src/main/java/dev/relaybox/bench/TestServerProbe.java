@@ -13,6 +13,7 @@ import java.util.LinkedList;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.locks.Lock;
 import org.eclipse.jetty.util.component.LifeCycle;
 
 /**
@@ -34,7 +35,8 @@ final class TestServerProbe {
 
     static Optional<TestServerProbe> find(Relaybox relaybox) {
         try {
-            for (LifeCycle managed : relaybox.support.getEnvironment().lifecycle().getManagedObjects()) {
+            for (LifeCycle managed :
+                    relaybox.support.getEnvironment().lifecycle().getManagedObjects()) {
                 if (managed instanceof JettyManaged jetty
                         && jetty.getManaged().getClass().getSimpleName().equals("TemporalRuntime")) {
                     Object server = read(jetty.getManaged(), "embeddedServer");
@@ -78,7 +80,7 @@ final class TestServerProbe {
         Field type = eventClass.getDeclaredField("lockType");
         type.setAccessible(true);
         Object timerLock = read(timer, "lock");
-        ((java.util.concurrent.locks.Lock) timerLock).lock();
+        ((Lock) timerLock).lock();
         try {
             IndexedEvents replacement = new IndexedEvents(type);
             for (Object event : (Collection<?>) lockEvents.get(timer)) {
@@ -86,7 +88,7 @@ final class TestServerProbe {
             }
             lockEvents.set(timer, replacement);
         } finally {
-            ((java.util.concurrent.locks.Lock) timerLock).unlock();
+            ((Lock) timerLock).unlock();
         }
     }
 

@@ -57,7 +57,9 @@ final class WedgeProbe {
         int lastSeen = -1;
         boolean wedged = false;
         while (true) {
-            int done = (int) BareTemporal.TOUCHED.keySet().stream().filter(k -> k.startsWith(prefix)).count();
+            int done = (int) BareTemporal.TOUCHED.keySet().stream()
+                    .filter(k -> k.startsWith(prefix))
+                    .count();
             int seen = started.get() + failed.get() + done;
             long now = System.nanoTime();
             if (seen != lastSeen) {
@@ -70,21 +72,40 @@ final class WedgeProbe {
             if (now - lastProgress > STALL_NANOS) {
                 wedged = true;
                 Files.writeString(dumpFile, threadDump());
-                System.out.printf(Locale.ROOT, "  WEDGED: %d started, %d failed, %d completed; no progress for 30 s; "
-                        + "threads in %s (pid %d)%n", started.get(), failed.get(), done, dumpFile, ProcessHandle.current().pid());
+                System.out.printf(
+                        Locale.ROOT,
+                        "  WEDGED: %d started, %d failed, %d completed; no progress for 30 s; "
+                                + "threads in %s (pid %d)%n",
+                        started.get(),
+                        failed.get(),
+                        done,
+                        dumpFile,
+                        ProcessHandle.current().pid());
                 break;
             }
-            System.out.printf(Locale.ROOT, "  %5.1f s: %d started, %d failed, %d completed; %s%n", (now - began) / 1e9,
-                    started.get(), failed.get(), done, ctx.serverState());
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %5.1f s: %d started, %d failed, %d completed; %s%n",
+                    (now - began) / 1e9,
+                    started.get(),
+                    failed.get(),
+                    done,
+                    ctx.serverState());
             Context.sleep(1000);
         }
         double seconds = (System.nanoTime() - began) / 1e9;
         pool.shutdownNow();
         pool.awaitTermination(5, TimeUnit.SECONDS);
-        int done = (int) BareTemporal.TOUCHED.keySet().stream().filter(k -> k.startsWith(prefix)).count();
+        int done = (int) BareTemporal.TOUCHED.keySet().stream()
+                .filter(k -> k.startsWith(prefix))
+                .count();
         Report r = ctx.report;
         String scenario = "Start storm (wedge probe)";
-        r.fact(scenario, o.wedgeN + " starts from " + o.wedgeThreads + " threads", wedged ? "WEDGED" : "completed", "completed");
+        r.fact(
+                scenario,
+                o.wedgeN + " starts from " + o.wedgeThreads + " threads",
+                wedged ? "WEDGED" : "completed",
+                "completed");
         r.fact(scenario, "started / failed / completed", started.get() + " / " + failed.get() + " / " + done, "–");
         r.metric(scenario, "completed/s", done / seconds, Double.NaN, "");
         if (wedged) {
@@ -96,13 +117,20 @@ final class WedgeProbe {
     static String threadDump() {
         StringBuilder out = new StringBuilder();
         for (ThreadInfo t : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
-            out.append('"').append(t.getThreadName()).append("\" #").append(t.getThreadId()).append(' ')
+            out.append('"')
+                    .append(t.getThreadName())
+                    .append("\" #")
+                    .append(t.getThreadId())
+                    .append(' ')
                     .append(t.getThreadState());
             if (t.getLockName() != null) {
                 out.append(" on ").append(t.getLockName());
             }
             if (t.getLockOwnerName() != null) {
-                out.append(" owned by \"").append(t.getLockOwnerName()).append("\" #").append(t.getLockOwnerId());
+                out.append(" owned by \"")
+                        .append(t.getLockOwnerName())
+                        .append("\" #")
+                        .append(t.getLockOwnerId());
             }
             out.append('\n');
             StackTraceElement[] stack = t.getStackTrace();
@@ -124,7 +152,9 @@ final class WedgeProbe {
             out.append('\n');
         }
         long[] deadlocked = ManagementFactory.getThreadMXBean().findDeadlockedThreads();
-        out.append("Deadlocked threads: ").append(deadlocked == null ? "none" : deadlocked.length).append('\n');
+        out.append("Deadlocked threads: ")
+                .append(deadlocked == null ? "none" : deadlocked.length)
+                .append('\n');
         return out.toString();
     }
 }

@@ -21,8 +21,15 @@ import java.util.concurrent.TimeUnit;
  */
 final class Wrk {
     /** Closed-loop result: answers per second over the run, latency percentiles, failures. */
-    record Result(long requests, double seconds, double p50Ms, double p99Ms, double maxMs, long non2xx,
-            long socketErrors, boolean ranOut) {
+    record Result(
+            long requests,
+            double seconds,
+            double p50Ms,
+            double p99Ms,
+            double maxMs,
+            long non2xx,
+            long socketErrors,
+            boolean ranOut) {
         double perSecond() {
             return requests / seconds;
         }
@@ -66,7 +73,9 @@ final class Wrk {
 
     static boolean available() {
         try {
-            Process p = new ProcessBuilder("wrk", "--version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("wrk", "--version")
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             p.waitFor(10, TimeUnit.SECONDS);
             return true;
@@ -92,16 +101,31 @@ final class Wrk {
             for (int i = 0; i < capacity; i++) {
                 String id = prefix + i;
                 byte[] body = Shop.event("order.created", id).getBytes(StandardCharsets.UTF_8);
-                out.write(id + "\t" + timestamp + "\t" + WebhookSigner.signatureHeader(List.of(Shop.SECRET), id, timestamp,
-                        body) + "\t" + new String(body, StandardCharsets.UTF_8) + "\n");
+                out.write(id + "\t" + timestamp + "\t"
+                        + WebhookSigner.signatureHeader(List.of(Shop.SECRET), id, timestamp, body) + "\t"
+                        + new String(body, StandardCharsets.UTF_8) + "\n");
             }
         }
         Files.writeString(script, SCRIPT);
         int threads = Math.min(2, connections);
         String base = webhooks.getScheme() + "://" + webhooks.getAuthority();
-        List<String> command = new ArrayList<>(List.of("wrk", "-t", Integer.toString(threads),
-                "-c", Integer.toString(connections), "-d", duration.toSeconds() + "s", "--timeout", "30s",
-                "-s", script.toString(), base, "--", webhooks.getPath(), requests.toString(), Integer.toString(threads)));
+        List<String> command = new ArrayList<>(List.of(
+                "wrk",
+                "-t",
+                Integer.toString(threads),
+                "-c",
+                Integer.toString(connections),
+                "-d",
+                duration.toSeconds() + "s",
+                "--timeout",
+                "30s",
+                "-s",
+                script.toString(),
+                base,
+                "--",
+                webhooks.getPath(),
+                requests.toString(),
+                Integer.toString(threads)));
         Process wrk = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(wrk.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!wrk.waitFor(duration.toSeconds() + 60, TimeUnit.SECONDS) || wrk.exitValue() != 0) {
@@ -110,16 +134,29 @@ final class Wrk {
         Files.delete(requests);
         Files.delete(script);
         Files.delete(dir);
-        String line = output.lines().filter(l -> l.startsWith("RESULT ")).findFirst()
+        String line = output.lines()
+                .filter(l -> l.startsWith("RESULT "))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no result from wrk: " + output));
         String[] f = line.split(" ");
         long count = Long.parseLong(f[1]);
-        return new Result(count, Long.parseLong(f[2]) / 1e6, Double.parseDouble(f[5]), Double.parseDouble(f[6]),
-                Double.parseDouble(f[7]), Long.parseLong(f[3]), Long.parseLong(f[4]), count > capacity);
+        return new Result(
+                count,
+                Long.parseLong(f[2]) / 1e6,
+                Double.parseDouble(f[5]),
+                Double.parseDouble(f[6]),
+                Double.parseDouble(f[7]),
+                Long.parseLong(f[3]),
+                Long.parseLong(f[4]),
+                count > capacity);
     }
 
     static String describe(Result r) {
-        return String.format(Locale.ROOT, "%,d requests in %.1f s%s", r.requests(), r.seconds(),
+        return String.format(
+                Locale.ROOT,
+                "%,d requests in %.1f s%s",
+                r.requests(),
+                r.seconds(),
                 r.ranOut() ? " (more than were signed: the rest were duplicates)" : "");
     }
 }

@@ -52,8 +52,8 @@ public final class JdbcOutbox {
 
     private static void refuseReserved(OutboxEvent event) {
         if (isReserved(event.eventType())) {
-            throw new IllegalArgumentException("event type " + event.eventType() + " is reserved: "
-                    + RESERVED_PREFIX + "* events come only from Relaybox itself");
+            throw new IllegalArgumentException("event type " + event.eventType() + " is reserved: " + RESERVED_PREFIX
+                    + "* events come only from Relaybox itself");
         }
     }
 
@@ -71,8 +71,8 @@ public final class JdbcOutbox {
      * Like {@link #enqueue} but at most once per idempotency key: the same key with the same request hash
      * returns the existing row; the same key with a different hash reports a conflict and writes nothing.
      */
-    public static IdempotentEnqueue enqueueIdempotent(Connection connection, OutboxEvent event, String key,
-            String requestHash) throws SQLException {
+    public static IdempotentEnqueue enqueueIdempotent(
+            Connection connection, OutboxEvent event, String key, String requestHash) throws SQLException {
         refuseReserved(event);
         try (PreparedStatement insert = connection.prepareStatement(OutboxTable.INSERT_IDEMPOTENT)) {
             bindEvent(insert, event);
@@ -88,8 +88,8 @@ public final class JdbcOutbox {
             find.setString(1, key);
             try (ResultSet row = find.executeQuery()) {
                 row.next();
-                return new IdempotentEnqueue(row.getObject(1, UUID.class), false,
-                        !requestHash.equals(row.getString(2)));
+                return new IdempotentEnqueue(
+                        row.getObject(1, UUID.class), false, !requestHash.equals(row.getString(2)));
             }
         }
     }

@@ -36,7 +36,8 @@ public final class Outbox {
     }
 
     /** {@link JdbcOutbox#enqueueIdempotent} on the handle's connection. */
-    public static IdempotentEnqueue enqueueIdempotent(Handle handle, OutboxEvent event, String key, String requestHash) {
+    public static IdempotentEnqueue enqueueIdempotent(
+            Handle handle, OutboxEvent event, String key, String requestHash) {
         try {
             return JdbcOutbox.enqueueIdempotent(handle.getConnection(), event, key, requestHash);
         } catch (SQLException e) {

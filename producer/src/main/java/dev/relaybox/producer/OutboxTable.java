@@ -30,7 +30,8 @@ public final class OutboxTable {
             ON CONFLICT (idempotency_key) DO NOTHING
             RETURNING id""";
 
-    static final String FIND_BY_IDEMPOTENCY_KEY = "SELECT id, request_hash FROM outbox_events WHERE idempotency_key = ?";
+    static final String FIND_BY_IDEMPOTENCY_KEY =
+            "SELECT id, request_hash FROM outbox_events WHERE idempotency_key = ?";
 
     private OutboxTable() {}
 }

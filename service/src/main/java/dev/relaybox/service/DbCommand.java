@@ -21,17 +21,25 @@ import net.sourceforge.argparse4j.inf.Subparser;
  */
 final class DbCommand extends ConfiguredCommand<RelayboxConfiguration> {
     DbCommand() {
-        super("db", "Database tasks: 'db migrate' applies pending schema migrations; 'db dump' backs up the embedded "
-                + "database with pg_dump");
+        super(
+                "db",
+                "Database tasks: 'db migrate' applies pending schema migrations; 'db dump' backs up the embedded "
+                        + "database with pg_dump");
     }
 
     @Override
     public void configure(Subparser subparser) {
         subparser.addArgument("action").choices("migrate", "dump").help("what to do with the database");
-        subparser.addArgument("--output", "-o").dest("output")
+        subparser
+                .addArgument("--output", "-o")
+                .dest("output")
                 .help("dump: the SQL file to write (default relaybox-<UTC time>.sql)");
-        subparser.addArgument("--pg-dump").dest("pgDump").setDefault("pg_dump")
-                .help("dump: the pg_dump to run, of the server's major version or newer (default: pg_dump on the PATH)");
+        subparser
+                .addArgument("--pg-dump")
+                .dest("pgDump")
+                .setDefault("pg_dump")
+                .help(
+                        "dump: the pg_dump to run, of the server's major version or newer (default: pg_dump on the PATH)");
         super.configure(subparser);
     }
 
@@ -47,7 +55,8 @@ final class DbCommand extends ConfiguredCommand<RelayboxConfiguration> {
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "migrations");
         try {
             var result = Migrations.migrate(dataSource);
-            System.out.printf("schema at version %s (%d migrations applied)%n",
+            System.out.printf(
+                    "schema at version %s (%d migrations applied)%n",
                     result.targetSchemaVersion == null ? result.initialSchemaVersion : result.targetSchemaVersion,
                     result.migrationsExecuted);
         } finally {
@@ -56,16 +65,22 @@ final class DbCommand extends ConfiguredCommand<RelayboxConfiguration> {
         }
     }
 
-    private static void dump(Bootstrap<RelayboxConfiguration> bootstrap, Namespace namespace,
-            RelayboxConfiguration config) throws Exception {
+    private static void dump(
+            Bootstrap<RelayboxConfiguration> bootstrap, Namespace namespace, RelayboxConfiguration config)
+            throws Exception {
         if (!config.isEmbeddedDatabase()) {
             throw new IllegalStateException("db dump backs up the embedded database; database.url points at another "
                     + "PostgreSQL, back it up with pg_dump or your provider's backups");
         }
-        Path output = Path.of(namespace.getString("output") == null
-                ? "relaybox-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC)
-                        .format(Instant.now()) + ".sql"
-                : namespace.getString("output")).toAbsolutePath();
+        Path output = Path.of(
+                        namespace.getString("output") == null
+                                ? "relaybox-"
+                                        + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                                                .withZone(ZoneOffset.UTC)
+                                                .format(Instant.now())
+                                        + ".sql"
+                                : namespace.getString("output"))
+                .toAbsolutePath();
         Path data = Path.of(config.getEmbeddedPostgres().getDataDirectory()).toAbsolutePath();
         OptionalInt running = EmbeddedDump.runningServerPort(data);
         Environment environment = new Environment(bootstrap.getApplication().getName());
@@ -75,11 +90,13 @@ final class DbCommand extends ConfiguredCommand<RelayboxConfiguration> {
                 port = running.getAsInt();
                 System.out.printf("dumping the running embedded PostgreSQL (port %d, data in %s)%n", port, data);
             } else {
-                port = RelayboxApplication.startEmbeddedPostgresIfConfigured(config, environment).getPort();
+                port = RelayboxApplication.startEmbeddedPostgresIfConfigured(config, environment)
+                        .getPort();
                 System.out.printf("started the embedded PostgreSQL on %s for the dump%n", data);
             }
             EmbeddedDump.dump(namespace.getString("pgDump"), port, output);
-            System.out.printf("wrote %s (%,d bytes): restore with psql -v ON_ERROR_STOP=1 -d <database> -f %s%n",
+            System.out.printf(
+                    "wrote %s (%,d bytes): restore with psql -v ON_ERROR_STOP=1 -d <database> -f %s%n",
                     output, Files.size(output), output.getFileName());
         } finally {
             stopAll(environment);

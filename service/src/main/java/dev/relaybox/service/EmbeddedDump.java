@@ -28,8 +28,10 @@ final class EmbeddedDump {
             return OptionalInt.empty();
         }
         // Line 1 is the postmaster's process id, line 4 its port.
-        if (lines.size() < 4 || ProcessHandle.of(Long.parseLong(lines.get(0).trim())).filter(ProcessHandle::isAlive)
-                .isEmpty()) {
+        if (lines.size() < 4
+                || ProcessHandle.of(Long.parseLong(lines.get(0).trim()))
+                        .filter(ProcessHandle::isAlive)
+                        .isEmpty()) {
             return OptionalInt.empty();
         }
         return OptionalInt.of(Integer.parseInt(lines.get(3).trim()));
@@ -37,16 +39,31 @@ final class EmbeddedDump {
 
     /** Runs pg_dump of database {@code postgres} on localhost:{@code port} into {@code output} as plain SQL. */
     static void dump(String pgDump, int port, Path output) throws IOException, InterruptedException {
-        List<String> command = List.of(pgDump, "--host", "localhost", "--port", Integer.toString(port),
-                "--username", "postgres", "--dbname", "postgres",
+        List<String> command = List.of(
+                pgDump,
+                "--host",
+                "localhost",
+                "--port",
+                Integer.toString(port),
+                "--username",
+                "postgres",
+                "--dbname",
+                "postgres",
                 // Restorable by any role into any database: ownership and grants belong to the target system.
-                "--no-owner", "--no-privileges", "--format", "plain", "--file", output.toString());
+                "--no-owner",
+                "--no-privileges",
+                "--format",
+                "plain",
+                "--file",
+                output.toString());
         Process process;
         try {
             process = new ProcessBuilder(command).redirectErrorStream(true).start();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + pgDump + " (" + e.getMessage() + "): install PostgreSQL's "
-                    + "client tools (Debian: apt-get install postgresql-client) or pass --pg-dump PATH", e);
+            throw new IllegalStateException(
+                    "cannot run " + pgDump + " (" + e.getMessage() + "): install PostgreSQL's "
+                            + "client tools (Debian: apt-get install postgresql-client) or pass --pg-dump PATH",
+                    e);
         }
         String messages = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         if (process.waitFor() != 0) {

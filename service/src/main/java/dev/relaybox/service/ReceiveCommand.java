@@ -46,9 +46,15 @@ final class ReceiveCommand extends Command {
                 String id = exchange.getRequestHeaders().getFirst("webhook-id");
                 String timestamp = exchange.getRequestHeaders().getFirst("webhook-timestamp");
                 String signature = exchange.getRequestHeaders().getFirst("webhook-signature");
-                System.out.printf("%s %s %s webhook-id=%s %s signature=%s answering %d%n  %s%n", Instant.now(),
-                        exchange.getRequestMethod(), exchange.getRequestURI(), id, describe(body),
-                        verdict(secret, id, timestamp, body, signature), status,
+                System.out.printf(
+                        "%s %s %s webhook-id=%s %s signature=%s answering %d%n  %s%n",
+                        Instant.now(),
+                        exchange.getRequestMethod(),
+                        exchange.getRequestURI(),
+                        id,
+                        describe(body),
+                        verdict(secret, id, timestamp, body, signature),
+                        status,
                         new String(body, StandardCharsets.UTF_8));
                 exchange.sendResponseHeaders(status, -1);
             }
@@ -66,7 +72,8 @@ final class ReceiveCommand extends Command {
         try {
             JsonNode json = JSON.readTree(body);
             if (json != null && json.hasNonNull("type") && json.hasNonNull("timestamp") && json.has("data")) {
-                return "type=" + json.get("type").asText() + " timestamp=" + json.get("timestamp").asText();
+                return "type=" + json.get("type").asText() + " timestamp="
+                        + json.get("timestamp").asText();
             }
         } catch (IOException notJson) {
             return "body is not JSON";

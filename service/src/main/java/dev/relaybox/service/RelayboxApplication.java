@@ -1,10 +1,5 @@
 package dev.relaybox.service;
 
-import dev.relaybox.activities.signing.Hmac;
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.Migrations;
-import dev.relaybox.activities.store.Retention;
-import dev.relaybox.activities.store.Store;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
@@ -14,7 +9,12 @@ import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.OutboxStore;
-import dev.relaybox.activities.outbound.WebhookSigner;
+import dev.relaybox.activities.signing.Hmac;
+import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.Migrations;
+import dev.relaybox.activities.store.Retention;
+import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
 import dev.relaybox.service.admin.AdminInboxResource;
@@ -47,24 +47,25 @@ import dev.relaybox.service.retention.RetentionTask;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import dev.relaybox.service.temporal.WorkerHealthCheck;
+import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
+import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
-import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.jdbi3.JdbiFactory;
+import io.dropwizard.lifecycle.Managed;
 import io.dropwizard.lifecycle.ServerLifecycleListener;
-import dev.relaybox.activities.statemachine.StateMachine;
-import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.eclipse.jetty.server.Server;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,50 +103,82 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         startEmbeddedPostgresIfConfigured(config, environment);
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
         Migrations.migrate(dataSource);
-        Jdbi jdbi = Store.configure(new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql"));
+        Jdbi jdbi =
+                Store.configure(new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql"));
 
         DeliverySettings delivery = config.getDelivery().build(embedded);
         EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(delivery.allowPrivateNetworks());
-        seedEndpoints(jdbi, config.endpointSeeds(), urlPolicy, config.getDelivery().getSecretRotationGrace());
+        seedEndpoints(
+                jdbi, config.endpointSeeds(), urlPolicy, config.getDelivery().getSecretRotationGrace());
         RelayMetrics metrics = new RelayMetrics(jdbi);
         environment.admin().addServlet("prometheus", metrics.servlet()).addMapping("/metrics");
-        DeadLetters deadLetters = new DeadLetters(new DeadLetterAlerts(metrics.registry(), environment.getObjectMapper(),
+        DeadLetters deadLetters = new DeadLetters(new DeadLetterAlerts(
+                metrics.registry(),
+                environment.getObjectMapper(),
                 config.getAlerts().isEnabled()));
 
         TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal(), metrics.temporalScope());
         // Without registered types the worker polls nothing: a process without the worker role only uses the client.
         if (roles.worker()) {
-            temporal.worker().registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class,
-                    InboxEventWorkflowImpl.class);
-            EndpointControlActivitiesImpl endpointControls = new EndpointControlActivitiesImpl(jdbi,
-                    config.getDelivery().circuitSettings(), metrics.registry());
-            DeliveryActivitiesImpl deliveryActivities = new DeliveryActivitiesImpl(jdbi, delivery, deadLetters,
-                    metrics.registry(), endpointControls);
-            temporal.worker().registerActivitiesImplementations(deliveryActivities, endpointControls,
-                    new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters));
+            temporal.worker()
+                    .registerWorkflowImplementationTypes(
+                            OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
+            EndpointControlActivitiesImpl endpointControls =
+                    new EndpointControlActivitiesImpl(jdbi, config.getDelivery().circuitSettings(), metrics.registry());
+            DeliveryActivitiesImpl deliveryActivities =
+                    new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry(), endpointControls);
+            temporal.worker()
+                    .registerActivitiesImplementations(
+                            deliveryActivities,
+                            endpointControls,
+                            new InboxActivitiesImpl(
+                                    jdbi, machines, config.getInbox().build(), deadLetters));
             temporal.httpWorker().registerActivitiesImplementations(deliveryActivities);
-            environment.healthChecks().register("worker", new WorkerHealthCheck(temporal::isWorkerRunning,
-                    config.getTemporal().getTaskQueue()));
+            environment
+                    .healthChecks()
+                    .register(
+                            "worker",
+                            new WorkerHealthCheck(
+                                    temporal::isWorkerRunning,
+                                    config.getTemporal().getTaskQueue()));
         }
         environment.lifecycle().manage(temporal);
         environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));
         environment.healthChecks().register("roles", new RolesHealthCheck(roles));
 
-        Runnable wakeDispatcher = () -> { };
+        Runnable wakeDispatcher = () -> {};
         if (roles.dispatcher()) {
-            WorkflowStarter starter = new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
-            Dispatcher dispatcher = new Dispatcher(jdbi,
-                    List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config.getDispatcher(),
+            WorkflowStarter starter =
+                    new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
+            Dispatcher dispatcher = new Dispatcher(
+                    jdbi,
+                    List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)),
+                    config.getDispatcher(),
                     deadLetters);
             environment.lifecycle().manage(dispatcher);
-            environment.lifecycle().manage(new NotifyListener(config.getDatabase().getUrl(),
-                    config.getDatabase().getUser(), config.getDatabase().getPassword(), dispatcher::wake));
-            environment.healthChecks().register("dispatcher", new DispatcherHealthCheck(dispatcher,
-                    config.getDispatcher().getPollInterval()));
+            environment
+                    .lifecycle()
+                    .manage(new NotifyListener(
+                            config.getDatabase().getUrl(),
+                            config.getDatabase().getUser(),
+                            config.getDatabase().getPassword(),
+                            dispatcher::wake));
+            environment
+                    .healthChecks()
+                    .register(
+                            "dispatcher",
+                            new DispatcherHealthCheck(
+                                    dispatcher, config.getDispatcher().getPollInterval()));
             // Background housekeeping runs where the dispatcher does; an advisory lock keeps it to one process.
-            environment.lifecycle().manage(new RetentionTask(jdbi, new Retention(jdbi, Clock.systemUTC()),
-                    config.getRetention().ages(), config.getRetention().getBatchSize(),
-                    config.getRetention().getInterval(), metrics.registry()));
+            environment
+                    .lifecycle()
+                    .manage(new RetentionTask(
+                            jdbi,
+                            new Retention(jdbi, Clock.systemUTC()),
+                            config.getRetention().ages(),
+                            config.getRetention().getBatchSize(),
+                            config.getRetention().getInterval(),
+                            metrics.registry()));
             wakeDispatcher = dispatcher::wake;
         }
 
@@ -160,15 +193,31 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
     }
 
     /** The HTTP APIs: partner intake, the producer API, the admin API and page. */
-    private static void registerApi(RelayboxConfiguration config, Environment environment, Jdbi jdbi,
-            EndpointUrlPolicy urlPolicy, RelayMetrics metrics, TemporalRuntime temporal, Runnable wakeDispatcher) {
-        TemporalLinks links = new TemporalLinks(config.getTemporal().getUiBaseUrl(), config.getTemporal().getNamespace(),
+    private static void registerApi(
+            RelayboxConfiguration config,
+            Environment environment,
+            Jdbi jdbi,
+            EndpointUrlPolicy urlPolicy,
+            RelayMetrics metrics,
+            TemporalRuntime temporal,
+            Runnable wakeDispatcher) {
+        TemporalLinks links = new TemporalLinks(
+                config.getTemporal().getUiBaseUrl(),
+                config.getTemporal().getNamespace(),
                 config.getTemporal().isEmbedded());
         BearerTokens.register(environment.jersey(), config.getAuth());
-        environment.jersey().register(new JsonBodyLimit(environment.getObjectMapper(), config.getOutbox().maxPayloadBytes()));
-        environment.jersey().register(new OutboxResource(jdbi.onDemand(OutboxStore.class),
-                config.getOutbox().getAggregateTypes()));
-        environment.jersey().register(new EndpointsResource(jdbi, urlPolicy, config.getDelivery().getSecretRotationGrace()));
+        environment
+                .jersey()
+                .register(new JsonBodyLimit(
+                        environment.getObjectMapper(), config.getOutbox().maxPayloadBytes()));
+        environment
+                .jersey()
+                .register(new OutboxResource(
+                        jdbi.onDemand(OutboxStore.class), config.getOutbox().getAggregateTypes()));
+        environment
+                .jersey()
+                .register(new EndpointsResource(
+                        jdbi, urlPolicy, config.getDelivery().getSecretRotationGrace()));
         environment.jersey().register(new AdminOverviewResource(jdbi));
         environment.jersey().register(new AdminPageResource());
         environment.jersey().register(new AdminOutboxResource(jdbi, links));
@@ -178,8 +227,10 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.jersey().register(new AdminInboxResource(inbox, temporal.client(), links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
         environment.jersey().register(new AdminStoryResource(jdbi, links));
-        environment.jersey().register(new WebhookIntakeResource(inbox, environment.getObjectMapper(), config.getPartners(),
-                metrics));
+        environment
+                .jersey()
+                .register(
+                        new WebhookIntakeResource(inbox, environment.getObjectMapper(), config.getPartners(), metrics));
         environment.jersey().register(new EntitiesResource(inbox));
         environment.jersey().register(new OpenApiResource(version()));
     }
@@ -232,8 +283,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
     }
 
     /** Creates or updates the endpoints declared in config.yml; a bad one stops start-up with its name. */
-    private static void seedEndpoints(Jdbi jdbi, List<EndpointSeed> seeds, EndpointUrlPolicy urlPolicy,
-            java.time.Duration rotationGrace) {
+    private static void seedEndpoints(
+            Jdbi jdbi, List<EndpointSeed> seeds, EndpointUrlPolicy urlPolicy, java.time.Duration rotationGrace) {
         for (EndpointSeed seed : seeds) {
             urlPolicy.problem(seed.url()).ifPresent(problem -> {
                 throw new IllegalStateException("endpoint " + seed.name() + " in config: " + problem);
@@ -243,8 +294,14 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             } catch (IllegalArgumentException e) {
                 throw new IllegalStateException("endpoint " + seed.name() + " in config: " + e.getMessage());
             }
-            jdbi.useExtension(EndpointStore.class, dao -> dao.upsert(seed.name(), seed.url(), seed.secret(),
-                    seed.eventTypes(), Instant.now().plus(rotationGrace)));
+            jdbi.useExtension(
+                    EndpointStore.class,
+                    dao -> dao.upsert(
+                            seed.name(),
+                            seed.url(),
+                            seed.secret(),
+                            seed.eventTypes(),
+                            Instant.now().plus(rotationGrace)));
             jdbi.useExtension(EndpointStore.class, dao -> dao.setControlsByName(seed.name(), seed.controls()));
         }
     }
@@ -265,7 +322,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         }
         EmbeddedPostgres postgres = config.getEmbeddedPostgres().start();
         // Registered before the pool and the worker, so it is stopped after them.
-        environment.lifecycle().manage(new io.dropwizard.lifecycle.Managed() {
+        environment.lifecycle().manage(new Managed() {
             @Override
             public void stop() throws Exception {
                 postgres.close();
@@ -273,7 +330,9 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         });
         config.getDatabase().setUrl(postgres.getJdbcUrl("postgres", "postgres"));
         config.getDatabase().setUser("postgres");
-        LOG.info("embedded PostgreSQL listening on port {} with data in {}", postgres.getPort(),
+        LOG.info(
+                "embedded PostgreSQL listening on port {} with data in {}",
+                postgres.getPort(),
                 config.getEmbeddedPostgres().getDataDirectory());
         if (!config.getEmbeddedPostgres().isDurable()) {
             LOG.warn("embedded PostgreSQL runs with fsync and synchronous commit off: a crash can lose what was "
@@ -282,16 +341,20 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         return postgres;
     }
 
-    private static ServerLifecycleListener readyMessage(RelayboxConfiguration config, TemporalRuntime temporal,
-            Roles roles) {
+    private static ServerLifecycleListener readyMessage(
+            RelayboxConfiguration config, TemporalRuntime temporal, Roles roles) {
         return new ServerLifecycleListener() {
             @Override
-            public void serverStarted(org.eclipse.jetty.server.Server server) {
-                LOG.info("Relaybox ready ({}): API {} | admin http://localhost:{}/healthcheck | "
-                                + "Temporal {} (namespace {}, task queue {}) | database {}", roles,
+            public void serverStarted(Server server) {
+                LOG.info(
+                        "Relaybox ready ({}): API {} | admin http://localhost:{}/healthcheck | "
+                                + "Temporal {} (namespace {}, task queue {}) | database {}",
+                        roles,
                         roles.api() ? "http://localhost:" + getLocalPort(server) + "/" : "not served (no api role)",
-                        getAdminPort(server), temporal.target(),
-                        config.getTemporal().getNamespace(), config.getTemporal().getTaskQueue(),
+                        getAdminPort(server),
+                        temporal.target(),
+                        config.getTemporal().getNamespace(),
+                        config.getTemporal().getTaskQueue(),
                         config.getDatabase().getUrl());
             }
         };

@@ -4,16 +4,16 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.service.config.AlertsFactory;
-import dev.relaybox.service.config.InboxFactory;
-import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.AuthFactory;
 import dev.relaybox.service.config.DeliveryFactory;
 import dev.relaybox.service.config.DispatcherFactory;
+import dev.relaybox.service.config.EmbeddedPostgresFactory;
 import dev.relaybox.service.config.EndpointSeed;
+import dev.relaybox.service.config.InboxFactory;
 import dev.relaybox.service.config.OutboxFactory;
+import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.RetentionFactory;
 import dev.relaybox.service.config.Roles;
-import dev.relaybox.service.config.EmbeddedPostgresFactory;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.service.metrics.DeadLetterAlerts;
 import io.dropwizard.core.Configuration;
@@ -21,6 +21,7 @@ import io.dropwizard.db.DataSourceFactory;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -142,8 +143,11 @@ public final class RelayboxConfiguration extends Configuration {
         if (!alerts.isEnabled()) {
             return endpoints;
         }
-        List<EndpointSeed> all = new java.util.ArrayList<>(endpoints);
-        all.add(new EndpointSeed(AlertsFactory.ENDPOINT_NAME, alerts.getEndpointUrl(), alerts.getEndpointSecret(),
+        List<EndpointSeed> all = new ArrayList<>(endpoints);
+        all.add(new EndpointSeed(
+                AlertsFactory.ENDPOINT_NAME,
+                alerts.getEndpointUrl(),
+                alerts.getEndpointSecret(),
                 List.of(DeadLetterAlerts.ALERT_EVENT)));
         return all;
     }

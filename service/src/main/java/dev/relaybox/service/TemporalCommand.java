@@ -24,10 +24,14 @@ final class TemporalCommand extends ConfiguredCommand<RelayboxConfiguration> {
     @Override
     public void configure(Subparser subparser) {
         subparser.addArgument("action").choices("setup").help("what to do on the Temporal cluster");
-        subparser.addArgument("--retention").setDefault("72h")
+        subparser
+                .addArgument("--retention")
+                .setDefault("72h")
                 .help("how long Temporal keeps closed workflows of a namespace this creates, e.g. 72h or 7d "
                         + "(an existing namespace keeps its own)");
-        subparser.addArgument("--wait").setDefault("60s")
+        subparser
+                .addArgument("--wait")
+                .setDefault("60s")
                 .help("how long to wait for a Temporal frontend that is still starting");
         super.configure(subparser);
     }
@@ -39,7 +43,8 @@ final class TemporalCommand extends ConfiguredCommand<RelayboxConfiguration> {
             throw new IllegalArgumentException("temporal.address is 'embedded': the in-process server is set up at "
                     + "start-up; set TEMPORAL_ADDRESS to the cluster's frontend (host:port)");
         }
-        var retention = duration("--retention", namespace.getString("retention")).toJavaDuration();
+        var retention =
+                duration("--retention", namespace.getString("retention")).toJavaDuration();
         var wait = duration("--wait", namespace.getString("wait")).toJavaDuration();
         // The same connection as the server's: TLS, client certificate and API key from the temporal section.
         WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
@@ -47,8 +52,10 @@ final class TemporalCommand extends ConfiguredCommand<RelayboxConfiguration> {
         try (TemporalSetup setup = new TemporalSetup(stubs, temporal.getNamespace(), wait)) {
             List<TemporalSetup.Step> steps = setup.run(retention);
             steps.forEach(step -> System.out.println(step));
-            System.out.printf("Temporal at %s: namespace %s is ready for Relaybox (%d created, %d already existed)%n",
-                    temporal.getAddress(), temporal.getNamespace(),
+            System.out.printf(
+                    "Temporal at %s: namespace %s is ready for Relaybox (%d created, %d already existed)%n",
+                    temporal.getAddress(),
+                    temporal.getNamespace(),
                     steps.stream().filter(TemporalSetup.Step::created).count(),
                     steps.stream().filter(step -> !step.created()).count());
         } finally {

@@ -37,15 +37,17 @@ class ApplicationBootTest {
 
     @Test
     void workflowRoundTripsThroughEmbeddedTemporalOverItsPort() {
-        WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-                WorkflowServiceStubsOptions.newBuilder().setTarget("localhost:" + TEMPORAL_PORT).build());
+        WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+                .setTarget("localhost:" + TEMPORAL_PORT)
+                .build());
         WorkflowClient client = WorkflowClient.newInstance(stubs);
         WorkerFactory factory = WorkerFactory.newInstance(client);
         try {
             factory.newWorker("ping").registerWorkflowImplementationTypes(PingWorkflow.Impl.class);
             factory.start();
             PingWorkflow ping = client.newWorkflowStub(
-                    PingWorkflow.class, WorkflowOptions.newBuilder().setTaskQueue("ping").build());
+                    PingWorkflow.class,
+                    WorkflowOptions.newBuilder().setTaskQueue("ping").build());
 
             assertThat(ping.ping("relaybox")).isEqualTo("pong relaybox");
         } finally {
@@ -60,10 +62,12 @@ class ApplicationBootTest {
 
         List<InetAddress> listening = ListeningSockets.on(TEMPORAL_PORT);
 
-        assertThat(listening).as("listening sockets on the embedded Temporal port %d", TEMPORAL_PORT)
+        assertThat(listening)
+                .as("listening sockets on the embedded Temporal port %d", TEMPORAL_PORT)
                 .isNotEmpty()
                 .allSatisfy(address -> assertThat(address.isLoopbackAddress())
-                        .as("%s is a loopback address", address.getHostAddress()).isTrue());
+                        .as("%s is a loopback address", address.getHostAddress())
+                        .isTrue());
     }
 
     @Test
@@ -71,11 +75,21 @@ class ApplicationBootTest {
         String url = "http://localhost:" + APP.getLocalPort() + "/admin/overview";
 
         Response missing = APP.client().target(url).request().get();
-        Response wrong = APP.client().target(url).request().header("Authorization", "Bearer nope").get();
-        Response producer = APP.client().target(url).request()
-                .header("Authorization", "Bearer " + TestApp.PRODUCER_TOKEN).get();
-        Response admin = APP.client().target(url).request()
-                .header("Authorization", "Bearer " + TestApp.ADMIN_TOKEN).get();
+        Response wrong = APP.client()
+                .target(url)
+                .request()
+                .header("Authorization", "Bearer nope")
+                .get();
+        Response producer = APP.client()
+                .target(url)
+                .request()
+                .header("Authorization", "Bearer " + TestApp.PRODUCER_TOKEN)
+                .get();
+        Response admin = APP.client()
+                .target(url)
+                .request()
+                .header("Authorization", "Bearer " + TestApp.ADMIN_TOKEN)
+                .get();
 
         assertThat(missing.getStatus()).isEqualTo(401);
         assertThat(missing.readEntity(JsonNode.class).path("error").asText()).isEqualTo("unauthorized");
@@ -83,12 +97,16 @@ class ApplicationBootTest {
         assertThat(producer.getStatus()).isEqualTo(403);
         assertThat(producer.readEntity(JsonNode.class).path("reason").asText()).isNotBlank();
         assertThat(admin.getStatus()).isEqualTo(200);
-        assertThat(admin.readEntity(JsonNode.class).path("openDeadLetters").asLong()).isZero();
+        assertThat(admin.readEntity(JsonNode.class).path("openDeadLetters").asLong())
+                .isZero();
     }
 
     @Test
     void unknownPathAnswersWithJsonError() {
-        Response response = APP.client().target("http://localhost:" + APP.getLocalPort() + "/nowhere").request().get();
+        Response response = APP.client()
+                .target("http://localhost:" + APP.getLocalPort() + "/nowhere")
+                .request()
+                .get();
 
         assertThat(response.getStatus()).isEqualTo(404);
         assertThat(response.readEntity(JsonNode.class).path("error").asText()).isEqualTo("not_found");

@@ -49,8 +49,11 @@ public final class ComposeFile {
     /** The environment compose gives the service, uninterpolated ({@code ${VAR:-default}} as written). */
     public Map<String, String> rawEnvironment(String service) {
         Map<String, String> environment = new LinkedHashMap<>();
-        service(service).path("environment").fields()
-                .forEachRemaining(field -> environment.put(field.getKey(), field.getValue().asText()));
+        service(service)
+                .path("environment")
+                .fields()
+                .forEachRemaining(field ->
+                        environment.put(field.getKey(), field.getValue().asText()));
         return environment;
     }
 

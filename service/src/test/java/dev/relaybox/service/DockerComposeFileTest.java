@@ -57,12 +57,17 @@ class DockerComposeFileTest {
         List<String> command = new ArrayList<>();
         compose.service("temporal-setup").path("command").forEach(part -> command.add(part.asText()));
 
-        assertThat(command).startsWith("java", "-jar", "/app/relaybox.jar", "temporal", "setup")
+        assertThat(command)
+                .startsWith("java", "-jar", "/app/relaybox.jar", "temporal", "setup")
                 .endsWith("/app/config.yml");
-        assertThat(compose.service("relaybox").path("depends_on").path("temporal-setup").path("condition").asText())
+        assertThat(compose.service("relaybox")
+                        .path("depends_on")
+                        .path("temporal-setup")
+                        .path("condition")
+                        .asText())
                 .isEqualTo("service_completed_successfully");
-        assertThat(compose.environment("temporal-setup", Map.of())).containsKeys("TEMPORAL_ADDRESS",
-                "TEMPORAL_NAMESPACE");
+        assertThat(compose.environment("temporal-setup", Map.of()))
+                .containsKeys("TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE");
     }
 
     @Test
@@ -75,7 +80,8 @@ class DockerComposeFileTest {
 
         Map<String, String> environment = compose.environment("relaybox", variables);
 
-        assertThat(environment).containsEntry("RELAYBOX_ADMIN_TOKENS", "admin-token")
+        assertThat(environment)
+                .containsEntry("RELAYBOX_ADMIN_TOKENS", "admin-token")
                 .containsEntry("RELAYBOX_PRODUCER_TOKENS", "producer-token")
                 .containsEntry("SHOP_WEBHOOK_SECRET", "whsec_c2hvcA==")
                 .containsEntry("ALLOW_PRIVATE_NETWORKS", "false")
@@ -99,7 +105,8 @@ class DockerComposeFileTest {
         assertThat(api.remove("RELAYBOX_ROLES")).isEqualTo("${RELAYBOX_ROLES:-api,dispatcher,worker}");
         assertThat(worker).as("relaybox-worker's environment beside relaybox's").isEqualTo(api);
         assertThat(compose.ports("relaybox-worker")).isEmpty();
-        assertThat(compose.service("relaybox-worker").path("profiles").get(0).asText()).isEqualTo("scaled");
+        assertThat(compose.service("relaybox-worker").path("profiles").get(0).asText())
+                .isEqualTo("scaled");
     }
 
     @Test
@@ -108,9 +115,11 @@ class DockerComposeFileTest {
 
         assertThat(compose.ports("temporal")).as("Temporal gRPC").allMatch(port -> port.startsWith("127.0.0.1:"));
         assertThat(compose.ports("temporal-ui")).as("Temporal UI").allMatch(port -> port.startsWith("127.0.0.1:"));
-        assertThat(compose.ports("relaybox")).as("Relaybox ports")
+        assertThat(compose.ports("relaybox"))
+                .as("Relaybox ports")
                 .contains("8080:8080", "127.0.0.1:8081:8081")
-                .filteredOn(port -> port.endsWith(":8081")).allMatch(port -> port.startsWith("127.0.0.1:"));
+                .filteredOn(port -> port.endsWith(":8081"))
+                .allMatch(port -> port.startsWith("127.0.0.1:"));
     }
 
     /** The docker-compose binary on PATH; skips the test without it, except on CI where it must be present. */

@@ -4,20 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.FaultFigures;
-import dev.relaybox.service.config.AuthFactory;
 import io.dropwizard.testing.DropwizardTestSupport;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -27,8 +23,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +34,8 @@ class EmbeddedDurabilityTest {
     private static final int CLIENTS = 8;
     private static final int ACKNOWLEDGED_BEFORE_KILL = 300;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Test
     void embeddedPostgresRunsWithFsyncSynchronousCommitAndFullPageWrites() throws Exception {
@@ -102,8 +97,8 @@ class EmbeddedDurabilityTest {
             clients.shutdown();
             assertThat(clients.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
             // Its backends notice the postmaster is gone and exit; only then can a new one start on the directory.
-            await().atMost(Duration.ofSeconds(30)).until(() -> !postmaster.isAlive()
-                    && children.stream().noneMatch(ProcessHandle::isAlive));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> !postmaster.isAlive() && children.stream().noneMatch(ProcessHandle::isAlive));
         } finally {
             first.after();
         }
@@ -112,15 +107,25 @@ class EmbeddedDurabilityTest {
         DropwizardTestSupport<RelayboxConfiguration> second = TestApp.durableSupport(data, temporalPort);
         second.before();
         try {
-            List<String> storedRows = jdbi(second).withHandle(h -> h.createQuery(
-                    "SELECT partner_event_id FROM webhook_inbox WHERE partner_name = 'shop'").mapTo(String.class).list());
+            List<String> storedRows = jdbi(second)
+                    .withHandle(
+                            h -> h.createQuery("SELECT partner_event_id FROM webhook_inbox WHERE partner_name = 'shop'")
+                                    .mapTo(String.class)
+                                    .list());
             Set<String> stored = new HashSet<>(storedRows);
             List<String> lost = new ArrayList<>(acknowledged);
             lost.removeAll(stored);
-            assertThat(lost).as("acknowledged with 200 accepted but not stored after the crash").isEmpty();
+            assertThat(lost)
+                    .as("acknowledged with 200 accepted but not stored after the crash")
+                    .isEmpty();
             // Stored is what this drill promises; each row is stored once (the unique key), so a duplicate cannot hide.
-            FaultFigures.count("PostgreSQL killed (kill -9 of the postmaster) under 8 intake clients, restarted",
-                    getClass(), acknowledged, storedRows, FaultFigures.deadLetters(jdbi(second))).print()
+            FaultFigures.count(
+                            "PostgreSQL killed (kill -9 of the postmaster) under 8 intake clients, restarted",
+                            getClass(),
+                            acknowledged,
+                            storedRows,
+                            FaultFigures.deadLetters(jdbi(second)))
+                    .print()
                     .assertTargets();
         } finally {
             second.after();
@@ -147,15 +152,16 @@ class EmbeddedDurabilityTest {
         }
     }
 
-
     /** The running server's process, from the first line of postmaster.pid in its data directory. */
     private static ProcessHandle postmaster(Path data) throws Exception {
-        long pid = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
+        long pid = Long.parseLong(
+                Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
         return ProcessHandle.of(pid).orElseThrow();
     }
 
     private static String setting(Jdbi db, String name) {
-        return db.withHandle(h -> h.createQuery("SHOW " + name).mapTo(String.class).one());
+        return db.withHandle(
+                h -> h.createQuery("SHOW " + name).mapTo(String.class).one());
     }
 
     private static Jdbi jdbi(DropwizardTestSupport<RelayboxConfiguration> app) {

@@ -15,16 +15,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -37,9 +33,9 @@ import org.junit.jupiter.api.Test;
 class MoveToExternalDatabaseTest {
     private static final String MOVED_PARTNER_SECRET = "whsec_" + "bW92ZWQtcGFydG5lci1zZWNyZXQtZm9yLXRlc3Rz";
     private static final ConfigOverride[] LONG_WAITS = {
-            // Long waits: only the restart on the new database can move the open work on within the test.
-            ConfigOverride.config("delivery.retryDelays", "1h"),
-            ConfigOverride.config("inbox.recheckInterval", "1h")};
+        // Long waits: only the restart on the new database can move the open work on within the test.
+        ConfigOverride.config("delivery.retryDelays", "1h"), ConfigOverride.config("inbox.recheckInterval", "1h")
+    };
 
     @Test
     void openWorkDumpedFromEmbeddedModeCompletesOnTheDatabaseItWasRestoredInto() throws Exception {
@@ -51,19 +47,36 @@ class MoveToExternalDatabaseTest {
             receiver.script("/moved", TestReceiver.Reply.of(503));
             String outboxId;
             String shippedId;
-            DropwizardTestSupport<RelayboxConfiguration> embedded = TestApp.support(data, TestApp.freePort(), LONG_WAITS);
+            DropwizardTestSupport<RelayboxConfiguration> embedded =
+                    TestApp.support(data, TestApp.freePort(), LONG_WAITS);
             embedded.before();
             try {
                 Api api = new Api(embedded);
-                api.admin("POST", "/admin/endpoints", Map.of("name", "moved", "url", receiver.url("/moved"),
-                        "eventTypes", List.of("invoice.*")));
-                outboxId = api.producer("POST", "/outbox", Map.of("eventType", "invoice.sent", "aggregateType",
-                        "invoice", "aggregateId", "8", "payload", Map.of())).text("id");
+                api.admin(
+                        "POST",
+                        "/admin/endpoints",
+                        Map.of("name", "moved", "url", receiver.url("/moved"), "eventTypes", List.of("invoice.*")));
+                outboxId = api.producer(
+                                "POST",
+                                "/outbox",
+                                Map.of(
+                                        "eventType",
+                                        "invoice.sent",
+                                        "aggregateType",
+                                        "invoice",
+                                        "aggregateId",
+                                        "8",
+                                        "payload",
+                                        Map.of()))
+                        .text("id");
                 send(api, AuthFactory.DEV_PARTNER_SECRET, "evt-c-" + order, "order.created", order);
-                await().atMost(Duration.ofSeconds(30)).until(() -> entityState(api.jdbi(), order).equals("created"));
-                shippedId = send(api, AuthFactory.DEV_PARTNER_SECRET, "evt-s-" + order, "order.shipped", order).text("id");
-                await().atMost(Duration.ofSeconds(30)).until(() -> "RETRYING".equals(deliveryStatus(api.jdbi()))
-                        && "DEFERRED".equals(inboxStatus(api.jdbi(), shippedId)));
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> entityState(api.jdbi(), order).equals("created"));
+                shippedId = send(api, AuthFactory.DEV_PARTNER_SECRET, "evt-s-" + order, "order.shipped", order)
+                        .text("id");
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> "RETRYING".equals(deliveryStatus(api.jdbi()))
+                                && "DEFERRED".equals(inboxStatus(api.jdbi(), shippedId)));
 
                 // A backup may be taken while Relaybox runs: pg_dump reads one snapshot.
                 Path live = Files.createTempFile("relaybox-live", ".sql");
@@ -80,13 +93,33 @@ class MoveToExternalDatabaseTest {
             try (EmbeddedPostgres external = EmbeddedPostgres.builder().start()) {
                 // 2. Restore into an empty database of the new server.
                 Jdbi.create(external.getPostgresDatabase()).useHandle(h -> h.execute("CREATE DATABASE relaybox"));
-                run(List.of("psql", "--host", "localhost", "--port", Integer.toString(external.getPort()),
-                        "--username", "postgres", "--dbname", "relaybox", "--quiet", "-v", "ON_ERROR_STOP=1",
-                        "--file", dump.toString()));
+                run(List.of(
+                        "psql",
+                        "--host",
+                        "localhost",
+                        "--port",
+                        Integer.toString(external.getPort()),
+                        "--username",
+                        "postgres",
+                        "--dbname",
+                        "relaybox",
+                        "--quiet",
+                        "-v",
+                        "ON_ERROR_STOP=1",
+                        "--file",
+                        dump.toString()));
 
-                // 3. Relaybox on the restored database: the reconciler starts the open work again.
+                // The rows carry the schedule across the move: let the hour of backoff pass, as a long move would.
+                Jdbi.create(external.getDatabase("postgres", "relaybox"))
+                        .useHandle(
+                                h -> h.execute(
+                                        "UPDATE deliveries SET next_attempt_at = now() - interval '1 hour' WHERE status = 'RETRYING'"));
+
+                // 3. Relaybox on the restored database: the reconciler starts the open work that is due.
                 receiver.script("/moved", TestReceiver.Reply.of(200));
                 List<ConfigOverride> overrides = new ArrayList<>(List.of(LONG_WAITS));
+                overrides.add(ConfigOverride.config("dispatcher.reconcileInterval", "1s"));
+                overrides.add(ConfigOverride.config("dispatcher.reconcileGrace", "1s"));
                 overrides.add(ConfigOverride.config("database.url", external.getJdbcUrl("postgres", "relaybox")));
                 // An external database makes this production: its own tokens and partner secret, and the
                 // test's receiver on loopback allowed explicitly.
@@ -94,18 +127,21 @@ class MoveToExternalDatabaseTest {
                 overrides.add(ConfigOverride.config("auth.producerTokens", "moved-producer-token"));
                 overrides.add(ConfigOverride.config("partners.shop.signature.secrets", MOVED_PARTNER_SECRET));
                 overrides.add(ConfigOverride.config("delivery.allowPrivateNetworks", "true"));
-                DropwizardTestSupport<RelayboxConfiguration> moved = TestApp.support(TestApp.freshDataDirectory(),
-                        TestApp.freePort(), overrides.toArray(ConfigOverride[]::new));
+                DropwizardTestSupport<RelayboxConfiguration> moved = TestApp.support(
+                        TestApp.freshDataDirectory(), TestApp.freePort(), overrides.toArray(ConfigOverride[]::new));
                 moved.before();
                 try {
                     Api api = new Api(moved);
-                    assertThat(moved.getConfiguration().getDatabase().getUrl()).contains(":" + external.getPort() + "/");
+                    assertThat(moved.getConfiguration().getDatabase().getUrl())
+                            .contains(":" + external.getPort() + "/");
                     await().atMost(Duration.ofSeconds(60)).until(() -> "DELIVERED".equals(deliveryStatus(api.jdbi())));
-                    assertThat(receiver.received("/moved")).extracting(r -> r.header("webhook-id"))
+                    assertThat(receiver.received("/moved"))
+                            .extracting(r -> r.header("webhook-id"))
                             .containsExactly(outboxId, outboxId);
 
                     send(api, MOVED_PARTNER_SECRET, "evt-p-" + order, "order.paid", order);
-                    await().atMost(Duration.ofSeconds(60)).until(() -> entityState(api.jdbi(), order).equals("shipped"));
+                    await().atMost(Duration.ofSeconds(60))
+                            .until(() -> entityState(api.jdbi(), order).equals("shipped"));
                     assertThat(inboxStatus(api.jdbi(), shippedId)).isEqualTo("PROCESSED");
                 } finally {
                     moved.after();
@@ -116,19 +152,28 @@ class MoveToExternalDatabaseTest {
 
     /** {@code relaybox db dump config.yml --output FILE} in its own JVM, as an operator runs it; its output. */
     private static String dbDump(Path dataDirectory, Path output) throws Exception {
-        return run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"),
+        return run(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
                 "-Ddw.embeddedPostgres.dataDirectory=" + dataDirectory,
                 "-Ddw.embeddedPostgres.port=0",
                 "-Ddw.logging.level=WARN",
-                RelayboxApplication.class.getName(), "db", "dump", TestApp.CONFIG, "--output", output.toString()));
+                RelayboxApplication.class.getName(),
+                "db",
+                "dump",
+                TestApp.CONFIG,
+                "--output",
+                output.toString()));
     }
 
     private static String run(List<String> command) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as("%s answered:%n%s", command.get(0), out).isZero();
+        assertThat(process.exitValue())
+                .as("%s answered:%n%s", command.get(0), out)
+                .isZero();
         return out;
     }
 
@@ -142,19 +187,26 @@ class MoveToExternalDatabaseTest {
     }
 
     private static String deliveryStatus(Jdbi db) {
-        return db.withHandle(h -> h.createQuery("SELECT status FROM deliveries").mapTo(String.class).findOne()
+        return db.withHandle(h -> h.createQuery("SELECT status FROM deliveries")
+                .mapTo(String.class)
+                .findOne()
                 .orElse(null));
     }
 
     private static String inboxStatus(Jdbi db, String id) {
         return db.withHandle(h -> h.createQuery("SELECT status FROM webhook_inbox WHERE id = CAST(:id AS uuid)")
-                .bind("id", id).mapTo(String.class).one());
+                .bind("id", id)
+                .mapTo(String.class)
+                .one());
     }
 
     private static String entityState(Jdbi db, String order) {
-        return db.withHandle(h -> h.createQuery(
-                        "SELECT state FROM entities WHERE aggregate_type = 'order' AND aggregate_id = :id")
-                .bind("id", order).mapTo(String.class).findOne().orElse(""));
+        return db.withHandle(
+                h -> h.createQuery("SELECT state FROM entities WHERE aggregate_type = 'order' AND aggregate_id = :id")
+                        .bind("id", order)
+                        .mapTo(String.class)
+                        .findOne()
+                        .orElse(""));
     }
 
     private static Answer send(Api api, String secret, String eventId, String type, String orderId) {

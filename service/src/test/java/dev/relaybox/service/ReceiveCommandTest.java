@@ -10,8 +10,10 @@ class ReceiveCommandTest {
 
     @Test
     void envelopeShowsItsTypeAndTimestamp() {
-        assertThat(ReceiveCommand.describe(bytes(
-                "{\"type\" : \"order.shipped\", \"timestamp\" : \"2026-11-30T10:00:00.123456Z\", \"data\" : {\"orderId\": 42}}")))
+        assertThat(
+                        ReceiveCommand.describe(
+                                bytes(
+                                        "{\"type\" : \"order.shipped\", \"timestamp\" : \"2026-11-30T10:00:00.123456Z\", \"data\" : {\"orderId\": 42}}")))
                 .isEqualTo("type=order.shipped timestamp=2026-11-30T10:00:00.123456Z");
     }
 

@@ -25,8 +25,10 @@ class RestartTest {
         DropwizardTestSupport<RelayboxConfiguration> first = TestApp.support(data, temporalPort);
         first.before();
         try {
-            jdbi(first).useHandle(h -> h.execute(
-                    "INSERT INTO entities (aggregate_type, aggregate_id, state, version) VALUES ('order', '1', 'paid', 1)"));
+            jdbi(first)
+                    .useHandle(
+                            h -> h.execute(
+                                    "INSERT INTO entities (aggregate_type, aggregate_id, state, version) VALUES ('order', '1', 'paid', 1)"));
         } finally {
             first.after();
         }
@@ -35,9 +37,11 @@ class RestartTest {
         DropwizardTestSupport<RelayboxConfiguration> second = TestApp.support(data, temporalPort);
         second.before();
         try {
-            String state = jdbi(second).withHandle(h -> h.createQuery(
-                    "SELECT state FROM entities WHERE aggregate_type = 'order' AND aggregate_id = '1'")
-                    .mapTo(String.class).one());
+            String state = jdbi(second)
+                    .withHandle(h -> h.createQuery(
+                                    "SELECT state FROM entities WHERE aggregate_type = 'order' AND aggregate_id = '1'")
+                            .mapTo(String.class)
+                            .one());
             assertThat(state).isEqualTo("paid");
         } finally {
             second.after();
@@ -49,9 +53,11 @@ class RestartTest {
         Path data = TestApp.freshDataDirectory();
         int temporalPort = TestApp.freePort();
         // The embedded Temporal keeps nothing across a restart: the row's next attempt time is all that is left.
-        ConfigOverride[] overrides = {ConfigOverride.config("delivery.retryDelays", "30s"),
-                ConfigOverride.config("dispatcher.reconcileInterval", "1s"),
-                ConfigOverride.config("dispatcher.reconcileGrace", "1s")};
+        ConfigOverride[] overrides = {
+            ConfigOverride.config("delivery.retryDelays", "30s"),
+            ConfigOverride.config("dispatcher.reconcileInterval", "1s"),
+            ConfigOverride.config("dispatcher.reconcileGrace", "1s")
+        };
         try (TestReceiver receiver = new TestReceiver()) {
             receiver.script("/hooks", TestReceiver.Reply.of(503));
             String outboxId;
@@ -60,13 +66,28 @@ class RestartTest {
             first.before();
             try {
                 Api api = new Api(first);
-                api.admin("POST", "/admin/endpoints", Map.of("name", "hooks", "url", receiver.url("/hooks"),
-                        "eventTypes", List.of("*")));
-                outboxId = api.producer("POST", "/outbox", Map.of("eventType", "order.paid", "aggregateType", "order",
-                        "aggregateId", "9", "payload", Map.of())).text("id");
+                api.admin(
+                        "POST",
+                        "/admin/endpoints",
+                        Map.of("name", "hooks", "url", receiver.url("/hooks"), "eventTypes", List.of("*")));
+                outboxId = api.producer(
+                                "POST",
+                                "/outbox",
+                                Map.of(
+                                        "eventType",
+                                        "order.paid",
+                                        "aggregateType",
+                                        "order",
+                                        "aggregateId",
+                                        "9",
+                                        "payload",
+                                        Map.of()))
+                        .text("id");
                 await().atMost(Duration.ofSeconds(30)).until(() -> "RETRYING".equals(deliveryStatus(first)));
-                recordedNext = jdbi(first).withHandle(h -> h.createQuery("SELECT next_attempt_at FROM deliveries")
-                        .mapTo(Instant.class).one());
+                recordedNext = jdbi(first)
+                        .withHandle(h -> h.createQuery("SELECT next_attempt_at FROM deliveries")
+                                .mapTo(Instant.class)
+                                .one());
             } finally {
                 first.after();
             }
@@ -76,12 +97,17 @@ class RestartTest {
             second.before();
             try {
                 await().atMost(Duration.ofSeconds(90)).until(() -> "DELIVERED".equals(deliveryStatus(second)));
-                assertThat(receiver.received("/hooks")).extracting(r -> r.header("webhook-id"))
+                assertThat(receiver.received("/hooks"))
+                        .extracting(r -> r.header("webhook-id"))
                         .containsExactly(outboxId, outboxId);
-                List<Integer> attempts = jdbi(second).withHandle(h -> h.createQuery(
-                        "SELECT attempt FROM delivery_attempts ORDER BY attempt").mapTo(Integer.class).list());
-                Instant secondAttempt = jdbi(second).withHandle(h -> h.createQuery(
-                        "SELECT started_at FROM delivery_attempts WHERE attempt = 2").mapTo(Instant.class).one());
+                List<Integer> attempts = jdbi(second)
+                        .withHandle(h -> h.createQuery("SELECT attempt FROM delivery_attempts ORDER BY attempt")
+                                .mapTo(Integer.class)
+                                .list());
+                Instant secondAttempt = jdbi(second)
+                        .withHandle(h -> h.createQuery("SELECT started_at FROM delivery_attempts WHERE attempt = 2")
+                                .mapTo(Instant.class)
+                                .one());
                 // The schedule was not reset: attempt 2 came as the first run had planned it, not at once.
                 assertThat(attempts).containsExactly(1, 2);
                 assertThat(secondAttempt).isAfterOrEqualTo(recordedNext);
@@ -92,8 +118,11 @@ class RestartTest {
     }
 
     private static String deliveryStatus(DropwizardTestSupport<RelayboxConfiguration> app) {
-        return jdbi(app).withHandle(h -> h.createQuery("SELECT status FROM deliveries").mapTo(String.class).findOne()
-                .orElse(null));
+        return jdbi(app)
+                .withHandle(h -> h.createQuery("SELECT status FROM deliveries")
+                        .mapTo(String.class)
+                        .findOne()
+                        .orElse(null));
     }
 
     private static Jdbi jdbi(DropwizardTestSupport<RelayboxConfiguration> app) {

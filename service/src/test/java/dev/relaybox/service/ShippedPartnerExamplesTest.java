@@ -27,8 +27,8 @@ class ShippedPartnerExamplesTest {
     private static final Path REPO = Path.of("..").toAbsolutePath().normalize();
     private static final Set<SignatureScheme> BODY_ONLY = Set.of(SignatureScheme.GITHUB, SignatureScheme.HMAC_SHA256);
     private static final Pattern YAML_BLOCK = Pattern.compile("(?s)```yaml\\n(.*?)```");
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    private static final ObjectMapper YAML =
+            new ObjectMapper(new YAMLFactory()).disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     @Test
     void bodyOnlySchemesTakeTheEventTypeAndAggregateFromTheSignedBody() throws IOException {
@@ -47,8 +47,12 @@ class ShippedPartnerExamplesTest {
             for (Map.Entry<String, JsonNode> entry : partners.properties()) {
                 PartnerFactory partner = YAML.treeToValue(entry.getValue(), PartnerFactory.class);
                 if (BODY_ONLY.contains(partner.getSignature().scheme())) {
-                    assertThat(partner.getEventType().pointer()).as(entry.getKey() + " eventType").isNotBlank();
-                    assertThat(partner.getAggregateId().pointer()).as(entry.getKey() + " aggregateId").isNotBlank();
+                    assertThat(partner.getEventType().pointer())
+                            .as(entry.getKey() + " eventType")
+                            .isNotBlank();
+                    assertThat(partner.getAggregateId().pointer())
+                            .as(entry.getKey() + " aggregateId")
+                            .isNotBlank();
                     checked.add(entry.getKey());
                 }
             }

@@ -23,8 +23,8 @@ public final class ShopWebhooks {
     public static String signature(String whsecSecret, String eventId, long timestamp, String body) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(Base64.getDecoder().decode(whsecSecret.substring("whsec_".length())),
-                    "HmacSHA256"));
+            mac.init(new SecretKeySpec(
+                    Base64.getDecoder().decode(whsecSecret.substring("whsec_".length())), "HmacSHA256"));
             String content = eventId + "." + timestamp + "." + body;
             return "v1," + Base64.getEncoder().encodeToString(mac.doFinal(content.getBytes(StandardCharsets.UTF_8)));
         } catch (GeneralSecurityException e) {

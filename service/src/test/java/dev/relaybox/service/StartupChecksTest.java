@@ -49,10 +49,15 @@ class StartupChecksTest {
 
     @Test
     void externalTemporalWithEmbeddedDatabaseRefusesAPrivateNetworkEndpoint() {
-        assertThatThrownBy(() -> start(PRODUCTION[1], REAL_TOKENS[0], REAL_TOKENS[1],
-                ConfigOverride.config("partners.shop.signature.secrets", "whsec_" + "c2hvcC1zZWNyZXQtZm9yLWEtdGVzdC0wMDAx"),
-                ConfigOverride.config("alerts.endpointUrl", "http://127.0.0.1:9/alerts"),
-                ConfigOverride.config("alerts.endpointSecret", "whsec_" + "bG9jYWwtZW5kcG9pbnQtc2VjcmV0LTAwMDE=")))
+        assertThatThrownBy(() -> start(
+                        PRODUCTION[1],
+                        REAL_TOKENS[0],
+                        REAL_TOKENS[1],
+                        ConfigOverride.config(
+                                "partners.shop.signature.secrets", "whsec_" + "c2hvcC1zZWNyZXQtZm9yLWEtdGVzdC0wMDAx"),
+                        ConfigOverride.config("alerts.endpointUrl", "http://127.0.0.1:9/alerts"),
+                        ConfigOverride.config(
+                                "alerts.endpointSecret", "whsec_" + "bG9jYWwtZW5kcG9pbnQtc2VjcmV0LTAwMDE=")))
                 .hasMessageContaining("endpoint relaybox-alerts in config")
                 .hasMessageContaining("ALLOW_PRIVATE_NETWORKS");
     }
@@ -66,8 +71,8 @@ class StartupChecksTest {
 
     @Test
     void stateMachineWithATypoRefusesToStartNamingIt() {
-        assertThatThrownBy(() -> start(
-                ConfigOverride.config("stateMachines.order.transitions.order\\.paid.to", "payed")))
+        assertThatThrownBy(
+                        () -> start(ConfigOverride.config("stateMachines.order.transitions.order\\.paid.to", "payed")))
                 .hasMessageContaining("state machine 'order'")
                 .hasMessageContaining("payed");
     }
@@ -80,15 +85,17 @@ class StartupChecksTest {
 
     @Test
     void deferralThatNeedsTooManyRechecksRefusesToStartSayingWhatWouldDo() {
-        assertThatThrownBy(() -> start(ConfigOverride.config("inbox.recheckInterval", "1m"),
-                ConfigOverride.config("inbox.maxDeferral", "30d")))
-                .hasMessageContaining("refusing to start: inbox: a deferral of up to 720h rechecked every 1m takes "
-                        + "43200 rechecks, more than 20000; raise recheckInterval to at least 2m10s or lower maxDeferral");
+        assertThatThrownBy(() -> start(
+                        ConfigOverride.config("inbox.recheckInterval", "1m"),
+                        ConfigOverride.config("inbox.maxDeferral", "30d")))
+                .hasMessageContaining(
+                        "refusing to start: inbox: a deferral of up to 720h rechecked every 1m takes "
+                                + "43200 rechecks, more than 20000; raise recheckInterval to at least 2m10s or lower maxDeferral");
     }
 
     private static void start(ConfigOverride... overrides) throws Exception {
-        DropwizardTestSupport<RelayboxConfiguration> app = TestApp.support(TestApp.freshDataDirectory(),
-                TestApp.freePort(), overrides);
+        DropwizardTestSupport<RelayboxConfiguration> app =
+                TestApp.support(TestApp.freshDataDirectory(), TestApp.freePort(), overrides);
         try {
             app.before();
         } finally {

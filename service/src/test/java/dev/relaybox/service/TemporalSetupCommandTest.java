@@ -93,8 +93,9 @@ class TemporalSetupCommandTest {
         PrintStream original = System.out;
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         try {
-            Optional<Throwable> failure = new Cli(new JarLocation(RelayboxApplication.class), bootstrap, out,
-                    new ByteArrayOutputStream()).run(args);
+            Optional<Throwable> failure = new Cli(
+                            new JarLocation(RelayboxApplication.class), bootstrap, out, new ByteArrayOutputStream())
+                    .run(args);
             return new Run(failure, out.toString(StandardCharsets.UTF_8));
         } finally {
             System.setOut(original);

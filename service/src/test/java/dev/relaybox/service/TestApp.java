@@ -55,20 +55,20 @@ public final class TestApp {
     }
 
     public static DropwizardAppExtension<RelayboxConfiguration> extension(int temporalPort, ConfigOverride... extra) {
-        return new DropwizardAppExtension<>(RelayboxApplication.class, CONFIG,
-                overrides(freshDataDirectory(), temporalPort, extra));
+        return new DropwizardAppExtension<>(
+                RelayboxApplication.class, CONFIG, overrides(freshDataDirectory(), temporalPort, extra));
     }
 
-    static DropwizardTestSupport<RelayboxConfiguration> support(Path dataDirectory, int temporalPort,
-            ConfigOverride... extra) {
-        return new DropwizardTestSupport<>(RelayboxApplication.class, CONFIG,
-                overrides(dataDirectory, temporalPort, extra));
+    static DropwizardTestSupport<RelayboxConfiguration> support(
+            Path dataDirectory, int temporalPort, ConfigOverride... extra) {
+        return new DropwizardTestSupport<>(
+                RelayboxApplication.class, CONFIG, overrides(dataDirectory, temporalPort, extra));
     }
 
     /** The application with embedded PostgreSQL as shipped: fsync and synchronous commit on. */
-    static DropwizardTestSupport<RelayboxConfiguration> durableSupport(Path dataDirectory, int temporalPort,
-            ConfigOverride... extra) {
-        return new DropwizardTestSupport<>(RelayboxApplication.class, CONFIG,
-                overrides(dataDirectory, temporalPort, true, extra));
+    static DropwizardTestSupport<RelayboxConfiguration> durableSupport(
+            Path dataDirectory, int temporalPort, ConfigOverride... extra) {
+        return new DropwizardTestSupport<>(
+                RelayboxApplication.class, CONFIG, overrides(dataDirectory, temporalPort, true, extra));
     }
 }

@@ -19,7 +19,9 @@ public final class RelaySearchAttributes {
      * Outbound: the names of the endpoints the event goes to, e.g. {@code RelayEndpoints = "shop"}; bounded by
      * {@link VisibilityLimits#endpointNames}, so a big fan-out ends in a marker such as {@code +150 more}.
      */
-    public static final SearchAttributeKey<List<String>> ENDPOINTS = SearchAttributeKey.forKeywordList("RelayEndpoints");
+    public static final SearchAttributeKey<List<String>> ENDPOINTS =
+            SearchAttributeKey.forKeywordList("RelayEndpoints");
+
     public static final SearchAttributeKey<Long> ATTEMPTS = SearchAttributeKey.forLong("RelayAttempts");
 
     public static final List<SearchAttributeKey<?>> ALL =

@@ -73,7 +73,10 @@ public final class VisibilityLimits {
      * {@code +150 more}. The full list is in the database (deliveries).
      */
     public static List<String> endpointNames(List<String> names) {
-        List<String> distinct = names.stream().distinct().map(name -> truncate(name, ENDPOINT_NAME_BYTES)).toList();
+        List<String> distinct = names.stream()
+                .distinct()
+                .map(name -> truncate(name, ENDPOINT_NAME_BYTES))
+                .toList();
         List<String> kept = new ArrayList<>();
         // "[]" plus room for the longest possible marker ("+2147483647 more" quoted, and a comma).
         int used = 2 + 20;

@@ -25,7 +25,8 @@ class VisibilityLimitsTest {
             assertThat(bytes.length).as("cut to %d bytes: %s", max, cut).isLessThanOrEqualTo(max);
             // Decodes back to the same text: no half character, no lone surrogate.
             assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo(cut);
-            assertThat(cut.codePoints().noneMatch(c -> Character.isSurrogate((char) c))).isTrue();
+            assertThat(cut.codePoints().noneMatch(c -> Character.isSurrogate((char) c)))
+                    .isTrue();
             assertThat(value).startsWith(cut.substring(0, cut.length() - 1));
             assertThat(cut).endsWith("…");
         }
@@ -38,13 +39,19 @@ class VisibilityLimitsTest {
     void aKeywordOfCharactersThatNeedEscapingStaysUnderTheServerLimitEncoded() {
         String quotes = "\"\u0001".repeat(5_000);
         String keyword = VisibilityLimits.keyword(quotes);
-        int encoded = DefaultDataConverter.STANDARD_INSTANCE.toPayload(keyword).orElseThrow().getData().size();
+        int encoded = DefaultDataConverter.STANDARD_INSTANCE
+                .toPayload(keyword)
+                .orElseThrow()
+                .getData()
+                .size();
         assertThat(encoded).isLessThanOrEqualTo(2048);
     }
 
     @Test
     void aBigEndpointListIsCutWithAMarkerAndFitsInOneValue() {
-        List<String> names = IntStream.range(0, 200).mapToObj(i -> "endpoint-" + "ü".repeat(30) + "-" + i).toList();
+        List<String> names = IntStream.range(0, 200)
+                .mapToObj(i -> "endpoint-" + "ü".repeat(30) + "-" + i)
+                .toList();
 
         List<String> kept = VisibilityLimits.endpointNames(names);
 
@@ -52,19 +59,26 @@ class VisibilityLimitsTest {
         String marker = kept.get(kept.size() - 1);
         assertThat(marker).isEqualTo(VisibilityLimits.moreMarker(200 - (kept.size() - 1)));
         assertThat(names).containsAll(kept.subList(0, kept.size() - 1));
-        int encoded = DefaultDataConverter.STANDARD_INSTANCE.toPayload(kept).orElseThrow().getData().size();
+        int encoded = DefaultDataConverter.STANDARD_INSTANCE
+                .toPayload(kept)
+                .orElseThrow()
+                .getData()
+                .size();
         assertThat(encoded).isLessThanOrEqualTo(VisibilityLimits.ENDPOINT_LIST_BYTES);
     }
 
     @Test
     void aLongEndpointNameIsCutToItsBudget() {
         List<String> kept = VisibilityLimits.endpointNames(List.of("ß".repeat(500)));
-        assertThat(kept).singleElement().satisfies(name -> assertThat(VisibilityLimits.utf8Bytes(name))
-                .isLessThanOrEqualTo(VisibilityLimits.ENDPOINT_NAME_BYTES));
+        assertThat(kept)
+                .singleElement()
+                .satisfies(name -> assertThat(VisibilityLimits.utf8Bytes(name))
+                        .isLessThanOrEqualTo(VisibilityLimits.ENDPOINT_NAME_BYTES));
     }
 
     @Test
     void aSmallEndpointListIsKeptWholeAndDistinct() {
-        assertThat(VisibilityLimits.endpointNames(List.of("shop", "crm", "shop"))).containsExactly("shop", "crm");
+        assertThat(VisibilityLimits.endpointNames(List.of("shop", "crm", "shop")))
+                .containsExactly("shop", "crm");
     }
 }

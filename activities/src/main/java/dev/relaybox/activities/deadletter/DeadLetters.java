@@ -14,13 +14,23 @@ import org.slf4j.LoggerFactory;
 public final class DeadLetters {
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetters.class);
 
-    public enum Source { OUTBOX, INBOX }
+    public enum Source {
+        OUTBOX,
+        INBOX
+    }
 
     /**
      * @param peer the endpoint URL (outbound) or partner name (inbound)
      */
-    public record DeadLetter(UUID id, Source source, UUID reference, String peer, String eventType, String reason,
-            String lastError, int attempts) {}
+    public record DeadLetter(
+            UUID id,
+            Source source,
+            UUID reference,
+            String peer,
+            String eventType,
+            String reason,
+            String lastError,
+            int attempts) {}
 
     /** Told about each new dead letter. Implementations must not throw. */
     public interface DeadLetterListener {
@@ -45,8 +55,15 @@ public final class DeadLetters {
      * Inserts the dead letter on the caller's transaction; a second open one for the same reference is
      * ignored. Returns it when this call created it; pass it to {@link #announce} after commit.
      */
-    public Optional<DeadLetter> record(Handle handle, Source source, UUID reference, String peer, String eventType,
-            String reason, String lastError, int attempts) {
+    public Optional<DeadLetter> record(
+            Handle handle,
+            Source source,
+            UUID reference,
+            String peer,
+            String eventType,
+            String reason,
+            String lastError,
+            int attempts) {
         Optional<DeadLetter> created = handle.attach(DeadLetterStore.class)
                 .insertOpen(source, reference, reason, lastError, attempts)
                 .map(id -> new DeadLetter(id, source, reference, peer, eventType, reason, lastError, attempts));
@@ -56,10 +73,17 @@ public final class DeadLetters {
 
     /** Call after the transaction that recorded it committed. */
     public void announce(DeadLetter deadLetter) {
-        LOG.error("dead-lettered {} {} ({} {} {}) after {} attempts: {}; last error: {}; dead letter {}",
-                deadLetter.source(), deadLetter.reference(), deadLetter.eventType(),
-                deadLetter.source() == Source.OUTBOX ? "to" : "from", deadLetter.peer(), deadLetter.attempts(),
-                deadLetter.reason(), deadLetter.lastError(), deadLetter.id());
+        LOG.error(
+                "dead-lettered {} {} ({} {} {}) after {} attempts: {}; last error: {}; dead letter {}",
+                deadLetter.source(),
+                deadLetter.reference(),
+                deadLetter.eventType(),
+                deadLetter.source() == Source.OUTBOX ? "to" : "from",
+                deadLetter.peer(),
+                deadLetter.attempts(),
+                deadLetter.reason(),
+                deadLetter.lastError(),
+                deadLetter.id());
         try {
             listener.created(deadLetter);
         } catch (RuntimeException e) {

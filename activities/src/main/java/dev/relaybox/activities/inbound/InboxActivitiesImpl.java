@@ -25,8 +25,8 @@ public final class InboxActivitiesImpl implements InboxActivities {
     private final InboxProcessor processor;
 
     /** {@code machines} is keyed by aggregate type; an event for a type without one is quarantined. */
-    public InboxActivitiesImpl(Jdbi jdbi, Map<String, StateMachine> machines, InboxSettings settings,
-            DeadLetters deadLetters) {
+    public InboxActivitiesImpl(
+            Jdbi jdbi, Map<String, StateMachine> machines, InboxSettings settings, DeadLetters deadLetters) {
         this.jdbi = jdbi;
         this.settings = settings;
         this.deadLetters = deadLetters;
@@ -36,11 +36,18 @@ public final class InboxActivitiesImpl implements InboxActivities {
     @Override
     public InboxPlan plan(UUID inboxId) {
         // One handle: one connection for the whole read.
-        return DatabaseFailures.translating(() -> jdbi.withExtension(InboxStore.class, store -> store.find(inboxId)
-                        .map(row -> new InboxPlan(row.partnerName(), row.eventType(),
-                                row.aggregate() == null ? null : row.aggregate().toString(),
-                                settings.recheckInterval(), settings.maxDeferral(),
-                                store.deferredSince(inboxId).orElse(null)))))
+        return DatabaseFailures.translating(() -> jdbi.withExtension(
+                        InboxStore.class,
+                        store -> store.find(inboxId)
+                                .map(row -> new InboxPlan(
+                                        row.partnerName(),
+                                        row.eventType(),
+                                        row.aggregate() == null
+                                                ? null
+                                                : row.aggregate().toString(),
+                                        settings.recheckInterval(),
+                                        settings.maxDeferral(),
+                                        store.deferredSince(inboxId).orElse(null)))))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "inbox row " + inboxId + " does not exist", "InboxRowMissing"));
     }
@@ -54,12 +61,17 @@ public final class InboxActivitiesImpl implements InboxActivities {
     @Override
     public InboxOutcome decide(UUID inboxId) {
         try (MDC.MDCCloseable ignored = MDC.putCloseable("inboxId", inboxId.toString())) {
-            InboxProcessor.Result result = DatabaseFailures.translating(
-                    () -> jdbi.inTransaction(h -> processor.process(h, inboxId)));
+            InboxProcessor.Result result =
+                    DatabaseFailures.translating(() -> jdbi.inTransaction(h -> processor.process(h, inboxId)));
             result.deadLetter().ifPresent(deadLetters::announce);
             InboxOutcome outcome = result.outcome();
-            LOG.info("inbox event {}: {}{} ({}, attempt {})", inboxId, outcome.alreadyFinished() ? "already " : "",
-                    outcome.outcome(), outcome.reason(), outcome.attempts());
+            LOG.info(
+                    "inbox event {}: {}{} ({}, attempt {})",
+                    inboxId,
+                    outcome.alreadyFinished() ? "already " : "",
+                    outcome.outcome(),
+                    outcome.reason(),
+                    outcome.attempts());
             return outcome;
         }
     }
@@ -72,8 +84,15 @@ public final class InboxActivitiesImpl implements InboxActivities {
                 return Optional.empty();
             }
             InboxStore.InboxRow row = store.find(inboxId).orElseThrow();
-            return deadLetters.record(h, DeadLetters.Source.INBOX, inboxId, row.partnerName(), row.eventType(), reason,
-                    lastError, row.attempts());
+            return deadLetters.record(
+                    h,
+                    DeadLetters.Source.INBOX,
+                    inboxId,
+                    row.partnerName(),
+                    row.eventType(),
+                    reason,
+                    lastError,
+                    row.attempts());
         }));
         created.ifPresent(deadLetters::announce);
     }

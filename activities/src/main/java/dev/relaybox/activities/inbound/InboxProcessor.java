@@ -5,10 +5,10 @@ import static dev.relaybox.activities.statemachine.StateMachine.NONE;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxStore.Entity;
 import dev.relaybox.activities.inbound.InboxStore.InboxRow;
-import dev.relaybox.producer.Outbox;
-import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.activities.statemachine.Decision;
 import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
@@ -63,10 +63,18 @@ final class InboxProcessor {
             }
             case REJECTED -> {
                 guarded(store.markQuarantined(row.id(), decision.reason()), row);
-                Optional<DeadLetters.DeadLetter> deadLetter = deadLetters.record(handle, DeadLetters.Source.INBOX,
-                        row.id(), row.partnerName(), row.eventType(), decision.reason(), decision.reason(), attempts);
-                yield new Result(new InboxOutcome(Outcome.REJECTED, decision.reason(), null, state, attempts, false,
-                        List.of()), deadLetter);
+                Optional<DeadLetters.DeadLetter> deadLetter = deadLetters.record(
+                        handle,
+                        DeadLetters.Source.INBOX,
+                        row.id(),
+                        row.partnerName(),
+                        row.eventType(),
+                        decision.reason(),
+                        decision.reason(),
+                        attempts);
+                yield new Result(
+                        new InboxOutcome(Outcome.REJECTED, decision.reason(), null, state, attempts, false, List.of()),
+                        deadLetter);
             }
         };
     }
@@ -77,9 +85,10 @@ final class InboxProcessor {
             return rejected("the event has no event type");
         }
         if (row.aggregate() == null) {
-            return rejected(row.aggregateType() == null || row.aggregateType().isBlank()
-                    ? "the event has no aggregate type"
-                    : "the event has no aggregate id (aggregate type '" + row.aggregateType() + "')");
+            return rejected(
+                    row.aggregateType() == null || row.aggregateType().isBlank()
+                            ? "the event has no aggregate type"
+                            : "the event has no aggregate id (aggregate type '" + row.aggregateType() + "')");
         }
         StateMachine machine = machines.get(row.aggregateType());
         if (machine == null) {
@@ -88,8 +97,8 @@ final class InboxProcessor {
         return machine.decide(state, row.eventType());
     }
 
-    private Result apply(Handle handle, InboxStore store, InboxRow row, Optional<Entity> entity, Decision decision,
-            int attempts) {
+    private Result apply(
+            Handle handle, InboxStore store, InboxRow row, Optional<Entity> entity, Decision decision, int attempts) {
         AggregateKey aggregate = row.aggregate();
         // Both are guarded although the aggregate lock makes them certain: a writer that skips the lock fails loudly.
         boolean moved = entity.isEmpty()
@@ -103,20 +112,33 @@ final class InboxProcessor {
             Outbox.enqueue(handle, new OutboxEvent(decision.emit(), aggregate.type(), aggregate.id(), row.payload()));
         }
         store.markReleased(aggregate);
-        return result(Outcome.APPLIED, decision.reason(), null, decision.targetState(), attempts,
+        return result(
+                Outcome.APPLIED,
+                decision.reason(),
+                null,
+                decision.targetState(),
+                attempts,
                 store.deferredWorkflowIds(aggregate));
     }
 
     /** A finished row is reported as it was recorded; an APPLIED one still releases whatever is deferred now. */
     private static InboxOutcome recorded(InboxStore store, InboxRow row) {
-        String state = row.aggregate() != null ? store.entity(row.aggregate()).map(Entity::state).orElse(NONE) : NONE;
+        String state = row.aggregate() != null
+                ? store.entity(row.aggregate()).map(Entity::state).orElse(NONE)
+                : NONE;
         if (row.status() == InboxState.QUARANTINED) {
             return new InboxOutcome(Outcome.REJECTED, row.lastError(), null, state, row.attempts(), true, List.of());
         }
         if (row.outcome() == Outcome.STALE) {
             return new InboxOutcome(Outcome.STALE, row.lastError(), null, state, row.attempts(), true, List.of());
         }
-        return new InboxOutcome(Outcome.APPLIED, row.eventType() + " was applied", null, state, row.attempts(), true,
+        return new InboxOutcome(
+                Outcome.APPLIED,
+                row.eventType() + " was applied",
+                null,
+                state,
+                row.attempts(),
+                true,
                 store.deferredWorkflowIds(row.aggregate()));
     }
 
@@ -132,10 +154,10 @@ final class InboxProcessor {
         }
     }
 
-    private static Result result(Outcome outcome, String reason, String waitingFor, String state, int attempts,
-            List<String> release) {
-        return new Result(new InboxOutcome(outcome, reason, waitingFor, state, attempts, false, release),
-                Optional.empty());
+    private static Result result(
+            Outcome outcome, String reason, String waitingFor, String state, int attempts, List<String> release) {
+        return new Result(
+                new InboxOutcome(outcome, reason, waitingFor, state, attempts, false, release), Optional.empty());
     }
 
     private static Decision rejected(String reason) {

@@ -31,8 +31,8 @@ public record InboxSettings(Duration recheckInterval, Duration maxDeferral) {
         if (rechecks > MAX_RECHECKS) {
             throw new IllegalArgumentException("a deferral of up to " + words(maxDeferral) + " rechecked every "
                     + words(recheckInterval) + " takes " + rechecks + " rechecks, more than " + MAX_RECHECKS
-                    + "; raise recheckInterval to at least " + words(maxDeferral.dividedBy(MAX_RECHECKS).plusSeconds(1)
-                            .withNanos(0)) + " or lower maxDeferral");
+                    + "; raise recheckInterval to at least "
+                    + words(maxDeferral.dividedBy(MAX_RECHECKS).plusSeconds(1).withNanos(0)) + " or lower maxDeferral");
         }
     }
 

@@ -38,7 +38,12 @@ public interface InboxStore extends SqlObject {
     // Intake --------------------------------------------------------------------------------------------------------
 
     /** A verified webhook as the intake stores it; a missing type or aggregate id is stored and rejected later. */
-    record ReceivedEvent(String partner, String eventId, String eventType, String aggregateType, String aggregateId,
+    record ReceivedEvent(
+            String partner,
+            String eventId,
+            String eventType,
+            String aggregateType,
+            String aggregateId,
             String payloadJson) {}
 
     /** The row that holds the event, and whether an earlier request had stored it already. */
@@ -49,7 +54,8 @@ public interface InboxStore extends SqlObject {
      * payload PostgreSQL refuses throws the driver's error (SQLSTATE class 22) and stores nothing.
      */
     default Receipt receive(ReceivedEvent event) {
-        Optional<UUID> inserted = getHandle().createQuery("""
+        Optional<UUID> inserted = getHandle()
+                .createQuery("""
                         INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type,
                                                    aggregate_id, payload, signature_verified)
                         VALUES (:partner, :eventId, :eventType, :aggregateType, :aggregateId, CAST(:payload AS jsonb), true)
@@ -77,7 +83,8 @@ public interface InboxStore extends SqlObject {
 
     /** The oldest rows no dispatcher has started yet, locked until commit; other dispatchers skip them. */
     default List<Dispatchable> claimUndispatched(int limit) {
-        return getHandle().createQuery("""
+        return getHandle()
+                .createQuery("""
                         SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
                           FROM webhook_inbox
                          WHERE dispatched_at IS NULL
@@ -91,7 +98,8 @@ public interface InboxStore extends SqlObject {
 
     /** Unfinished rows dispatched before {@code before}: their workflow may be lost and is started again. */
     default List<Dispatchable> claimStranded(Instant before, int limit) {
-        return getHandle().createQuery("""
+        return getHandle()
+                .createQuery("""
                         SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
                           FROM webhook_inbox
                          WHERE status = ANY(:unfinished) AND dispatched_at < :before
@@ -110,41 +118,58 @@ public interface InboxStore extends SqlObject {
     }
 
     default void markDispatched(List<UUID> ids) {
-        getHandle().createUpdate("UPDATE webhook_inbox SET dispatched_at = now() WHERE id = ANY(:ids)")
+        getHandle()
+                .createUpdate("UPDATE webhook_inbox SET dispatched_at = now() WHERE id = ANY(:ids)")
                 .bindArray("ids", UUID.class, ids)
                 .execute();
     }
 
     default void markUndispatched(List<UUID> ids) {
-        getHandle().createUpdate("UPDATE webhook_inbox SET dispatched_at = NULL WHERE id = ANY(:ids)")
+        getHandle()
+                .createUpdate("UPDATE webhook_inbox SET dispatched_at = NULL WHERE id = ANY(:ids)")
                 .bindArray("ids", UUID.class, ids)
                 .execute();
     }
 
     /** A row whose workflow can never start: quarantined and taken out of dispatch; false when already finished. */
     default boolean quarantineUndispatchable(UUID id, String reason) {
-        return getHandle().createUpdate("""
+        return getHandle()
+                        .createUpdate("""
                         UPDATE webhook_inbox SET status = :to, last_error = :reason, dispatched_at = now()
                          WHERE id = :id AND status = ANY(:from)""")
-                .bind("to", InboxState.QUARANTINED.name())
-                .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.QUARANTINED.from()))
-                .bind("id", id)
-                .bind("reason", reason)
-                .execute() == 1;
+                        .bind("to", InboxState.QUARANTINED.name())
+                        .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.QUARANTINED.from()))
+                        .bind("id", id)
+                        .bind("reason", reason)
+                        .execute()
+                == 1;
     }
 
-    private static Dispatchable dispatchable(ResultSet rs, StatementContext ctx)
-            throws SQLException {
+    private static Dispatchable dispatchable(ResultSet rs, StatementContext ctx) throws SQLException {
         String partner = rs.getString("partner_name");
-        return new Dispatchable(rs.getObject("id", UUID.class), partner, rs.getString("event_type"),
+        return new Dispatchable(
+                rs.getObject("id", UUID.class),
+                partner,
+                rs.getString("event_type"),
                 AggregateKey.ofNullable(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
-                InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, rs.getString("partner_event_id")));
+                InboxEventWorkflow.workflowIdOf(
+                        rs.getString("workflow_id"), partner, rs.getString("partner_event_id")));
     }
 
     // Decisions -----------------------------------------------------------------------------------------------------
 
-    record InboxRow(UUID id, String partnerName, String partnerEventId, String eventType, String aggregateType,
-            String aggregateId, String payload, InboxState status, Outcome outcome, int attempts, String lastError) {
+    record InboxRow(
+            UUID id,
+            String partnerName,
+            String partnerEventId,
+            String eventType,
+            String aggregateType,
+            String aggregateId,
+            String payload,
+            InboxState status,
+            Outcome outcome,
+            int attempts,
+            String lastError) {
 
         public boolean finished() {
             return status.finished();
@@ -181,14 +206,16 @@ public interface InboxStore extends SqlObject {
      * ({@code hashtextextended('type:id', 0)}) to join in.
      */
     default void lockAggregate(AggregateKey aggregate) {
-        getHandle().createQuery("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended(:aggregate, 0))) AS locked")
+        getHandle()
+                .createQuery("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended(:aggregate, 0))) AS locked")
                 .bind("aggregate", aggregate.toString())
                 .mapTo(int.class)
                 .one();
     }
 
     default Optional<Entity> entity(AggregateKey aggregate) {
-        return getHandle().createQuery("""
+        return getHandle()
+                .createQuery("""
                         SELECT state, version FROM entities WHERE aggregate_type = :type AND aggregate_id = :id""")
                 .bind("type", aggregate.type())
                 .bind("id", aggregate.id())
@@ -197,31 +224,36 @@ public interface InboxStore extends SqlObject {
     }
 
     default boolean createEntity(AggregateKey aggregate, String state) {
-        return getHandle().createUpdate("""
+        return getHandle()
+                        .createUpdate("""
                         INSERT INTO entities (aggregate_type, aggregate_id, state, version)
                         VALUES (:type, :id, :state, 1)
                         ON CONFLICT (aggregate_type, aggregate_id) DO NOTHING""")
-                .bind("type", aggregate.type())
-                .bind("id", aggregate.id())
-                .bind("state", state)
-                .execute() == 1;
+                        .bind("type", aggregate.type())
+                        .bind("id", aggregate.id())
+                        .bind("state", state)
+                        .execute()
+                == 1;
     }
 
     /** Guarded by the version read: false when another writer moved the entity meanwhile. */
     default boolean moveEntity(AggregateKey aggregate, int version, String state) {
-        return getHandle().createUpdate("""
+        return getHandle()
+                        .createUpdate("""
                         UPDATE entities SET state = :state, version = version + 1, updated_at = now()
                          WHERE aggregate_type = :type AND aggregate_id = :id AND version = :version""")
-                .bind("type", aggregate.type())
-                .bind("id", aggregate.id())
-                .bind("version", version)
-                .bind("state", state)
-                .execute() == 1;
+                        .bind("type", aggregate.type())
+                        .bind("id", aggregate.id())
+                        .bind("version", version)
+                        .bind("state", state)
+                        .execute()
+                == 1;
     }
 
     /** Counts one decision; empty when the row is already finished. */
     default Optional<Integer> countAttempt(UUID inboxId) {
-        return getHandle().createQuery("""
+        return getHandle()
+                .createQuery("""
                         UPDATE webhook_inbox SET attempts = attempts + 1
                          WHERE id = :id AND status = ANY(:unfinished)
                         RETURNING attempts""")
@@ -233,40 +265,46 @@ public interface InboxStore extends SqlObject {
 
     /** {@code note} goes to {@code last_error}: null when applied, why nothing changed when stale. */
     default boolean markProcessed(UUID inboxId, Outcome outcome, String note) {
-        return getHandle().createUpdate("""
+        return getHandle()
+                        .createUpdate("""
                         UPDATE webhook_inbox SET status = :to, outcome = :outcome, processed_at = now(), last_error = :note
                          WHERE id = :id AND status = ANY(:from)""")
-                .bind("to", InboxState.PROCESSED.name())
-                .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.PROCESSED.from()))
-                .bind("id", inboxId)
-                .bind("outcome", outcome.name())
-                .bind("note", note)
-                .execute() == 1;
+                        .bind("to", InboxState.PROCESSED.name())
+                        .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.PROCESSED.from()))
+                        .bind("id", inboxId)
+                        .bind("outcome", outcome.name())
+                        .bind("note", note)
+                        .execute()
+                == 1;
     }
 
     /** Records when the row decides again at the latest (its recheck), so the reconciler knows when it is overdue. */
     default boolean markDeferred(UUID inboxId, String reason, long recheckMillis) {
-        return getHandle().createUpdate("""
+        return getHandle()
+                        .createUpdate("""
                         UPDATE webhook_inbox SET status = :to, defer_reason = :reason,
                                next_recheck_at = now() + :recheckMillis * interval '1 millisecond'
                          WHERE id = :id AND status = ANY(:from)""")
-                .bind("recheckMillis", recheckMillis)
-                .bind("to", InboxState.DEFERRED.name())
-                .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.DEFERRED.from()))
-                .bind("id", inboxId)
-                .bind("reason", reason)
-                .execute() == 1;
+                        .bind("recheckMillis", recheckMillis)
+                        .bind("to", InboxState.DEFERRED.name())
+                        .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.DEFERRED.from()))
+                        .bind("id", inboxId)
+                        .bind("reason", reason)
+                        .execute()
+                == 1;
     }
 
     default boolean markQuarantined(UUID inboxId, String lastError) {
-        return getHandle().createUpdate("""
+        return getHandle()
+                        .createUpdate("""
                         UPDATE webhook_inbox SET status = :to, last_error = :lastError
                          WHERE id = :id AND status = ANY(:from)""")
-                .bind("to", InboxState.QUARANTINED.name())
-                .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.QUARANTINED.from()))
-                .bind("id", inboxId)
-                .bind("lastError", lastError)
-                .execute() == 1;
+                        .bind("to", InboxState.QUARANTINED.name())
+                        .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.QUARANTINED.from()))
+                        .bind("id", inboxId)
+                        .bind("lastError", lastError)
+                        .execute()
+                == 1;
     }
 
     /** When the current deferral began, on the workflow's clock; empty while none is recorded. */
@@ -274,13 +312,15 @@ public interface InboxStore extends SqlObject {
     Optional<Instant> deferredSince(@Bind("id") UUID inboxId);
 
     default boolean recordDeferralStart(UUID inboxId, Instant deferredSince) {
-        return getHandle().createUpdate("""
+        return getHandle()
+                        .createUpdate("""
                         UPDATE webhook_inbox SET deferred_since = :since
                          WHERE id = :id AND deferred_since IS NULL AND status = ANY(:unfinished)""")
-                .bind("id", inboxId)
-                .bind("since", deferredSince)
-                .bindArray("unfinished", String.class, (Object[]) InboxState.names(InboxState.unfinished()))
-                .execute() == 1;
+                        .bind("id", inboxId)
+                        .bind("since", deferredSince)
+                        .bindArray("unfinished", String.class, (Object[]) InboxState.names(InboxState.unfinished()))
+                        .execute()
+                == 1;
     }
 
     /**
@@ -288,15 +328,16 @@ public interface InboxStore extends SqlObject {
      * transition of that aggregate applied.
      */
     default List<String> deferredWorkflowIds(AggregateKey aggregate) {
-        return getHandle().createQuery("""
+        return getHandle()
+                .createQuery("""
                         SELECT partner_name, partner_event_id, workflow_id FROM webhook_inbox
                          WHERE aggregate_type = :type AND aggregate_id = :id AND status = :deferred
                          ORDER BY received_at""")
                 .bind("type", aggregate.type())
                 .bind("id", aggregate.id())
                 .bind("deferred", InboxState.DEFERRED.name())
-                .map((rs, ctx) -> InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"),
-                        rs.getString("partner_name"), rs.getString("partner_event_id")))
+                .map((rs, ctx) -> InboxEventWorkflow.workflowIdOf(
+                        rs.getString("workflow_id"), rs.getString("partner_name"), rs.getString("partner_event_id")))
                 .list();
     }
 
@@ -306,7 +347,8 @@ public interface InboxStore extends SqlObject {
      * finds them overdue after its grace instead of at their next recheck.
      */
     default int markReleased(AggregateKey aggregate) {
-        return getHandle().createUpdate("""
+        return getHandle()
+                .createUpdate("""
                         UPDATE webhook_inbox SET next_recheck_at = now()
                          WHERE aggregate_type = :type AND aggregate_id = :id AND status = :deferred""")
                 .bind("type", aggregate.type())
@@ -322,7 +364,8 @@ public interface InboxStore extends SqlObject {
      * workflow; rows no longer quarantined are left alone. Returns how many were reopened.
      */
     default int reopenQuarantined(List<UUID> inboxIds) {
-        return getHandle().createUpdate("""
+        return getHandle()
+                .createUpdate("""
                         UPDATE webhook_inbox SET status = :to, outcome = NULL, attempts = 0, defer_reason = NULL,
                                last_error = NULL, processed_at = NULL, dispatched_at = NULL, deferred_since = NULL
                          WHERE id = ANY(:ids) AND status = ANY(:from)""")
@@ -337,7 +380,8 @@ public interface InboxStore extends SqlObject {
      * another transaction holds and rows a dead letter still refers to. Returns how many it deleted.
      */
     default int purgeProcessed(Instant processedBefore, int limit) {
-        return getHandle().createUpdate("""
+        return getHandle()
+                .createUpdate("""
                         DELETE FROM webhook_inbox WHERE id IN (
                             SELECT i.id FROM webhook_inbox i
                              WHERE i.status = :processed AND i.processed_at < :before
@@ -356,9 +400,20 @@ public interface InboxStore extends SqlObject {
     // Admin and producer reads --------------------------------------------------------------------------------------
 
     /** An inbox row as operators see it; {@code workflowId} is the one its workflow runs (or ran) under. */
-    record InboxEvent(UUID id, String partner, String partnerEventId, String eventType, AggregateKey aggregate,
-            InboxState status, Outcome outcome, int attempts, String deferReason, String lastError,
-            Instant receivedAt, Instant processedAt, String workflowId) {
+    record InboxEvent(
+            UUID id,
+            String partner,
+            String partnerEventId,
+            String eventType,
+            AggregateKey aggregate,
+            InboxState status,
+            Outcome outcome,
+            int attempts,
+            String deferReason,
+            String lastError,
+            Instant receivedAt,
+            Instant processedAt,
+            String workflowId) {
 
         /** Where the next page starts when this row is the last one shown. */
         public Cursor position() {
@@ -367,7 +422,12 @@ public interface InboxStore extends SqlObject {
     }
 
     /** The admin list's filters; a null one filters nothing. */
-    record InboxFilter(InboxState status, String eventType, String partner, AggregateKey aggregate, Instant since,
+    record InboxFilter(
+            InboxState status,
+            String eventType,
+            String partner,
+            AggregateKey aggregate,
+            Instant since,
             Instant until) {}
 
     /**
@@ -407,21 +467,24 @@ public interface InboxStore extends SqlObject {
             values.put("afterAt", after.at());
             values.put("afterId", after.id());
         }
-        Query query = getHandle().createQuery("""
+        Query query = getHandle()
+                .createQuery("""
                 SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, status, outcome,
                        attempts, defer_reason, last_error, received_at, processed_at, workflow_id
                   FROM webhook_inbox
                 """ + (conditions.isEmpty() ? "" : " WHERE " + String.join("\n   AND ", conditions) + "\n")
-                + " ORDER BY received_at DESC, id DESC LIMIT :limit");
+                        + " ORDER BY received_at DESC, id DESC LIMIT :limit");
         values.forEach(query::bind);
-        return Page.of(query.bind("limit", limit + 1).map(InboxStore::inboxEvent).list(), limit, InboxEvent::position);
+        return Page.of(
+                query.bind("limit", limit + 1).map(InboxStore::inboxEvent).list(), limit, InboxEvent::position);
     }
 
     /** One row as operators see it, with its payload exactly as stored. */
     record InboxEventDetail(InboxEvent event, String payloadJson) {}
 
     default Optional<InboxEventDetail> detail(UUID inboxId) {
-        return getHandle().createQuery("""
+        return getHandle()
+                .createQuery("""
                         SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, status,
                                outcome, attempts, defer_reason, last_error, received_at, processed_at, workflow_id,
                                payload::text AS payload
@@ -432,25 +495,36 @@ public interface InboxStore extends SqlObject {
     }
 
     /** An event that finished on an entity: applied, or ignored as stale. */
-    record ProcessedEvent(String partner, String partnerEventId, String eventType, Outcome outcome, Instant receivedAt,
+    record ProcessedEvent(
+            String partner,
+            String partnerEventId,
+            String eventType,
+            Outcome outcome,
+            Instant receivedAt,
             Instant processedAt) {}
 
     /** An entity's state and the events processed on it, in the order they finished. */
-    record EntityHistory(AggregateKey aggregate, String state, int version, Instant updatedAt,
-            List<ProcessedEvent> events) {}
+    record EntityHistory(
+            AggregateKey aggregate, String state, int version, Instant updatedAt, List<ProcessedEvent> events) {}
 
     /** Empty when no inbound event has created the entity. */
     default Optional<EntityHistory> entityHistory(AggregateKey aggregate) {
-        return getHandle().createQuery("""
+        return getHandle()
+                .createQuery("""
                         SELECT state, version, updated_at FROM entities
                          WHERE aggregate_type = :type AND aggregate_id = :id""")
                 .bind("type", aggregate.type())
                 .bind("id", aggregate.id())
-                .map((rs, ctx) -> new EntityHistory(aggregate, rs.getString("state"), rs.getInt("version"),
-                        instant(rs, "updated_at"), List.of()))
+                .map((rs, ctx) -> new EntityHistory(
+                        aggregate, rs.getString("state"), rs.getInt("version"), instant(rs, "updated_at"), List.of()))
                 .findOne()
-                .map(entity -> new EntityHistory(aggregate, entity.state(), entity.version(), entity.updatedAt(),
-                        getHandle().createQuery("""
+                .map(entity -> new EntityHistory(
+                        aggregate,
+                        entity.state(),
+                        entity.version(),
+                        entity.updatedAt(),
+                        getHandle()
+                                .createQuery("""
                                         SELECT partner_name, partner_event_id, event_type, outcome, received_at,
                                                processed_at
                                           FROM webhook_inbox
@@ -459,24 +533,34 @@ public interface InboxStore extends SqlObject {
                                 .bind("type", aggregate.type())
                                 .bind("id", aggregate.id())
                                 .bind("processed", InboxState.PROCESSED.name())
-                                .map((rs, ctx) -> new ProcessedEvent(rs.getString("partner_name"),
-                                        rs.getString("partner_event_id"), rs.getString("event_type"),
-                                        Outcome.valueOf(rs.getString("outcome")), instant(rs, "received_at"),
+                                .map((rs, ctx) -> new ProcessedEvent(
+                                        rs.getString("partner_name"),
+                                        rs.getString("partner_event_id"),
+                                        rs.getString("event_type"),
+                                        Outcome.valueOf(rs.getString("outcome")),
+                                        instant(rs, "received_at"),
                                         instant(rs, "processed_at")))
                                 .list()));
     }
 
-    private static InboxEvent inboxEvent(ResultSet rs, StatementContext ctx)
-            throws SQLException {
+    private static InboxEvent inboxEvent(ResultSet rs, StatementContext ctx) throws SQLException {
         String partner = rs.getString("partner_name");
         String outcome = rs.getString("outcome");
-        return new InboxEvent(rs.getObject("id", UUID.class), partner, rs.getString("partner_event_id"),
+        return new InboxEvent(
+                rs.getObject("id", UUID.class),
+                partner,
+                rs.getString("partner_event_id"),
                 rs.getString("event_type"),
                 AggregateKey.ofNullable(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
-                InboxState.valueOf(rs.getString("status")), outcome == null ? null : Outcome.valueOf(outcome),
-                rs.getInt("attempts"), rs.getString("defer_reason"), rs.getString("last_error"),
-                instant(rs, "received_at"), instant(rs, "processed_at"),
-                InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, rs.getString("partner_event_id")));
+                InboxState.valueOf(rs.getString("status")),
+                outcome == null ? null : Outcome.valueOf(outcome),
+                rs.getInt("attempts"),
+                rs.getString("defer_reason"),
+                rs.getString("last_error"),
+                instant(rs, "received_at"),
+                instant(rs, "processed_at"),
+                InboxEventWorkflow.workflowIdOf(
+                        rs.getString("workflow_id"), partner, rs.getString("partner_event_id")));
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {

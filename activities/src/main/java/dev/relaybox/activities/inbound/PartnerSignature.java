@@ -19,7 +19,10 @@ import java.util.List;
  */
 public record PartnerSignature(
         SignatureScheme scheme,
-        @JsonFormat(with = JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY) List<String> secrets,
+
+        @JsonFormat(with = JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
+        List<String> secrets,
+
         long toleranceSeconds,
         String header,
         Encoding encoding) {
@@ -67,8 +70,7 @@ public record PartnerSignature(
         }
         if (scheme != SignatureScheme.HMAC_SHA256 && hasHeader) {
             // The other schemes have fixed headers; a configured one would be silently ignored.
-            return "header applies only to hmac-sha256; the " + scheme.configName()
-                    + " scheme has fixed headers";
+            return "header applies only to hmac-sha256; the " + scheme.configName() + " scheme has fixed headers";
         }
         return null;
     }

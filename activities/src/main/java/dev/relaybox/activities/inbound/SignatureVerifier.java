@@ -14,8 +14,8 @@ import java.util.function.Function;
  * in the request is a refusal with a reason, never an exception.
  */
 public final class SignatureVerifier {
-    private static final String NO_MATCH = "no signature matches the request body; check the signing secret "
-            + "and that the body is sent unmodified";
+    private static final String NO_MATCH =
+            "no signature matches the request body; check the signing secret " + "and that the body is sent unmodified";
 
     private SignatureVerifier() {}
 

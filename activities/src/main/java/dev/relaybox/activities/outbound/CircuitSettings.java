@@ -12,11 +12,11 @@ import java.time.Duration;
  * @param recheck how long a waiting delivery sleeps before asking again when no signal wakes it
  * @param leaseTime how long an in-flight slot or probe is held past its start, so a killed worker cannot leak it
  */
-public record CircuitSettings(int failureThreshold, Duration probeInterval, Duration disableAfter, Duration recheck,
-        Duration leaseTime) {
+public record CircuitSettings(
+        int failureThreshold, Duration probeInterval, Duration disableAfter, Duration recheck, Duration leaseTime) {
     public static CircuitSettings defaults() {
-        return new CircuitSettings(5, Duration.ofSeconds(30), Duration.ofDays(5), Duration.ofMinutes(1),
-                Duration.ofMinutes(3));
+        return new CircuitSettings(
+                5, Duration.ofSeconds(30), Duration.ofDays(5), Duration.ofMinutes(1), Duration.ofMinutes(3));
     }
 
     public CircuitSettings withFailureThreshold(int threshold) {

@@ -9,9 +9,9 @@ import dev.relaybox.workflows.outbound.DeliveryPhase;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.DeliveryTarget;
-import io.temporal.activity.Activity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,22 +34,32 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final MeterRegistry metrics;
     private final SendGate sendGate;
 
-    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics) {
+    public DeliveryActivitiesImpl(
+            Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics) {
         this(jdbi, settings, deadLetters, metrics, HostResolver.SYSTEM, SendGate.NONE);
     }
 
-    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics,
+    public DeliveryActivitiesImpl(
+            Jdbi jdbi,
+            DeliverySettings settings,
+            DeadLetters deadLetters,
+            MeterRegistry metrics,
             HostResolver resolver) {
         this(jdbi, settings, deadLetters, metrics, resolver, SendGate.NONE);
     }
 
-    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics,
-            SendGate sendGate) {
+    public DeliveryActivitiesImpl(
+            Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics, SendGate sendGate) {
         this(jdbi, settings, deadLetters, metrics, HostResolver.SYSTEM, sendGate);
     }
 
-    public DeliveryActivitiesImpl(Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics,
-            HostResolver resolver, SendGate sendGate) {
+    public DeliveryActivitiesImpl(
+            Jdbi jdbi,
+            DeliverySettings settings,
+            DeadLetters deadLetters,
+            MeterRegistry metrics,
+            HostResolver resolver,
+            SendGate sendGate) {
         this.sendGate = sendGate;
         this.jdbi = jdbi;
         this.metrics = metrics;
@@ -62,13 +72,15 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     @Override
     public DeliveryPlan plan(UUID outboxId) {
         return jdbi.inTransaction(h -> {
-            OutboxStore.Event event = h.attach(OutboxStore.class).event(outboxId).orElseThrow(() -> ApplicationFailure
-                    .newNonRetryableFailure("outbox row " + outboxId + " does not exist", "OutboxRowMissing"));
+            OutboxStore.Event event = h.attach(OutboxStore.class)
+                    .event(outboxId)
+                    .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
+                            "outbox row " + outboxId + " does not exist", "OutboxRowMissing"));
             DeliveryStore deliveries = h.attach(DeliveryStore.class);
             deliveries.createDeliveries(outboxId);
             var targets = deliveries.unfinished(outboxId).stream()
-                    .map(t -> new DeliveryTarget(t.deliveryId(), t.endpointName(), t.url(), t.attempts(),
-                            t.nextAttemptAt()))
+                    .map(t -> new DeliveryTarget(
+                            t.deliveryId(), t.endpointName(), t.url(), t.attempts(), t.nextAttemptAt()))
                     .toList();
             return new DeliveryPlan(event.eventType(), event.aggregate().toString(), targets, settings.schedule());
         });
@@ -76,18 +88,21 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
 
     @Override
     public AttemptResult attempt(UUID deliveryId, int attempt) {
-        DeliveryStore.AttemptContext ctx = jdbi.withExtension(DeliveryStore.class, dao -> dao.attemptContext(deliveryId))
+        DeliveryStore.AttemptContext ctx = jdbi.withExtension(
+                        DeliveryStore.class, dao -> dao.attemptContext(deliveryId))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
-        try (MDC.MDCCloseable outbox = MDC.putCloseable("outboxId", ctx.outboxId().toString());
+        try (MDC.MDCCloseable outbox =
+                        MDC.putCloseable("outboxId", ctx.outboxId().toString());
                 MDC.MDCCloseable delivery = MDC.putCloseable("deliveryId", deliveryId.toString())) {
             if (ctx.status() == DeliveryStatus.DELIVERED) {
                 // A re-run after a crash that happened once the receiver had it: do not send it again.
                 return new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered");
             }
             Instant startedAt = scheduledTime();
-            if (!ctx.enabled() && jdbi.withExtension(DeliveryStore.class,
-                    dao -> dao.pauseWhileDisabled(deliveryId, ctx.endpointId()))) {
+            if (!ctx.enabled()
+                    && jdbi.withExtension(
+                            DeliveryStore.class, dao -> dao.pauseWhileDisabled(deliveryId, ctx.endpointId()))) {
                 String paused = "endpoint " + ctx.endpointName() + " is disabled (" + ctx.disabledReason()
                         + "); paused until it is enabled";
                 LOG.info("delivery {} {}", deliveryId, paused);
@@ -98,24 +113,42 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             if (refusal.isPresent()) {
                 // A name that does not resolve now may resolve in a minute: the schedule decides, not one lookup.
                 Outcome outcome = refusal.get().retryable() ? Outcome.RETRYABLE : Outcome.PERMANENT;
-                AttemptResult refused = new AttemptResult(outcome, 0, -1, refusal.get().reason());
-                record(ctx, attempt, startedAt, new WebhookSender.Sent(refused, 0, null, refusal.get().reason()));
+                AttemptResult refused =
+                        new AttemptResult(outcome, 0, -1, refusal.get().reason());
+                record(
+                        ctx,
+                        attempt,
+                        startedAt,
+                        new WebhookSender.Sent(refused, 0, null, refusal.get().reason()));
                 return refused;
             }
             sendGate.awaitTurn(deliveryId);
             Instant now = Instant.now();
-            WebhookSender.Sent sent = sender.send(ctx.url(), ctx.outboxId().toString(),
+            WebhookSender.Sent sent = sender.send(
+                    ctx.url(),
+                    ctx.outboxId().toString(),
                     ctx.payload().getBytes(StandardCharsets.UTF_8),
-                    WebhookSigner.signingSecrets(ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now), now);
+                    WebhookSigner.signingSecrets(
+                            ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
+                    now);
             record(ctx, attempt, startedAt, sent);
             Timer.builder("relaybox.delivery.attempt")
                     .description("HTTP attempts to deliver webhooks, by endpoint and outcome")
-                    .tags("endpoint", ctx.endpointName(), "outcome", sent.result().outcome().name().toLowerCase())
+                    .tags(
+                            "endpoint",
+                            ctx.endpointName(),
+                            "outcome",
+                            sent.result().outcome().name().toLowerCase())
                     .publishPercentileHistogram()
                     .register(metrics)
                     .record(Duration.ofMillis(sent.latencyMs()));
-            LOG.info("attempt {} of delivery {} to {}: {} in {} ms", attempt, deliveryId, ctx.url(),
-                    sent.result().summary(), sent.latencyMs());
+            LOG.info(
+                    "attempt {} of delivery {} to {}: {} in {} ms",
+                    attempt,
+                    deliveryId,
+                    ctx.url(),
+                    sent.result().summary(),
+                    sent.latencyMs());
             return sent.result();
         }
     }
@@ -133,20 +166,40 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             DeliveryStore dao = h.attach(DeliveryStore.class);
             dao.noteAttempt(ctx.deliveryId(), attempt, status, error);
             if (result.outcome() == Outcome.DELIVERED && dao.markDelivered(ctx.deliveryId())) {
-                metrics.counter("relaybox.deliveries.finished", "endpoint", ctx.endpointName(), "result", DeliveryPhase.DELIVERED.label())
+                metrics.counter(
+                                "relaybox.deliveries.finished",
+                                "endpoint",
+                                ctx.endpointName(),
+                                "result",
+                                DeliveryPhase.DELIVERED.label())
                         .increment();
             } else if (result.outcome() == Outcome.GONE) {
-                h.attach(EndpointStore.class).setEnabled(ctx.endpointId(), false,
-                        "answered 410 Gone at " + Instant.now() + " (delivery " + ctx.deliveryId() + ")");
+                h.attach(EndpointStore.class)
+                        .setEnabled(
+                                ctx.endpointId(),
+                                false,
+                                "answered 410 Gone at " + Instant.now() + " (delivery " + ctx.deliveryId() + ")");
                 LOG.warn("disabled endpoint {} ({}): it answered 410 Gone", ctx.endpointName(), ctx.url());
             }
         });
         try {
-            jdbi.useExtension(DeliveryStore.class, dao -> dao.recordAttempt(ctx.deliveryId(), attempt, startedAt, status,
-                    sent.latencyMs(), StorableText.of(sent.responseExcerpt()), error));
+            jdbi.useExtension(
+                    DeliveryStore.class,
+                    dao -> dao.recordAttempt(
+                            ctx.deliveryId(),
+                            attempt,
+                            startedAt,
+                            status,
+                            sent.latencyMs(),
+                            StorableText.of(sent.responseExcerpt()),
+                            error));
         } catch (RuntimeException e) {
-            LOG.warn("attempt {} of delivery {} is recorded as {}, but its details could not be written", attempt,
-                    ctx.deliveryId(), result.outcome(), e);
+            LOG.warn(
+                    "attempt {} of delivery {} is recorded as {}, but its details could not be written",
+                    attempt,
+                    ctx.deliveryId(),
+                    result.outcome(),
+                    e);
         }
     }
 
@@ -168,12 +221,26 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 return Optional.empty();
             }
             DeliveryStore.DeadLetterContext ctx = dao.deadLetterContext(deliveryId);
-            return deadLetters.record(h, DeadLetters.Source.OUTBOX, deliveryId, ctx.url(), ctx.eventType(), reason,
-                    lastError, ctx.attempts()).map(deadLetter -> new Recorded(deadLetter, ctx.endpointName()));
+            return deadLetters
+                    .record(
+                            h,
+                            DeadLetters.Source.OUTBOX,
+                            deliveryId,
+                            ctx.url(),
+                            ctx.eventType(),
+                            reason,
+                            lastError,
+                            ctx.attempts())
+                    .map(deadLetter -> new Recorded(deadLetter, ctx.endpointName()));
         });
         created.ifPresent(recorded -> {
-            metrics.counter("relaybox.deliveries.finished", "endpoint", recorded.endpointName(), "result",
-                    DeliveryPhase.DEAD_LETTERED.label()).increment();
+            metrics.counter(
+                            "relaybox.deliveries.finished",
+                            "endpoint",
+                            recorded.endpointName(),
+                            "result",
+                            DeliveryPhase.DEAD_LETTERED.label())
+                    .increment();
             deadLetters.announce(recorded.deadLetter());
         });
     }

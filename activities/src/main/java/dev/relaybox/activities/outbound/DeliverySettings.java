@@ -17,13 +17,18 @@ public record DeliverySettings(
         String userAgent) {
 
     public static DeliverySettings defaults() {
-        return new DeliverySettings(DeliverySchedule.defaults(), Duration.ofSeconds(5), Duration.ofSeconds(15), false,
-                2048, "Relaybox/" + version());
+        return new DeliverySettings(
+                DeliverySchedule.defaults(),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(15),
+                false,
+                2048,
+                "Relaybox/" + version());
     }
 
     public DeliverySettings withSchedule(DeliverySchedule schedule) {
-        return new DeliverySettings(schedule, connectTimeout, requestTimeout, allowPrivateNetworks,
-                responseExcerptBytes, userAgent);
+        return new DeliverySettings(
+                schedule, connectTimeout, requestTimeout, allowPrivateNetworks, responseExcerptBytes, userAgent);
     }
 
     public DeliverySettings withAllowPrivateNetworks(boolean allow) {

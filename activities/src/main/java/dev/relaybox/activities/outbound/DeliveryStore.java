@@ -32,23 +32,49 @@ public interface DeliveryStore extends SqlObject {
     record Target(UUID deliveryId, String endpointName, String url, int attempts, Instant nextAttemptAt) {}
 
     /** Everything one attempt needs, read in one query. */
-    record AttemptContext(UUID deliveryId, UUID outboxId, DeliveryStatus status, String payload, UUID endpointId,
-            String endpointName, String url, String secret, String previousSecret, Instant previousSecretExpiresAt,
-            boolean enabled, String disabledReason) {}
+    record AttemptContext(
+            UUID deliveryId,
+            UUID outboxId,
+            DeliveryStatus status,
+            String payload,
+            UUID endpointId,
+            String endpointName,
+            String url,
+            String secret,
+            String previousSecret,
+            Instant previousSecretExpiresAt,
+            boolean enabled,
+            String disabledReason) {}
 
     record DeadLetterContext(String endpointName, String url, String eventType, int attempts) {}
 
     /** A delivery as operators list it. */
-    record Listed(UUID id, UUID outboxId, String eventType, AggregateKey aggregate, String endpoint, String url,
-            DeliveryStatus status, int attempts, Instant nextAttemptAt, Integer lastStatus, String lastError,
-            Instant createdAt, Instant completedAt) {}
+    record Listed(
+            UUID id,
+            UUID outboxId,
+            String eventType,
+            AggregateKey aggregate,
+            String endpoint,
+            String url,
+            DeliveryStatus status,
+            int attempts,
+            Instant nextAttemptAt,
+            Integer lastStatus,
+            String lastError,
+            Instant createdAt,
+            Instant completedAt) {}
 
     /** One HTTP try, as recorded. */
-    record Attempt(int attempt, Instant startedAt, Integer statusCode, int latencyMs, String responseExcerpt,
-            String error) {}
+    record Attempt(
+            int attempt, Instant startedAt, Integer statusCode, int latencyMs, String responseExcerpt, String error) {}
 
     /** What operators filter deliveries by; a null field does not filter. {@code endpoint} is a name or a URL. */
-    record Filter(DeliveryStatus status, String eventType, String endpoint, AggregateKey aggregate, Instant since,
+    record Filter(
+            DeliveryStatus status,
+            String eventType,
+            String endpoint,
+            AggregateKey aggregate,
+            Instant since,
             Instant until) {}
 
     @SqlQuery("""
@@ -85,7 +111,9 @@ public interface DeliveryStore extends SqlObject {
                                OR (f LIKE '%.*' AND starts_with(o.event_type, left(f, -1))))
                FOR SHARE OF e
             ON CONFLICT (outbox_id, endpoint_id) DO NOTHING""")
-    int createDeliveries(@Bind("outboxId") UUID outboxId, @Bind("pending") DeliveryStatus pending,
+    int createDeliveries(
+            @Bind("outboxId") UUID outboxId,
+            @Bind("pending") DeliveryStatus pending,
             @Bind("paused") DeliveryStatus paused);
 
     /**
@@ -93,15 +121,19 @@ public interface DeliveryStore extends SqlObject {
      * again, so an endpoint enabled meanwhile is never left with a paused delivery: {@code false} then.
      */
     default boolean pauseWhileDisabled(UUID deliveryId, UUID endpointId) {
-        return pauseWhileDisabled(deliveryId, endpointId, DeliveryStatus.PAUSED, DeliveryStatus.before(DeliveryStatus.PAUSED));
+        return pauseWhileDisabled(
+                deliveryId, endpointId, DeliveryStatus.PAUSED, DeliveryStatus.before(DeliveryStatus.PAUSED));
     }
 
     @SqlUpdate("""
             WITH disabled AS (SELECT id FROM endpoints WHERE id = :endpointId AND NOT enabled FOR SHARE)
             UPDATE deliveries SET status = :to, next_attempt_at = NULL, updated_at = now()
              WHERE id = :deliveryId AND status = ANY(:from) AND EXISTS (SELECT 1 FROM disabled)""")
-    boolean pauseWhileDisabled(@Bind("deliveryId") UUID deliveryId, @Bind("endpointId") UUID endpointId,
-            @Bind("to") DeliveryStatus to, @Bind("from") String[] from);
+    boolean pauseWhileDisabled(
+            @Bind("deliveryId") UUID deliveryId,
+            @Bind("endpointId") UUID endpointId,
+            @Bind("to") DeliveryStatus to,
+            @Bind("from") String[] from);
 
     /**
      * Call in the transaction that enables the endpoint: its paused deliveries start a fresh schedule, and
@@ -120,8 +152,11 @@ public interface DeliveryStore extends SqlObject {
                 RETURNING outbox_id)
             UPDATE outbox_events SET status = :outboxPending, dispatched_at = NULL, processed_at = NULL
              WHERE id IN (SELECT outbox_id FROM resumed)""")
-    int resumePaused(@Bind("endpointId") UUID endpointId, @Bind("paused") DeliveryStatus paused,
-            @Bind("to") DeliveryStatus to, @Bind("outboxPending") OutboxStatus outboxPending);
+    int resumePaused(
+            @Bind("endpointId") UUID endpointId,
+            @Bind("paused") DeliveryStatus paused,
+            @Bind("to") DeliveryStatus to,
+            @Bind("outboxPending") OutboxStatus outboxPending);
 
     default List<Target> unfinished(UUID outboxId) {
         return unfinished(outboxId, DeliveryStatus.attemptableNames());
@@ -155,9 +190,13 @@ public interface DeliveryStore extends SqlObject {
     @SqlUpdate("""
             INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error)
             VALUES (:deliveryId, :attempt, :startedAt, :statusCode, :latencyMs, :responseExcerpt, :error)""")
-    void recordAttempt(@Bind("deliveryId") UUID deliveryId, @Bind("attempt") int attempt,
-            @Bind("startedAt") Instant startedAt, @Bind("statusCode") Integer statusCode,
-            @Bind("latencyMs") int latencyMs, @Bind("responseExcerpt") String responseExcerpt,
+    void recordAttempt(
+            @Bind("deliveryId") UUID deliveryId,
+            @Bind("attempt") int attempt,
+            @Bind("startedAt") Instant startedAt,
+            @Bind("statusCode") Integer statusCode,
+            @Bind("latencyMs") int latencyMs,
+            @Bind("responseExcerpt") String responseExcerpt,
             @Bind("error") String error);
 
     default boolean noteAttempt(UUID deliveryId, int attempt, Integer statusCode, String error) {
@@ -168,8 +207,11 @@ public interface DeliveryStore extends SqlObject {
             UPDATE deliveries SET attempts = GREATEST(attempts, :attempt), last_status = :statusCode,
                    last_error = :error, updated_at = now()
              WHERE id = :deliveryId AND status = ANY(:attemptable)""")
-    boolean noteAttempt(@Bind("deliveryId") UUID deliveryId, @Bind("attempt") int attempt,
-            @Bind("statusCode") Integer statusCode, @Bind("error") String error,
+    boolean noteAttempt(
+            @Bind("deliveryId") UUID deliveryId,
+            @Bind("attempt") int attempt,
+            @Bind("statusCode") Integer statusCode,
+            @Bind("error") String error,
             @Bind("attemptable") String[] attemptable);
 
     default boolean markDelivered(UUID deliveryId) {
@@ -180,11 +222,15 @@ public interface DeliveryStore extends SqlObject {
             UPDATE deliveries SET status = :to, next_attempt_at = NULL, last_error = NULL,
                    completed_at = now(), updated_at = now()
              WHERE id = :deliveryId AND status = ANY(:from)""")
-    boolean markDelivered(@Bind("deliveryId") UUID deliveryId, @Bind("to") DeliveryStatus to,
-            @Bind("from") String[] from);
+    boolean markDelivered(
+            @Bind("deliveryId") UUID deliveryId, @Bind("to") DeliveryStatus to, @Bind("from") String[] from);
 
     default boolean markRetrying(UUID deliveryId, Instant nextAttemptAt, String lastError) {
-        return markRetrying(deliveryId, nextAttemptAt, lastError, DeliveryStatus.RETRYING,
+        return markRetrying(
+                deliveryId,
+                nextAttemptAt,
+                lastError,
+                DeliveryStatus.RETRYING,
                 DeliveryStatus.before(DeliveryStatus.RETRYING));
     }
 
@@ -192,8 +238,12 @@ public interface DeliveryStore extends SqlObject {
             UPDATE deliveries SET status = :to, next_attempt_at = :nextAttemptAt, last_error = :lastError,
                    updated_at = now()
              WHERE id = :deliveryId AND status = ANY(:from)""")
-    boolean markRetrying(@Bind("deliveryId") UUID deliveryId, @Bind("nextAttemptAt") Instant nextAttemptAt,
-            @Bind("lastError") String lastError, @Bind("to") DeliveryStatus to, @Bind("from") String[] from);
+    boolean markRetrying(
+            @Bind("deliveryId") UUID deliveryId,
+            @Bind("nextAttemptAt") Instant nextAttemptAt,
+            @Bind("lastError") String lastError,
+            @Bind("to") DeliveryStatus to,
+            @Bind("from") String[] from);
 
     /** Ends an unfinished delivery as DEAD_LETTERED or CANCELLED. */
     default boolean finishUnsuccessfully(UUID deliveryId, DeliveryStatus status, String lastError) {
@@ -207,8 +257,11 @@ public interface DeliveryStore extends SqlObject {
             UPDATE deliveries SET status = :status, next_attempt_at = NULL, completed_at = now(), updated_at = now(),
                    last_error = COALESCE(:lastError, last_error)
              WHERE id = :deliveryId AND status = ANY(:from)""")
-    boolean finishUnsuccessfully(@Bind("deliveryId") UUID deliveryId, @Bind("status") DeliveryStatus status,
-            @Bind("lastError") String lastError, @Bind("from") String[] from);
+    boolean finishUnsuccessfully(
+            @Bind("deliveryId") UUID deliveryId,
+            @Bind("status") DeliveryStatus status,
+            @Bind("lastError") String lastError,
+            @Bind("from") String[] from);
 
     /**
      * A dead letter's replay: the dead-lettered deliveries among {@code deliveryIds} start a fresh schedule. Their
@@ -222,7 +275,9 @@ public interface DeliveryStore extends SqlObject {
             UPDATE deliveries SET status = :to, attempts = 0, next_attempt_at = NULL,
                    completed_at = NULL, updated_at = now()
              WHERE id = ANY(:ids) AND status = :deadLettered""")
-    int resetForReplay(@Bind("ids") UUID[] deliveryIds, @Bind("to") DeliveryStatus to,
+    int resetForReplay(
+            @Bind("ids") UUID[] deliveryIds,
+            @Bind("to") DeliveryStatus to,
             @Bind("deadLettered") DeliveryStatus deadLettered);
 
     String LISTED = """
@@ -268,7 +323,8 @@ public interface DeliveryStore extends SqlObject {
             binds.put("afterAt", after.at());
             binds.put("afterId", after.id());
         }
-        List<Listed> fetched = getHandle().createQuery(LISTED
+        List<Listed> fetched = getHandle()
+                .createQuery(LISTED
                         + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
                         + " ORDER BY d.created_at DESC, d.id DESC LIMIT :limit")
                 .bindMap(binds)
@@ -279,29 +335,45 @@ public interface DeliveryStore extends SqlObject {
     }
 
     default Optional<Listed> find(UUID deliveryId) {
-        return getHandle().createQuery(LISTED + " WHERE d.id = :id").bind("id", deliveryId)
+        return getHandle()
+                .createQuery(LISTED + " WHERE d.id = :id")
+                .bind("id", deliveryId)
                 .map(DeliveryStore::listed)
                 .findOne();
     }
 
     /** Every attempt of the delivery, first to last. */
     default List<Attempt> attempts(UUID deliveryId) {
-        return getHandle().createQuery("""
+        return getHandle()
+                .createQuery("""
                         SELECT attempt, started_at, status_code, latency_ms, response_excerpt, error
                           FROM delivery_attempts WHERE delivery_id = :id ORDER BY id""")
                 .bind("id", deliveryId)
-                .map((rs, ctx) -> new Attempt(rs.getInt("attempt"), instant(rs, "started_at"),
-                        (Integer) rs.getObject("status_code"), rs.getInt("latency_ms"),
-                        rs.getString("response_excerpt"), rs.getString("error")))
+                .map((rs, ctx) -> new Attempt(
+                        rs.getInt("attempt"),
+                        instant(rs, "started_at"),
+                        (Integer) rs.getObject("status_code"),
+                        rs.getInt("latency_ms"),
+                        rs.getString("response_excerpt"),
+                        rs.getString("error")))
                 .list();
     }
 
     private static Listed listed(ResultSet rs, StatementContext ctx) throws SQLException {
-        return new Listed(rs.getObject("id", UUID.class), rs.getObject("outbox_id", UUID.class),
-                rs.getString("event_type"), new AggregateKey(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
-                rs.getString("endpoint"), rs.getString("url"), DeliveryStatus.valueOf(rs.getString("status")),
-                rs.getInt("attempts"), instant(rs, "next_attempt_at"), (Integer) rs.getObject("last_status"),
-                rs.getString("last_error"), instant(rs, "created_at"), instant(rs, "completed_at"));
+        return new Listed(
+                rs.getObject("id", UUID.class),
+                rs.getObject("outbox_id", UUID.class),
+                rs.getString("event_type"),
+                new AggregateKey(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
+                rs.getString("endpoint"),
+                rs.getString("url"),
+                DeliveryStatus.valueOf(rs.getString("status")),
+                rs.getInt("attempts"),
+                instant(rs, "next_attempt_at"),
+                (Integer) rs.getObject("last_status"),
+                rs.getString("last_error"),
+                instant(rs, "created_at"),
+                instant(rs, "completed_at"));
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {

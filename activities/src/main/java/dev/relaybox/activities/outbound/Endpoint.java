@@ -16,5 +16,4 @@ public record Endpoint(
         boolean enabled,
         String disabledReason,
         Instant createdAt,
-        Instant updatedAt) {
-}
+        Instant updatedAt) {}

@@ -57,12 +57,15 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                 return go(ctx, 0, "");
             }
             if (ctx.ordered()) {
-                Optional<UUID> earlier = dao.earlierUnfinished(ctx.endpointId(), ctx.aggregateType(),
-                        ctx.aggregateId(), ctx.seq());
+                Optional<UUID> earlier =
+                        dao.earlierUnfinished(ctx.endpointId(), ctx.aggregateType(), ctx.aggregateId(), ctx.seq());
                 if (earlier.isPresent()) {
                     dao.markWaiting(deliveryId, "ORDER");
-                    return wait(ctx, settings.recheck(), "waiting for the earlier event " + earlier.get() + " of "
-                            + ctx.aggregate() + " to be delivered or dead-lettered");
+                    return wait(
+                            ctx,
+                            settings.recheck(),
+                            "waiting for the earlier event " + earlier.get() + " of " + ctx.aggregate()
+                                    + " to be delivered or dead-lettered");
                 }
             }
             dao.ensureState(ctx.endpointId());
@@ -74,7 +77,9 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                 dao.dropExpiredLeases(ctx.endpointId(), now);
                 if (dao.leasesHeldByOthers(ctx.endpointId(), deliveryId) >= ctx.maxInFlight()) {
                     dao.markWaiting(deliveryId, "IN_FLIGHT");
-                    return wait(ctx, jittered(settings.recheck()),
+                    return wait(
+                            ctx,
+                            jittered(settings.recheck()),
                             "all " + ctx.maxInFlight() + " in-flight slots are taken; waiting for one");
                 }
             }
@@ -87,8 +92,13 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                 dao.holdLease(deliveryId, ctx.endpointId(), now.plus(wait).plus(settings.leaseTime()));
             }
             dao.markWaiting(deliveryId, wait.isZero() ? null : "RATE");
-            return go(ctx, wait.toMillis(), wait.isZero() ? "" : "rate limit " + ctx.rateLimit()
-                    + "/s: sending at " + now.plus(wait).truncatedTo(ChronoUnit.MILLIS));
+            return go(
+                    ctx,
+                    wait.toMillis(),
+                    wait.isZero()
+                            ? ""
+                            : "rate limit " + ctx.rateLimit() + "/s: sending at "
+                                    + now.plus(wait).truncatedTo(ChronoUnit.MILLIS));
         });
     }
 
@@ -100,21 +110,43 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     private Admission whileOpen(EndpointStore dao, DeliveryContext ctx, State state, Instant now) {
         UUID me = ctx.deliveryId();
         Instant nextProbeAt = state.nextProbeAt() == null ? now : state.nextProbeAt();
-        boolean probeInFlight = state.probeDelivery() != null && !state.probeDelivery().equals(me)
-                && state.probeLeaseUntil() != null && state.probeLeaseUntil().isAfter(now);
+        boolean probeInFlight = state.probeDelivery() != null
+                && !state.probeDelivery().equals(me)
+                && state.probeLeaseUntil() != null
+                && state.probeLeaseUntil().isAfter(now);
         boolean proberAbsent = state.nextProber() != null && now.isAfter(nextProbeAt.plus(settings.probeInterval()));
         boolean mine = state.nextProber() == null || state.nextProber().equals(me) || proberAbsent;
         if (mine && !probeInFlight && !now.isBefore(nextProbeAt)) {
-            dao.saveState(new State(state.endpointId(), state.rateTat(), state.circuit(), state.consecutiveFailures(),
-                    state.failingSince(), state.openedAt(), now.plus(settings.probeInterval()), null, me,
-                    now.plus(settings.leaseTime()), state.lastSuccessAt(), state.lastFailureAt()));
+            dao.saveState(new State(
+                    state.endpointId(),
+                    state.rateTat(),
+                    state.circuit(),
+                    state.consecutiveFailures(),
+                    state.failingSince(),
+                    state.openedAt(),
+                    now.plus(settings.probeInterval()),
+                    null,
+                    me,
+                    now.plus(settings.leaseTime()),
+                    state.lastSuccessAt(),
+                    state.lastFailureAt()));
             dao.markWaiting(me, null);
             return go(ctx, 0, "probe");
         }
         if (mine && !me.equals(state.nextProber())) {
-            dao.saveState(new State(state.endpointId(), state.rateTat(), state.circuit(), state.consecutiveFailures(),
-                    state.failingSince(), state.openedAt(), state.nextProbeAt(), me, state.probeDelivery(),
-                    state.probeLeaseUntil(), state.lastSuccessAt(), state.lastFailureAt()));
+            dao.saveState(new State(
+                    state.endpointId(),
+                    state.rateTat(),
+                    state.circuit(),
+                    state.consecutiveFailures(),
+                    state.failingSince(),
+                    state.openedAt(),
+                    state.nextProbeAt(),
+                    me,
+                    state.probeDelivery(),
+                    state.probeLeaseUntil(),
+                    state.lastSuccessAt(),
+                    state.lastFailureAt()));
         }
         Duration wait;
         if (!mine) {
@@ -125,8 +157,11 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             wait = Duration.between(now, nextProbeAt);
         }
         dao.markWaiting(me, "CIRCUIT");
-        return wait(ctx, wait, "circuit open after " + state.consecutiveFailures() + " consecutive failures since "
-                + state.failingSince() + "; next probe at " + nextProbeAt);
+        return wait(
+                ctx,
+                wait,
+                "circuit open after " + state.consecutiveFailures() + " consecutive failures since "
+                        + state.failingSince() + "; next probe at " + nextProbeAt);
     }
 
     /**
@@ -140,9 +175,19 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
         Instant tat = state.rateTat() == null || state.rateTat().isBefore(now) ? now : state.rateTat();
         Instant earliest = tat.minus(tolerance);
         Instant sendAt = earliest.isAfter(now) ? earliest : now;
-        dao.saveState(new State(state.endpointId(), tat.plus(interval), state.circuit(), state.consecutiveFailures(),
-                state.failingSince(), state.openedAt(), state.nextProbeAt(), state.nextProber(), state.probeDelivery(),
-                state.probeLeaseUntil(), state.lastSuccessAt(), state.lastFailureAt()));
+        dao.saveState(new State(
+                state.endpointId(),
+                tat.plus(interval),
+                state.circuit(),
+                state.consecutiveFailures(),
+                state.failingSince(),
+                state.openedAt(),
+                state.nextProbeAt(),
+                state.nextProber(),
+                state.probeDelivery(),
+                state.probeLeaseUntil(),
+                state.lastSuccessAt(),
+                state.lastFailureAt()));
         return sendAt;
     }
 
@@ -165,7 +210,8 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             dao.lockState(ctx.endpointId());
             Duration interval = Duration.ofNanos(Math.round(1_000_000_000d / ctx.rateLimit()));
             Duration tolerance = interval.multipliedBy(ctx.controls().effectiveBurst() - 1L);
-            Instant tat = dao.sendTat(ctx.endpointId()).filter(t -> t.isAfter(now)).orElse(now);
+            Instant tat =
+                    dao.sendTat(ctx.endpointId()).filter(t -> t.isAfter(now)).orElse(now);
             Instant earliest = tat.minus(tolerance);
             Instant at = earliest.isAfter(now) ? earliest : now;
             if (Duration.between(now, at).compareTo(LONGEST_GATE_HOLD) > 0) {
@@ -185,8 +231,14 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     }
 
     /** What {@link #settle} changed, to act on after its transaction committed. */
-    private record Settled(DeliveryContext ctx, Settlement settlement, boolean opened, boolean closed,
-            boolean disabled, boolean slotFreed, int failures) {}
+    private record Settled(
+            DeliveryContext ctx,
+            Settlement settlement,
+            boolean opened,
+            boolean closed,
+            boolean disabled,
+            boolean slotFreed,
+            int failures) {}
 
     @Override
     public Settlement settle(UUID deliveryId, AttemptResult result, Instant now) {
@@ -237,17 +289,37 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                 }
                 if (ctx.enabled() && !now.isBefore(failingSince.plus(settings.disableAfter()))) {
                     disabled = true;
-                    dao.setEnabled(ctx.endpointId(), false, "failing continuously since "
-                            + failingSince + " (" + failures + " consecutive failures; last: " + result.summary()
-                            + "); disabled at " + now);
+                    dao.setEnabled(
+                            ctx.endpointId(),
+                            false,
+                            "failing continuously since "
+                                    + failingSince + " (" + failures + " consecutive failures; last: "
+                                    + result.summary()
+                                    + "); disabled at " + now);
                 }
             }
-            dao.saveState(new State(s.endpointId(), rateTat, circuit, failures, failingSince, openedAt, nextProbeAt,
-                    nextProber, probe ? null : s.probeDelivery(), probe ? null : s.probeLeaseUntil(), lastSuccess,
+            dao.saveState(new State(
+                    s.endpointId(),
+                    rateTat,
+                    circuit,
+                    failures,
+                    failingSince,
+                    openedAt,
+                    nextProbeAt,
+                    nextProber,
+                    probe ? null : s.probeDelivery(),
+                    probe ? null : s.probeLeaseUntil(),
+                    lastSuccess,
                     lastFailure));
             boolean open = circuit.open() && !disabled;
-            return new Settled(ctx, new Settlement(open, open && nextProbeAt != null ? nextProbeAt.toString() : null),
-                    opened, closed, disabled, slotFreed, failures);
+            return new Settled(
+                    ctx,
+                    new Settlement(open, open && nextProbeAt != null ? nextProbeAt.toString() : null),
+                    opened,
+                    closed,
+                    disabled,
+                    slotFreed,
+                    failures);
         });
         announce(settled);
         return settled.settlement();
@@ -256,18 +328,27 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     private void announce(Settled settled) {
         DeliveryContext ctx = settled.ctx();
         if (settled.opened()) {
-            LOG.warn("opened the circuit of endpoint {} after {} consecutive failures; its deliveries wait for a probe "
-                    + "every {} instead of spending attempts", ctx.endpointName(), settled.failures(),
+            LOG.warn(
+                    "opened the circuit of endpoint {} after {} consecutive failures; its deliveries wait for a probe "
+                            + "every {} instead of spending attempts",
+                    ctx.endpointName(),
+                    settled.failures(),
                     settings.probeInterval());
-            metrics.counter("relaybox.endpoint.circuit.opened", "endpoint", ctx.endpointName()).increment();
+            metrics.counter("relaybox.endpoint.circuit.opened", "endpoint", ctx.endpointName())
+                    .increment();
         }
         if (settled.closed()) {
-            LOG.info("closed the circuit of endpoint {}: it answered again; releasing its waiting deliveries",
+            LOG.info(
+                    "closed the circuit of endpoint {}: it answered again; releasing its waiting deliveries",
                     ctx.endpointName());
         }
         if (settled.disabled()) {
-            LOG.error("disabled endpoint {}: failing continuously for {} ({} consecutive failures); its events stay "
-                    + "recorded and replayable", ctx.endpointName(), settings.disableAfter(), settled.failures());
+            LOG.error(
+                    "disabled endpoint {}: failing continuously for {} ({} consecutive failures); its events stay "
+                            + "recorded and replayable",
+                    ctx.endpointName(),
+                    settings.disableAfter(),
+                    settled.failures());
             metrics.counter("relaybox.endpoints.disabled", "endpoint", ctx.endpointName(), "reason", "failing")
                     .increment();
         }
@@ -294,7 +375,8 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             wakeWaiting(ctx.endpointId(), "IN_FLIGHT", 1);
         }
         if (ctx.ordered()) {
-            jdbi.withExtension(EndpointStore.class,
+            jdbi.withExtension(
+                            EndpointStore.class,
                             dao -> dao.nextInOrder(ctx.endpointId(), ctx.aggregateType(), ctx.aggregateId(), ctx.seq()))
                     .ifPresent(outboxId -> wake(outboxId, ctx.endpointId()));
         }
@@ -310,15 +392,16 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     }
 
     private void wakeWaiting(UUID endpointId, String waitingFor, int limit) {
-        List<UUID> outboxIds = jdbi.withExtension(EndpointStore.class,
-                dao -> dao.waiting(endpointId, waitingFor, limit));
+        List<UUID> outboxIds =
+                jdbi.withExtension(EndpointStore.class, dao -> dao.waiting(endpointId, waitingFor, limit));
         outboxIds.forEach(outboxId -> wake(outboxId, endpointId));
     }
 
     private static void wake(UUID outboxId, UUID endpointId) {
         try {
             WorkflowClient client = Activity.getExecutionContext().getWorkflowClient();
-            client.newUntypedWorkflowStub(OutboxDeliveryWorkflow.workflowId(outboxId), Optional.empty(), Optional.empty())
+            client.newUntypedWorkflowStub(
+                            OutboxDeliveryWorkflow.workflowId(outboxId), Optional.empty(), Optional.empty())
                     .signal("endpointReady", endpointId);
         } catch (RuntimeException e) {
             // Finished or not running: it asks again on its own when (re)started.
@@ -327,8 +410,9 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     }
 
     private static DeliveryContext context(EndpointStore dao, UUID deliveryId) {
-        return dao.deliveryContext(deliveryId).orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
-                "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
+        return dao.deliveryContext(deliveryId)
+                .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
+                        "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
     }
 
     private static Admission go(DeliveryContext ctx, long waitMillis, String reason) {

@@ -9,8 +9,8 @@ package dev.relaybox.activities.outbound;
  * @param ordered events of one aggregate are delivered in outbox order
  * @param payloadFormat {@code envelope} (Standard Webhooks {"type","timestamp","data"}) or {@code raw}
  */
-public record EndpointControls(Double rateLimit, Integer burst, Integer maxInFlight, boolean ordered,
-        String payloadFormat) {
+public record EndpointControls(
+        Double rateLimit, Integer burst, Integer maxInFlight, boolean ordered, String payloadFormat) {
     public static final String ENVELOPE = "envelope";
     public static final String RAW = "raw";
 

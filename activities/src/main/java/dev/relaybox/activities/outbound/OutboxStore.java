@@ -39,8 +39,15 @@ public interface OutboxStore extends SqlObject {
     record Claimed(UUID id, String eventType, AggregateKey aggregate, long payloadBytes) {}
 
     /** A row as operators list it; {@code deliveries} counts them by status, e.g. {@code DELIVERED:2 RETRYING:1}. */
-    record Listed(UUID id, String eventType, AggregateKey aggregate, OutboxStatus status, Instant createdAt,
-            Instant dispatchedAt, Instant processedAt, String deliveries) {}
+    record Listed(
+            UUID id,
+            String eventType,
+            AggregateKey aggregate,
+            OutboxStatus status,
+            Instant createdAt,
+            Instant dispatchedAt,
+            Instant processedAt,
+            String deliveries) {}
 
     /** What operators filter rows by; a null field does not filter. */
     record Filter(OutboxStatus status, String eventType, AggregateKey aggregate, Instant since, Instant until) {}
@@ -63,10 +70,10 @@ public interface OutboxStore extends SqlObject {
     }
 
     default Optional<Event> event(UUID outboxId) {
-        return getHandle().createQuery("SELECT id, event_type, aggregate_type, aggregate_id FROM outbox_events WHERE id = :id")
+        return getHandle()
+                .createQuery("SELECT id, event_type, aggregate_type, aggregate_id FROM outbox_events WHERE id = :id")
                 .bind("id", outboxId)
-                .map((rs, ctx) -> new Event(rs.getObject("id", UUID.class), rs.getString("event_type"),
-                        aggregate(rs)))
+                .map((rs, ctx) -> new Event(rs.getObject("id", UUID.class), rs.getString("event_type"), aggregate(rs)))
                 .findOne();
     }
 
@@ -76,7 +83,8 @@ public interface OutboxStore extends SqlObject {
 
     /** Locks up to {@code limit} undispatched rows, oldest first, skipping rows another instance holds. */
     default List<Claimed> claimUndispatched(int limit) {
-        return getHandle().createQuery("""
+        return getHandle()
+                .createQuery("""
                         SELECT id, event_type, aggregate_type, aggregate_id, octet_length(payload::text) AS payload_bytes
                           FROM outbox_events
                          WHERE dispatched_at IS NULL
@@ -107,8 +115,8 @@ public interface OutboxStore extends SqlObject {
             UPDATE outbox_events SET dispatched_at = NULL,
                    status = CASE WHEN status = :dispatched THEN :to ELSE status END
              WHERE id = ANY(:ids)""")
-    void markUndispatched(@Bind("ids") UUID[] ids, @Bind("dispatched") OutboxStatus dispatched,
-            @Bind("to") OutboxStatus to);
+    void markUndispatched(
+            @Bind("ids") UUID[] ids, @Bind("dispatched") OutboxStatus dispatched, @Bind("to") OutboxStatus to);
 
     /**
      * Takes a row that can never start out of the flow. The reason lives in the dead letter: the documented table
@@ -125,7 +133,8 @@ public interface OutboxStore extends SqlObject {
 
     /** Locks up to {@code limit} dispatched, unfinished rows last dispatched before {@code before}, oldest first. */
     default List<Claimed> claimStranded(Instant before, int limit) {
-        return getHandle().createQuery("""
+        return getHandle()
+                .createQuery("""
                         SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes FROM outbox_events o
                          WHERE status = :dispatched AND dispatched_at < :before
                            -- Every delivery finished but the row not (or none planned yet), or one whose next attempt
@@ -156,8 +165,8 @@ public interface OutboxStore extends SqlObject {
              WHERE id = :outboxId AND processed_at IS NULL
                AND NOT EXISTS (SELECT 1 FROM deliveries
                                 WHERE outbox_id = :outboxId AND status = ANY(:attemptable))""")
-    boolean markProcessed(@Bind("outboxId") UUID outboxId, @Bind("to") OutboxStatus to,
-            @Bind("attemptable") String[] attemptable);
+    boolean markProcessed(
+            @Bind("outboxId") UUID outboxId, @Bind("to") OutboxStatus to, @Bind("attemptable") String[] attemptable);
 
     /** Wakes the dispatcher when this transaction commits, as inserting an outbox row does. */
     @SqlQuery("SELECT pg_notify('relaybox_dispatch', 'outbox_events')")
@@ -172,13 +181,15 @@ public interface OutboxStore extends SqlObject {
      */
     default void undispatchForReplay(List<UUID> references) {
         UUID[] ids = references.toArray(UUID[]::new);
-        getHandle().createUpdate("""
+        getHandle()
+                .createUpdate("""
                         UPDATE outbox_events SET status = :to, dispatched_at = NULL, processed_at = NULL
                          WHERE id IN (SELECT outbox_id FROM deliveries WHERE id = ANY(:ids))""")
                 .bind("to", OutboxStatus.PENDING)
                 .bind("ids", ids)
                 .execute();
-        getHandle().createUpdate("""
+        getHandle()
+                .createUpdate("""
                         UPDATE outbox_events SET status = :to, dispatched_at = NULL
                          WHERE id = ANY(:ids) AND status = :quarantined""")
                 .bind("to", OutboxStatus.PENDING)
@@ -193,7 +204,8 @@ public interface OutboxStore extends SqlObject {
      * unfinished or referred to by a dead letter. Call in a transaction; returns the rows picked and deleted.
      */
     default Purged purgeFinished(Instant processedBefore, int limit) {
-        List<UUID> ids = getHandle().createQuery("""
+        List<UUID> ids = getHandle()
+                .createQuery("""
                         SELECT o.id FROM outbox_events o
                          WHERE o.status = :processed AND o.processed_at < :before
                            AND NOT EXISTS (
@@ -218,12 +230,15 @@ public interface OutboxStore extends SqlObject {
         UUID[] picked = ids.toArray(UUID[]::new);
         int attempts = getHandle().createUpdate("""
                         DELETE FROM delivery_attempts
-                         WHERE delivery_id IN (SELECT id FROM deliveries WHERE outbox_id = ANY(:ids))""")
-                .bind("ids", picked).execute();
-        int deliveries = getHandle().createUpdate("DELETE FROM deliveries WHERE outbox_id = ANY(:ids)")
-                .bind("ids", picked).execute();
-        int outbox = getHandle().createUpdate("DELETE FROM outbox_events WHERE id = ANY(:ids)")
-                .bind("ids", picked).execute();
+                         WHERE delivery_id IN (SELECT id FROM deliveries WHERE outbox_id = ANY(:ids))""").bind("ids", picked).execute();
+        int deliveries = getHandle()
+                .createUpdate("DELETE FROM deliveries WHERE outbox_id = ANY(:ids)")
+                .bind("ids", picked)
+                .execute();
+        int outbox = getHandle()
+                .createUpdate("DELETE FROM outbox_events WHERE id = ANY(:ids)")
+                .bind("ids", picked)
+                .execute();
         return new Purged(outbox, deliveries, attempts);
     }
 
@@ -257,7 +272,8 @@ public interface OutboxStore extends SqlObject {
             binds.put("afterAt", after.at());
             binds.put("afterId", after.id());
         }
-        List<Listed> fetched = getHandle().createQuery("""
+        List<Listed> fetched = getHandle()
+                .createQuery("""
                         SELECT o.id, o.event_type, o.aggregate_type, o.aggregate_id,
                                o.status, o.created_at, o.dispatched_at, o.processed_at,
                                (SELECT string_agg(d.status || ':' || d.n, ' ' ORDER BY d.status)
@@ -268,16 +284,22 @@ public interface OutboxStore extends SqlObject {
                         + " ORDER BY o.created_at DESC, o.id DESC LIMIT :limit")
                 .bindMap(binds)
                 .bind("limit", limit + 1)
-                .map((rs, ctx) -> new Listed(rs.getObject("id", UUID.class), rs.getString("event_type"),
-                        aggregate(rs), OutboxStatus.valueOf(rs.getString("status")), instant(rs, "created_at"),
-                        instant(rs, "dispatched_at"), instant(rs, "processed_at"), rs.getString("deliveries")))
+                .map((rs, ctx) -> new Listed(
+                        rs.getObject("id", UUID.class),
+                        rs.getString("event_type"),
+                        aggregate(rs),
+                        OutboxStatus.valueOf(rs.getString("status")),
+                        instant(rs, "created_at"),
+                        instant(rs, "dispatched_at"),
+                        instant(rs, "processed_at"),
+                        rs.getString("deliveries")))
                 .list();
         return Page.of(fetched, limit, o -> new Cursor(o.createdAt(), o.id()));
     }
 
     private static Claimed claimed(ResultSet rs, StatementContext ctx) throws SQLException {
-        return new Claimed(rs.getObject("id", UUID.class), rs.getString("event_type"), aggregate(rs),
-                rs.getLong("payload_bytes"));
+        return new Claimed(
+                rs.getObject("id", UUID.class), rs.getString("event_type"), aggregate(rs), rs.getLong("payload_bytes"));
     }
 
     private static AggregateKey aggregate(ResultSet rs) throws SQLException {

@@ -98,8 +98,9 @@ final class SpecialPurposeAddresses {
             return Optional.empty();
         }
         return find(SPECIAL_PURPOSE, bytes)
-                .map(block -> describe(address, block)
-                        + " and private networks are not allowed outside embedded mode (ALLOW_PRIVATE_NETWORKS=true allows them)");
+                .map(
+                        block -> describe(address, block)
+                                + " and private networks are not allowed outside embedded mode (ALLOW_PRIVATE_NETWORKS=true allows them)");
     }
 
     private static Optional<Block> find(List<Block> blocks, byte[] address) {

@@ -17,7 +17,8 @@ final class StorableText {
         StringBuilder clean = null;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            boolean pairedHigh = Character.isHighSurrogate(c) && i + 1 < text.length()
+            boolean pairedHigh = Character.isHighSurrogate(c)
+                    && i + 1 < text.length()
                     && Character.isLowSurrogate(text.charAt(i + 1));
             boolean bad = c == '\u0000' || (Character.isSurrogate(c) && !pairedHigh);
             if (pairedHigh) {

@@ -102,7 +102,8 @@ public final class WebhookSender {
             int latency = elapsedMs(started);
             int status = response.getCode();
             Header retryAfterHeader = response.getFirstHeader("retry-after");
-            long retryAfter = retryAfterSeconds(Optional.ofNullable(retryAfterHeader).map(Header::getValue), now);
+            long retryAfter =
+                    retryAfterSeconds(Optional.ofNullable(retryAfterHeader).map(Header::getValue), now);
             AttemptResult result = new AttemptResult(classify(status), status, retryAfter, describe(status));
             return new Sent(result, latency, excerpt, result.outcome() == Outcome.DELIVERED ? null : result.summary());
         } catch (EndpointUrlPolicy.RefusedAddressException e) {
@@ -113,7 +114,10 @@ public final class WebhookSender {
             return failed(started, "host " + uri.getHost() + " does not resolve");
         } catch (IOException e) {
             if (deadline.passed()) {
-                return failed(started, "timed out: no complete answer within " + settings.requestTimeout().toSeconds() + "s");
+                return failed(
+                        started,
+                        "timed out: no complete answer within "
+                                + settings.requestTimeout().toSeconds() + "s");
             }
             if (e instanceof InterruptedIOException) {
                 return failed(started, "timed out: " + message(e));
@@ -143,10 +147,13 @@ public final class WebhookSender {
         private final ScheduledFuture<?> expiry;
 
         Deadline(HttpPost request, Duration timeout) {
-            this.expiry = TIMER.schedule(() -> {
-                passed.set(true);
-                request.cancel();
-            }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+            this.expiry = TIMER.schedule(
+                    () -> {
+                        passed.set(true);
+                        request.cancel();
+                    },
+                    timeout.toMillis(),
+                    TimeUnit.MILLISECONDS);
         }
 
         boolean passed() {
@@ -235,7 +242,8 @@ public final class WebhookSender {
             return Math.max(0, Long.parseLong(value));
         } catch (NumberFormatException notSeconds) {
             try {
-                Instant at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                Instant at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME)
+                        .toInstant();
                 return Math.max(0, Duration.between(now, at).toSeconds());
             } catch (DateTimeParseException notDate) {
                 return -1;

@@ -1,6 +1,8 @@
 package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.signing.Hmac;
+import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -20,8 +22,8 @@ public final class WebhookSigner {
     }
 
     /** The current secret, plus the previous one while its rotation grace period lasts. */
-    public static List<String> signingSecrets(String secret, String previousSecret, java.time.Instant previousExpiresAt,
-            java.time.Instant now) {
+    public static List<String> signingSecrets(
+            String secret, String previousSecret, Instant previousExpiresAt, Instant now) {
         if (previousSecret != null && previousExpiresAt != null && now.isBefore(previousExpiresAt)) {
             return List.of(secret, previousSecret);
         }
@@ -29,14 +31,15 @@ public final class WebhookSigner {
     }
 
     static String sign(String secret, String webhookId, long timestampSeconds, byte[] body) {
-        return Base64.getEncoder().encodeToString(
-                Hmac.standardWebhooks(Hmac.secretKey(secret), webhookId, Long.toString(timestampSeconds), body));
+        return Base64.getEncoder()
+                .encodeToString(Hmac.standardWebhooks(
+                        Hmac.secretKey(secret), webhookId, Long.toString(timestampSeconds), body));
     }
 
     /** A fresh random secret of 32 bytes. */
     public static String newSecret() {
         byte[] bytes = new byte[32];
-        new java.security.SecureRandom().nextBytes(bytes);
+        new SecureRandom().nextBytes(bytes);
         return Hmac.SECRET_PREFIX + Base64.getEncoder().encodeToString(bytes);
     }
 }

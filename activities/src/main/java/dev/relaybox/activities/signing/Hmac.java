@@ -105,9 +105,9 @@ public final class Hmac {
     }
 
     /** The 1-based position of the key that signed this Standard Webhooks request, or 0 when none did. */
-    public static int standardWebhooksSigner(List<byte[]> keys, String webhookId, String timestamp, byte[] body,
-            String signatureHeader) {
-        return matchingKey(keys, v1Signatures(signatureHeader),
-                (webhookId + "." + timestamp + ".").getBytes(UTF_8), body);
+    public static int standardWebhooksSigner(
+            List<byte[]> keys, String webhookId, String timestamp, byte[] body, String signatureHeader) {
+        return matchingKey(
+                keys, v1Signatures(signatureHeader), (webhookId + "." + timestamp + ".").getBytes(UTF_8), body);
     }
 }

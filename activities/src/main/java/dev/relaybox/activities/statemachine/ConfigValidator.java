@@ -32,8 +32,8 @@ final class ConfigValidator {
         Set<String> reachable = graph.reachableFrom(NONE);
         for (String state : states) {
             if (!reachable.contains(state)) {
-                throw new ConfigValidator(aggregateType).fail(
-                        "state '" + state + "' cannot be reached from '" + NONE + "' by any transition");
+                throw new ConfigValidator(aggregateType)
+                        .fail("state '" + state + "' cannot be reached from '" + NONE + "' by any transition");
             }
         }
     }
@@ -48,8 +48,9 @@ final class ConfigValidator {
             throw fail("declares no transitions");
         }
         Map<String, Transition> transitions = new LinkedHashMap<>();
-        config.transitions().forEach((eventType, transition) ->
-                transitions.put(eventType, checkTransition(eventType, transition, states, config.initial())));
+        config.transitions()
+                .forEach((eventType, transition) ->
+                        transitions.put(eventType, checkTransition(eventType, transition, states, config.initial())));
         if (transitions.values().stream().noneMatch(t -> t.from().contains(NONE))) {
             throw fail("no transition comes from '" + NONE + "', so no " + aggregateType + " could ever be created");
         }
@@ -85,8 +86,8 @@ final class ConfigValidator {
         }
     }
 
-    private Transition checkTransition(String eventType, TransitionConfig transition, Set<String> states,
-            String initial) {
+    private Transition checkTransition(
+            String eventType, TransitionConfig transition, Set<String> states, String initial) {
         if (eventType == null || eventType.isBlank()) {
             throw fail("declares a transition with a blank event type");
         }

@@ -26,8 +26,12 @@ public final class StateMachine {
     /** current state -> event type -> decision, for every declared state and {@link #NONE}. */
     private final Map<String, Map<String, Decision>> decisions;
 
-    private StateMachine(String aggregateType, String initial, Map<String, Transition> transitions,
-            Set<String> states, TransitionGraph graph) {
+    private StateMachine(
+            String aggregateType,
+            String initial,
+            Map<String, Transition> transitions,
+            Set<String> states,
+            TransitionGraph graph) {
         this.aggregateType = aggregateType;
         this.initial = initial;
         this.transitions = transitions;
@@ -78,8 +82,8 @@ public final class StateMachine {
         Map<String, Decision> row = decisions.get(currentState);
         if (row == null) {
             // A state dropped from the configuration while entities still hold it: no rule can place them.
-            return Decision.rejected("entity is in state '" + currentState + "', which " + aggregateType
-                    + " does not declare");
+            return Decision.rejected(
+                    "entity is in state '" + currentState + "', which " + aggregateType + " does not declare");
         }
         return row.get(eventType);
     }

@@ -21,8 +21,6 @@ public record StateMachineConfig(List<String> states, String initial, Map<String
         // Copies tolerate nulls so that validation, not Jackson, reports a broken entry by name.
         states = states == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(states));
         // Declaration order matters: it breaks ties between equally short paths when deferring.
-        transitions = transitions == null
-                ? Map.of()
-                : Collections.unmodifiableMap(new LinkedHashMap<>(transitions));
+        transitions = transitions == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(transitions));
     }
 }

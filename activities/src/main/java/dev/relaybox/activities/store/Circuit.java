@@ -6,7 +6,8 @@ package dev.relaybox.activities.store;
  * An answer closes it again; so does an operator re-enabling the endpoint.
  */
 public enum Circuit {
-    CLOSED, OPEN;
+    CLOSED,
+    OPEN;
 
     /** The receiver answered (any status but a failure): an open circuit closes. */
     public Circuit afterAnswer() {

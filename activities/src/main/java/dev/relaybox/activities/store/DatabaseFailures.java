@@ -29,8 +29,8 @@ public final class DatabaseFailures {
             return work.get();
         } catch (RuntimeException e) {
             if (unavailable(e)) {
-                throw ApplicationFailure.newFailureWithCause("the database is unavailable: " + rootMessage(e),
-                        InboxActivities.DATABASE_UNAVAILABLE, e);
+                throw ApplicationFailure.newFailureWithCause(
+                        "the database is unavailable: " + rootMessage(e), InboxActivities.DATABASE_UNAVAILABLE, e);
             }
             throw e;
         }
@@ -45,11 +45,13 @@ public final class DatabaseFailures {
 
     static boolean unavailable(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof ConnectionException || cause instanceof SQLTransientConnectionException
+            if (cause instanceof ConnectionException
+                    || cause instanceof SQLTransientConnectionException
                     || cause instanceof IOException) {
                 return true;
             }
-            if (cause instanceof SQLException sql && sql.getSQLState() != null
+            if (cause instanceof SQLException sql
+                    && sql.getSQLState() != null
                     && (sql.getSQLState().startsWith("08") || UNAVAILABLE_STATES.contains(sql.getSQLState()))) {
                 return true;
             }

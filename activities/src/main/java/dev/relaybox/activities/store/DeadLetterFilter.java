@@ -10,8 +10,8 @@ import java.util.Locale;
  * {@code inbox}; {@code peer} is an endpoint's name or URL, or a partner's name; {@code aggregate} is
  * {@code type:id}. {@link #check} refuses a source or aggregate that could never match, with a reason.
  */
-public record DeadLetterFilter(String source, String eventType, String peer, String aggregate, Instant since,
-        Instant until) {
+public record DeadLetterFilter(
+        String source, String eventType, String peer, String aggregate, Instant since, Instant until) {
 
     /** An empty parameter ({@code ?peer=}) filters nothing, as an absent one. */
     public DeadLetterFilter {

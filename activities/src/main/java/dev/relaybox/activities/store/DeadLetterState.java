@@ -8,7 +8,9 @@ import java.time.Instant;
  * open) and {@code resolution}: {@code REPLAYED}, or {@code DISCARDED: <reason>}.
  */
 public enum DeadLetterState {
-    OPEN, REPLAYED, DISCARDED;
+    OPEN,
+    REPLAYED,
+    DISCARDED;
 
     /** The only transitions: from open to either end. */
     public boolean canBecome(DeadLetterState next) {

@@ -27,9 +27,24 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 public interface DeadLetterStore extends SqlObject {
 
     /** A dead letter with what its source row says about it, whichever direction it came from. */
-    record Row(UUID id, Source source, UUID reference, String eventType, String peer, AggregateKey aggregate,
-            String reason, String lastError, int attempts, Instant createdAt, Instant resolvedAt, String resolvedBy,
-            String resolution, UUID outboxId, String partnerName, String partnerEventId, String inboxWorkflowId,
+    record Row(
+            UUID id,
+            Source source,
+            UUID reference,
+            String eventType,
+            String peer,
+            AggregateKey aggregate,
+            String reason,
+            String lastError,
+            int attempts,
+            Instant createdAt,
+            Instant resolvedAt,
+            String resolvedBy,
+            String resolution,
+            UUID outboxId,
+            String partnerName,
+            String partnerEventId,
+            String inboxWorkflowId,
             Boolean endpointEnabled) {
         public DeadLetterState state() {
             return DeadLetterState.of(resolvedAt, resolution);
@@ -46,8 +61,12 @@ public interface DeadLetterStore extends SqlObject {
             VALUES (:source, :reference, :reason, :lastError, :attempts)
             ON CONFLICT (source, reference) WHERE resolved_at IS NULL DO NOTHING
             RETURNING id""")
-    Optional<UUID> insertOpen(@Bind("source") Source source, @Bind("reference") UUID reference,
-            @Bind("reason") String reason, @Bind("lastError") String lastError, @Bind("attempts") int attempts);
+    Optional<UUID> insertOpen(
+            @Bind("source") Source source,
+            @Bind("reference") UUID reference,
+            @Bind("reason") String reason,
+            @Bind("lastError") String lastError,
+            @Bind("attempts") int attempts);
 
     /** Each dead letter joined to its source row for its event type, peer and aggregate; binds {@link Where}'s. */
     String SELECT = """
@@ -71,8 +90,8 @@ public interface DeadLetterStore extends SqlObject {
             where.add("(dl.created_at, dl.id) < (:afterAt, :afterId)", "afterAt", after.at())
                     .value("afterId", after.id());
         }
-        List<Row> rows = where.bind(getHandle().createQuery(SELECT + where.sql()
-                        + " ORDER BY dl.created_at DESC, dl.id DESC LIMIT :limit"))
+        List<Row> rows = where.bind(getHandle()
+                        .createQuery(SELECT + where.sql() + " ORDER BY dl.created_at DESC, dl.id DESC LIMIT :limit"))
                 .bind("limit", limit + 1)
                 .map(DeadLetterStore::row)
                 .list();
@@ -81,7 +100,9 @@ public interface DeadLetterStore extends SqlObject {
 
     default Optional<Row> find(UUID id) {
         Where where = new Where().add("dl.id = :id", "id", id);
-        return where.bind(getHandle().createQuery(SELECT + where.sql())).map(DeadLetterStore::row).findOne();
+        return where.bind(getHandle().createQuery(SELECT + where.sql()))
+                .map(DeadLetterStore::row)
+                .findOne();
     }
 
     /**
@@ -122,13 +143,25 @@ public interface DeadLetterStore extends SqlObject {
     int purgeResolved(@Bind("before") Instant before, @Bind("limit") int limit);
 
     private static Row row(ResultSet rs, StatementContext ctx) throws SQLException {
-        return new Row(rs.getObject("id", UUID.class), Source.valueOf(rs.getString("source")),
-                rs.getObject("reference", UUID.class), rs.getString("event_type"), rs.getString("peer"),
+        return new Row(
+                rs.getObject("id", UUID.class),
+                Source.valueOf(rs.getString("source")),
+                rs.getObject("reference", UUID.class),
+                rs.getString("event_type"),
+                rs.getString("peer"),
                 AggregateKey.ofNullable(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
-                rs.getString("reason"), rs.getString("last_error"), rs.getInt("attempts"), instant(rs, "created_at"),
-                instant(rs, "resolved_at"), rs.getString("resolved_by"), rs.getString("resolution"),
-                rs.getObject("outbox_id", UUID.class), rs.getString("partner_name"), rs.getString("partner_event_id"),
-                rs.getString("inbox_workflow_id"), (Boolean) rs.getObject("endpoint_enabled"));
+                rs.getString("reason"),
+                rs.getString("last_error"),
+                rs.getInt("attempts"),
+                instant(rs, "created_at"),
+                instant(rs, "resolved_at"),
+                rs.getString("resolved_by"),
+                rs.getString("resolution"),
+                rs.getObject("outbox_id", UUID.class),
+                rs.getString("partner_name"),
+                rs.getString("partner_event_id"),
+                rs.getString("inbox_workflow_id"),
+                (Boolean) rs.getObject("endpoint_enabled"));
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {
@@ -139,8 +172,8 @@ public interface DeadLetterStore extends SqlObject {
     /** The conditions of the filters given, with their values: a filter not given adds nothing to the WHERE. */
     final class Where {
         private final List<String> conditions = new ArrayList<>();
-        private final Map<String, Object> values = new LinkedHashMap<>(
-                Map.of("outbox", Source.OUTBOX.name(), "inbox", Source.INBOX.name()));
+        private final Map<String, Object> values =
+                new LinkedHashMap<>(Map.of("outbox", Source.OUTBOX.name(), "inbox", Source.INBOX.name()));
 
         static Where of(DeadLetterFilter filter) {
             Where where = new Where();
@@ -158,8 +191,7 @@ public interface DeadLetterStore extends SqlObject {
             if (aggregate != null) {
                 where.add("""
                         ((o.aggregate_type = :aggregateType AND o.aggregate_id = :aggregateId)
-                         OR (i.aggregate_type = :aggregateType AND i.aggregate_id = :aggregateId))""",
-                        "aggregateType", aggregate.type()).value("aggregateId", aggregate.id());
+                         OR (i.aggregate_type = :aggregateType AND i.aggregate_id = :aggregateId))""", "aggregateType", aggregate.type()).value("aggregateId", aggregate.id());
             }
             if (filter.since() != null) {
                 where.add("dl.created_at >= :since", "since", filter.since());

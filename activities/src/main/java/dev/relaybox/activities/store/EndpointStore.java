@@ -32,7 +32,10 @@ public interface EndpointStore extends SqlObject {
             VALUES (:name, :url, :secret, :eventTypes)
             ON CONFLICT (name) DO NOTHING""")
     @GetGeneratedKeys
-    Optional<Endpoint> insert(@Bind("name") String name, @Bind("url") String url, @Bind("secret") String secret,
+    Optional<Endpoint> insert(
+            @Bind("name") String name,
+            @Bind("url") String url,
+            @Bind("secret") String secret,
             @Bind("eventTypes") List<String> eventTypes);
 
     /** Makes a configured endpoint match its configuration; a disabled one stays disabled. */
@@ -47,8 +50,12 @@ public interface EndpointStore extends SqlObject {
                                                   ELSE endpoints.previous_secret_expires_at END,
                 secret = excluded.secret,
                 updated_at = now()""")
-    void upsert(@Bind("name") String name, @Bind("url") String url, @Bind("secret") String secret,
-            @Bind("eventTypes") List<String> eventTypes, @Bind("previousSecretExpiresAt") Instant previousSecretExpiresAt);
+    void upsert(
+            @Bind("name") String name,
+            @Bind("url") String url,
+            @Bind("secret") String secret,
+            @Bind("eventTypes") List<String> eventTypes,
+            @Bind("previousSecretExpiresAt") Instant previousSecretExpiresAt);
 
     @SqlQuery("SELECT * FROM endpoints WHERE id = :id")
     Optional<Endpoint> find(@Bind("id") UUID id);
@@ -73,11 +80,21 @@ public interface EndpointStore extends SqlObject {
             WHERE id = :id""")
     boolean rotateSecret(@Bind("id") UUID id, @Bind("secret") String secret, @Bind("graceUntil") Instant graceUntil);
 
-
     /** What admitting or settling one delivery needs, read in one query. */
-    record DeliveryContext(UUID deliveryId, UUID outboxId, DeliveryStatus status, UUID endpointId, String endpointName,
-            boolean enabled, Double rateLimit, Integer rateBurst, Integer maxInFlight, boolean ordered,
-            String aggregateType, String aggregateId, long seq) {
+    record DeliveryContext(
+            UUID deliveryId,
+            UUID outboxId,
+            DeliveryStatus status,
+            UUID endpointId,
+            String endpointName,
+            boolean enabled,
+            Double rateLimit,
+            Integer rateBurst,
+            Integer maxInFlight,
+            boolean ordered,
+            String aggregateType,
+            String aggregateId,
+            long seq) {
         public EndpointControls controls() {
             return new EndpointControls(rateLimit, rateBurst, maxInFlight, ordered, null);
         }
@@ -87,18 +104,41 @@ public interface EndpointStore extends SqlObject {
         }
     }
 
-    record State(UUID endpointId, Instant rateTat, Circuit circuit, int consecutiveFailures, Instant failingSince,
-            Instant openedAt, Instant nextProbeAt, UUID nextProber, UUID probeDelivery, Instant probeLeaseUntil,
-            Instant lastSuccessAt, Instant lastFailureAt) {
+    record State(
+            UUID endpointId,
+            Instant rateTat,
+            Circuit circuit,
+            int consecutiveFailures,
+            Instant failingSince,
+            Instant openedAt,
+            Instant nextProbeAt,
+            UUID nextProber,
+            UUID probeDelivery,
+            Instant probeLeaseUntil,
+            Instant lastSuccessAt,
+            Instant lastFailureAt) {
         public boolean open() {
             return circuit.open();
         }
     }
 
     /** The health of one endpoint as operators see it; attempts, successes and latencies over the last hour. */
-    record Health(UUID endpointId, String endpointName, boolean enabled, Circuit circuit, int consecutiveFailures,
-            Instant failingSince, Instant openedAt, Instant nextProbeAt, Instant lastSuccessAt, Instant lastFailureAt,
-            long attemptsLastHour, long successesLastHour, Double p50LatencyMs, Double p99LatencyMs, long inFlight,
+    record Health(
+            UUID endpointId,
+            String endpointName,
+            boolean enabled,
+            Circuit circuit,
+            int consecutiveFailures,
+            Instant failingSince,
+            Instant openedAt,
+            Instant nextProbeAt,
+            Instant lastSuccessAt,
+            Instant lastFailureAt,
+            long attemptsLastHour,
+            long successesLastHour,
+            Double p50LatencyMs,
+            Double p99LatencyMs,
+            long inFlight,
             long waiting) {
         public Double successRate() {
             return attemptsLastHour == 0 ? null : (double) successesLastHour / attemptsLastHour;
@@ -162,8 +202,12 @@ public interface EndpointStore extends SqlObject {
                                AND d2.status = ANY(:attemptable))
                     OR NOT EXISTS (SELECT 1 FROM deliveries d3 WHERE d3.outbox_id = o2.id))
              ORDER BY o2.seq LIMIT 1""")
-    Optional<UUID> earlierUnfinished(@Bind("endpointId") UUID endpointId, @Bind("aggregateType") String aggregateType,
-            @Bind("aggregateId") String aggregateId, @Bind("seq") long seq, @Bind("attemptable") String[] attemptable);
+    Optional<UUID> earlierUnfinished(
+            @Bind("endpointId") UUID endpointId,
+            @Bind("aggregateType") String aggregateType,
+            @Bind("aggregateId") String aggregateId,
+            @Bind("seq") long seq,
+            @Bind("attemptable") String[] attemptable);
 
     default Optional<UUID> earlierUnfinished(UUID endpointId, String aggregateType, String aggregateId, long seq) {
         return earlierUnfinished(endpointId, aggregateType, aggregateId, seq, DeliveryStatus.attemptableNames());
@@ -175,8 +219,12 @@ public interface EndpointStore extends SqlObject {
              WHERE o2.aggregate_type = :aggregateType AND o2.aggregate_id = :aggregateId AND o2.seq > :seq
                AND d2.endpoint_id = :endpointId AND d2.status = ANY(:attemptable)
              ORDER BY o2.seq LIMIT 1""")
-    Optional<UUID> nextInOrder(@Bind("endpointId") UUID endpointId, @Bind("aggregateType") String aggregateType,
-            @Bind("aggregateId") String aggregateId, @Bind("seq") long seq, @Bind("attemptable") String[] attemptable);
+    Optional<UUID> nextInOrder(
+            @Bind("endpointId") UUID endpointId,
+            @Bind("aggregateType") String aggregateType,
+            @Bind("aggregateId") String aggregateId,
+            @Bind("seq") long seq,
+            @Bind("attemptable") String[] attemptable);
 
     default Optional<UUID> nextInOrder(UUID endpointId, String aggregateType, String aggregateId, long seq) {
         return nextInOrder(endpointId, aggregateType, aggregateId, seq, DeliveryStatus.attemptableNames());
@@ -191,7 +239,9 @@ public interface EndpointStore extends SqlObject {
     @SqlUpdate("""
             INSERT INTO endpoint_leases (delivery_id, endpoint_id, expires_at) VALUES (:deliveryId, :endpointId, :expiresAt)
             ON CONFLICT (delivery_id) DO UPDATE SET expires_at = excluded.expires_at""")
-    void holdLease(@Bind("deliveryId") UUID deliveryId, @Bind("endpointId") UUID endpointId,
+    void holdLease(
+            @Bind("deliveryId") UUID deliveryId,
+            @Bind("endpointId") UUID endpointId,
             @Bind("expiresAt") Instant expiresAt);
 
     @SqlUpdate("DELETE FROM endpoint_leases WHERE delivery_id = :deliveryId")
@@ -208,14 +258,18 @@ public interface EndpointStore extends SqlObject {
             SELECT outbox_id FROM deliveries
              WHERE endpoint_id = :endpointId AND waiting_for = :waitingFor AND status = ANY(:attemptable)
              ORDER BY waiting_since, id LIMIT :limit""")
-    List<UUID> waiting(@Bind("endpointId") UUID endpointId, @Bind("waitingFor") String waitingFor,
-            @Bind("limit") int limit, @Bind("attemptable") String[] attemptable);
+    List<UUID> waiting(
+            @Bind("endpointId") UUID endpointId,
+            @Bind("waitingFor") String waitingFor,
+            @Bind("limit") int limit,
+            @Bind("attemptable") String[] attemptable);
 
     default List<UUID> waiting(UUID endpointId, String waitingFor, int limit) {
         return waiting(endpointId, waitingFor, limit, DeliveryStatus.attemptableNames());
     }
 
-    @SqlQuery("SELECT rate_limit, rate_burst AS burst, max_in_flight, ordered, payload_format FROM endpoints WHERE id = :id")
+    @SqlQuery(
+            "SELECT rate_limit, rate_burst AS burst, max_in_flight, ordered, payload_format FROM endpoints WHERE id = :id")
     @RegisterConstructorMapper(EndpointControls.class)
     Optional<EndpointControls> controls(@Bind("id") UUID endpointId);
 
@@ -256,8 +310,10 @@ public interface EndpointStore extends SqlObject {
 
     /** The health of every endpoint, by name, attempts counted since {@code since}. */
     default List<Health> health(Instant since) {
-        return getHandle().createQuery(HEALTH + " ORDER BY e.name")
-                .bind("since", since).bind("closed", Circuit.CLOSED)
+        return getHandle()
+                .createQuery(HEALTH + " ORDER BY e.name")
+                .bind("since", since)
+                .bind("closed", Circuit.CLOSED)
                 .bindArray("attemptable", String.class, (Object[]) DeliveryStatus.attemptableNames())
                 .map(ConstructorMapper.of(Health.class))
                 .list();
@@ -265,8 +321,11 @@ public interface EndpointStore extends SqlObject {
 
     /** The health of one endpoint, attempts counted since {@code since}; empty when it does not exist. */
     default Optional<Health> health(UUID endpointId, Instant since) {
-        return getHandle().createQuery(HEALTH + " WHERE e.id = :endpointId")
-                .bind("endpointId", endpointId).bind("since", since).bind("closed", Circuit.CLOSED)
+        return getHandle()
+                .createQuery(HEALTH + " WHERE e.id = :endpointId")
+                .bind("endpointId", endpointId)
+                .bind("since", since)
+                .bind("closed", Circuit.CLOSED)
                 .bindArray("attemptable", String.class, (Object[]) DeliveryStatus.attemptableNames())
                 .map(ConstructorMapper.of(Health.class))
                 .findOne();

@@ -14,6 +14,7 @@ public record Page<T>(List<T> items, String nextCursor) {
             return new Page<>(fetched, null);
         }
         List<T> items = fetched.subList(0, limit);
-        return new Page<>(List.copyOf(items), position.apply(items.get(limit - 1)).encode());
+        return new Page<>(
+                List.copyOf(items), position.apply(items.get(limit - 1)).encode());
     }
 }

@@ -31,8 +31,11 @@ public final class Retention {
         public static final Purged NONE = new Purged(0, 0, 0, 0, 0);
 
         Purged plus(Purged other) {
-            return new Purged(outboxEvents + other.outboxEvents, deliveries + other.deliveries,
-                    deliveryAttempts + other.deliveryAttempts, inboxEvents + other.inboxEvents,
+            return new Purged(
+                    outboxEvents + other.outboxEvents,
+                    deliveries + other.deliveries,
+                    deliveryAttempts + other.deliveryAttempts,
+                    inboxEvents + other.inboxEvents,
                     deadLetters + other.deadLetters);
         }
 
@@ -55,13 +58,16 @@ public final class Retention {
         Purged total = Purged.NONE;
         // Dead letters first: purging one can make the rows it referred to purgeable in the same pass.
         if (!ages.closedDeadLetters().isZero()) {
-            total = total.plus(repeat(batchSize, () -> purgeClosedDeadLetters(now.minus(ages.closedDeadLetters()), batchSize)));
+            total = total.plus(
+                    repeat(batchSize, () -> purgeClosedDeadLetters(now.minus(ages.closedDeadLetters()), batchSize)));
         }
         if (!ages.deliveredOutbox().isZero()) {
-            total = total.plus(repeat(batchSize, () -> purgeFinishedOutbox(now.minus(ages.deliveredOutbox()), batchSize)));
+            total = total.plus(
+                    repeat(batchSize, () -> purgeFinishedOutbox(now.minus(ages.deliveredOutbox()), batchSize)));
         }
         if (!ages.processedInbox().isZero()) {
-            total = total.plus(repeat(batchSize, () -> purgeProcessedInbox(now.minus(ages.processedInbox()), batchSize)));
+            total = total.plus(
+                    repeat(batchSize, () -> purgeProcessedInbox(now.minus(ages.processedInbox()), batchSize)));
         }
         return total;
     }
@@ -89,9 +95,10 @@ public final class Retention {
     }
 
     Picked purgeFinishedOutbox(Instant processedBefore, int batchSize) {
-        OutboxStore.Purged purged = jdbi.inTransaction(
-                h -> h.attach(OutboxStore.class).purgeFinished(processedBefore, batchSize));
-        return new Picked(purged.outboxEvents(),
+        OutboxStore.Purged purged =
+                jdbi.inTransaction(h -> h.attach(OutboxStore.class).purgeFinished(processedBefore, batchSize));
+        return new Picked(
+                purged.outboxEvents(),
                 new Purged(purged.outboxEvents(), purged.deliveries(), purged.deliveryAttempts(), 0, 0));
     }
 

@@ -24,21 +24,46 @@ public interface StoryQueries {
         }
     }
 
-    record InboxRow(UUID id, String partnerName, String partnerEventId, String eventType, String status,
-            String outcome, String deferReason, String lastError, int attempts, Instant receivedAt,
+    record InboxRow(
+            UUID id,
+            String partnerName,
+            String partnerEventId,
+            String eventType,
+            String status,
+            String outcome,
+            String deferReason,
+            String lastError,
+            int attempts,
+            Instant receivedAt,
             Instant processedAt) {}
 
-    record OutboxRow(UUID id, String eventType, String status, Instant createdAt, Instant dispatchedAt,
-            Instant processedAt) {}
+    record OutboxRow(
+            UUID id, String eventType, String status, Instant createdAt, Instant dispatchedAt, Instant processedAt) {}
 
-    record DeliveryRow(UUID id, UUID outboxId, String endpoint, String url, String status, int attempts,
-            Integer lastStatus, String lastError, Instant nextAttemptAt, Instant completedAt) {}
+    record DeliveryRow(
+            UUID id,
+            UUID outboxId,
+            String endpoint,
+            String url,
+            String status,
+            int attempts,
+            Integer lastStatus,
+            String lastError,
+            Instant nextAttemptAt,
+            Instant completedAt) {}
 
-    record AttemptRow(UUID deliveryId, int attempt, Instant startedAt, Integer statusCode, int latencyMs,
-            String error) {}
+    record AttemptRow(
+            UUID deliveryId, int attempt, Instant startedAt, Integer statusCode, int latencyMs, String error) {}
 
-    record DeadLetterRow(UUID id, String source, UUID reference, String reason, int attempts, Instant createdAt,
-            Instant resolvedAt, String resolution) {}
+    record DeadLetterRow(
+            UUID id,
+            String source,
+            UUID reference,
+            String reason,
+            int attempts,
+            Instant createdAt,
+            Instant resolvedAt,
+            String resolution) {}
 
     record EntityRow(String state, int version, Instant updatedAt) {}
 

@@ -8,15 +8,15 @@ import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.producer.Outbox;
-import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Store;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
@@ -69,6 +69,7 @@ class DatabaseOutageTest {
 
     @TempDir
     Path data;
+
     int port;
     EmbeddedPostgres server;
     Jdbi db;
@@ -98,8 +99,8 @@ class DatabaseOutageTest {
         // What a production pool should have too: a frozen server must fail calls, not hang them forever. Short,
         // because a paused server holds each call for the whole timeout, and the test clock cannot skip ahead while
         // an activity is running: one second per try instead of two halves the drill's wall time, on the same path.
-        DataSource dataSource = server.getDatabase("postgres", "postgres",
-                Map.of("loginTimeout", "1", "connectTimeout", "1", "socketTimeout", "5"));
+        DataSource dataSource = server.getDatabase(
+                "postgres", "postgres", Map.of("loginTimeout", "1", "connectTimeout", "1", "socketTimeout", "5"));
         Migrations.migrate(dataSource);
         db = Store.configure(Jdbi.create(dataSource));
         receiver = new TestReceiver();
@@ -107,35 +108,49 @@ class DatabaseOutageTest {
         InboxFixtures.registerSearchAttributes(env);
         Worker worker = env.newWorker(InboxFixtures.QUEUE);
         worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class, OutboxDeliveryWorkflowImpl.class);
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(db, DeliverySettings.defaults()
-                .withAllowPrivateNetworks(true)
-                .withSchedule(new DeliverySchedule(List.of(Duration.ofMinutes(1), Duration.ofMinutes(5),
-                        Duration.ofMinutes(15)), 0, Duration.ofMinutes(10))),
-                DeadLetters.loggingOnly(), new SimpleMeterRegistry());
+        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
+                db,
+                DeliverySettings.defaults()
+                        .withAllowPrivateNetworks(true)
+                        .withSchedule(new DeliverySchedule(
+                                List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)),
+                                0,
+                                Duration.ofMinutes(10))),
+                DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry());
         worker.registerActivitiesImplementations(
-                new InboxActivitiesImpl(db, InboxFixtures.orderMachines(), InboxSettings.defaults(),
-                        DeadLetters.loggingOnly()),
-                delivery, new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry()));
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(InboxFixtures.QUEUE)).registerActivitiesImplementations(delivery);
+                new InboxActivitiesImpl(
+                        db, InboxFixtures.orderMachines(), InboxSettings.defaults(), DeadLetters.loggingOnly()),
+                delivery,
+                new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry()));
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(InboxFixtures.QUEUE))
+                .registerActivitiesImplementations(delivery);
         env.start();
         WorkflowClient client = env.getWorkflowClient();
 
         // Outbound: two receivers answer 503 once, so each delivery waits for its second attempt (in 1m).
         for (String path : RECEIVERS) {
             receiver.script(path, TestReceiver.Reply.of(503), TestReceiver.Reply.of(200));
-            db.useExtension(EndpointStore.class,
+            db.useExtension(
+                    EndpointStore.class,
                     dao -> dao.insert(path, receiver.url(path), WebhookSigner.newSecret(), List.of("*")));
         }
         UUID outboxId = db.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.shipped", "order", "o", "{}")));
-        WorkflowClient.start(client.newWorkflowStub(OutboxDeliveryWorkflow.class, WorkflowOptions.newBuilder()
-                .setTaskQueue(InboxFixtures.QUEUE).setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build())
-                ::deliver, outboxId);
-        await().atMost(Duration.ofSeconds(30)).until(
-                () -> count("SELECT count(*) FROM deliveries WHERE status = 'RETRYING'") == RECEIVERS.size());
+        WorkflowClient.start(
+                client.newWorkflowStub(
+                        OutboxDeliveryWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(InboxFixtures.QUEUE)
+                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .build())::deliver,
+                outboxId);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> count("SELECT count(*) FROM deliveries WHERE status = 'RETRYING'") == RECEIVERS.size());
         // Inbound: half the events start just before the database stops, half while it is stopped.
         List<UUID> inbox = new ArrayList<>();
         for (int i = 0; i < INBOUND_EVENTS; i++) {
-            inbox.add(InboxFixtures.receive(db, "evt-" + i, "order.created", "order", "order-" + i, "{}").orElseThrow());
+            inbox.add(InboxFixtures.receive(db, "evt-" + i, "order.created", "order", "order-" + i, "{}")
+                    .orElseThrow());
         }
         for (int i = 0; i < INBOUND_EVENTS / 2; i++) {
             WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i));
@@ -152,8 +167,10 @@ class DatabaseOutageTest {
         }
         env.sleep(Duration.ofMinutes(6));
         String waiting = InboxEventWorkflow.workflowId(InboxFixtures.PARTNER, "evt-" + (INBOUND_EVENTS - 1));
-        await().atMost(Duration.ofSeconds(90)).until(() -> Visibility.currentDetails(client, waiting),
-                details -> details != null && details.startsWith("waiting for the database since"));
+        await().atMost(Duration.ofSeconds(90))
+                .until(
+                        () -> Visibility.currentDetails(client, waiting),
+                        details -> details != null && details.startsWith("waiting for the database since"));
         if (outage == Outage.PAUSED) {
             signal("CONT", stopped);
             stopped = List.of();
@@ -165,15 +182,20 @@ class DatabaseOutageTest {
             client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(InboxFixtures.PARTNER, "evt-" + i))
                     .getResult(Void.class);
         }
-        client.newUntypedWorkflowStub(OutboxDeliveryWorkflow.workflowId(outboxId)).getResult(Void.class);
+        client.newUntypedWorkflowStub(OutboxDeliveryWorkflow.workflowId(outboxId))
+                .getResult(Void.class);
         assertThat(count("SELECT count(*) FROM dead_letters")).isZero();
-        assertThat(count("SELECT count(*) FROM webhook_inbox WHERE status = 'PROCESSED'")).isEqualTo(INBOUND_EVENTS);
+        assertThat(count("SELECT count(*) FROM webhook_inbox WHERE status = 'PROCESSED'"))
+                .isEqualTo(INBOUND_EVENTS);
         assertThat(count("SELECT count(*) FROM entities")).isEqualTo(INBOUND_EVENTS);
-        assertThat(count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'")).isEqualTo(RECEIVERS.size());
+        assertThat(count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
+                .isEqualTo(RECEIVERS.size());
         // The attempts the outage prevented were not spent: each delivery succeeded on its second HTTP request,
         // recorded as attempt 2.
-        List<Integer> successfulAttempts = db.withHandle(h -> h.createQuery(
-                "SELECT attempt FROM delivery_attempts WHERE status_code = 200").mapTo(Integer.class).list());
+        List<Integer> successfulAttempts =
+                db.withHandle(h -> h.createQuery("SELECT attempt FROM delivery_attempts WHERE status_code = 200")
+                        .mapTo(Integer.class)
+                        .list());
         assertThat(successfulAttempts).containsExactly(2, 2);
 
         List<String> in = new ArrayList<>();
@@ -182,14 +204,21 @@ class DatabaseOutageTest {
             in.add("evt-" + i);
         }
         List<String> seen = new ArrayList<>(FaultFigures.appliedInbound(db));
-        receiver.received().stream().filter(r -> r.status() == 200)
+        receiver.received().stream()
+                .filter(r -> r.status() == 200)
                 .forEach(r -> seen.add(FaultFigures.delivery(r.header("webhook-id"), r.path())));
-        FaultFigures.count(outage.drill, getClass(), in, seen, FaultFigures.deadLetters(db)).print().assertTargets();
+        FaultFigures.count(outage.drill, getClass(), in, seen, FaultFigures.deadLetters(db))
+                .print()
+                .assertTargets();
     }
 
     private EmbeddedPostgres startPostgres() throws IOException {
         // A fixed directory and port, so that a stopped server starts again where clients look for it.
-        return EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).setPort(port).start();
+        return EmbeddedPostgres.builder()
+                .setDataDirectory(data)
+                .setCleanDataDirectory(false)
+                .setPort(port)
+                .start();
     }
 
     private static int freePort() throws IOException {
@@ -208,9 +237,11 @@ class DatabaseOutageTest {
      */
     private List<ProcessHandle> pausePostgres() {
         // Asked while the backend lives: its parent is the postmaster.
-        ProcessHandle postmaster = db.withHandle(h -> ProcessHandle.of(
-                        h.createQuery("SELECT pg_backend_pid()").mapTo(Long.class).one())
-                .flatMap(ProcessHandle::parent).orElseThrow());
+        ProcessHandle postmaster = db.withHandle(h -> ProcessHandle.of(h.createQuery("SELECT pg_backend_pid()")
+                        .mapTo(Long.class)
+                        .one())
+                .flatMap(ProcessHandle::parent)
+                .orElseThrow());
         signal("STOP", List.of(postmaster));
         List<ProcessHandle> children = postmaster.descendants().toList();
         signal("STOP", children);
@@ -222,10 +253,13 @@ class DatabaseOutageTest {
         for (ProcessHandle process : processes) {
             try {
                 Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-                        .redirectErrorStream(true).start();
+                        .redirectErrorStream(true)
+                        .start();
                 kill.getInputStream().readAllBytes();
                 if (kill.waitFor() != 0) {
-                    assertThat(process.isAlive()).as("SIG%s refused by live process %d", signal, process.pid()).isFalse();
+                    assertThat(process.isAlive())
+                            .as("SIG%s refused by live process %d", signal, process.pid())
+                            .isFalse();
                 }
             } catch (IOException e) {
                 throw new IllegalStateException("cannot send SIG" + signal, e);

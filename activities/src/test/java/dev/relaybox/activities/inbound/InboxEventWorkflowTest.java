@@ -3,7 +3,6 @@ package dev.relaybox.activities.inbound;
 import static dev.relaybox.activities.inbound.InboxFixtures.PARTNER;
 import static dev.relaybox.activities.inbound.InboxFixtures.QUEUE;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.TestMetrics;
@@ -15,15 +14,13 @@ import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
-import io.temporal.api.enums.v1.EventType;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.api.common.v1.Payloads;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
-import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.common.converter.DefaultDataConverter;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
@@ -46,6 +43,7 @@ class InboxEventWorkflowTest {
 
     /** The activities' connections; the test reads and writes through {@link #db}, which never goes away. */
     TestDataSource activitiesDataSource;
+
     Jdbi db;
     TestWorkflowEnvironment env;
     WorkflowClient client;
@@ -62,8 +60,11 @@ class InboxEventWorkflowTest {
         InboxFixtures.registerSearchAttributes(env);
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
-        worker.registerActivitiesImplementations(new InboxActivitiesImpl(Store.configure(Jdbi.create(activitiesDataSource)),
-                InboxFixtures.orderMachines(), settings, DeadLetters.loggingOnly()));
+        worker.registerActivitiesImplementations(new InboxActivitiesImpl(
+                Store.configure(Jdbi.create(activitiesDataSource)),
+                InboxFixtures.orderMachines(),
+                settings,
+                DeadLetters.loggingOnly()));
         env.start();
         client = env.getWorkflowClient();
     }
@@ -84,11 +85,14 @@ class InboxEventWorkflowTest {
         }
 
         assertThat(entity()).isEqualTo("delivered@4");
-        assertThat(rows("status || ' ' || outcome")).containsOnly("PROCESSED APPLIED").hasSize(4);
+        assertThat(rows("status || ' ' || outcome"))
+                .containsOnly("PROCESSED APPLIED")
+                .hasSize(4);
         assertThat(strings("""
                 SELECT event_type || ' ' || aggregate_type || ':' || aggregate_id || ' ' || payload::text
                   FROM outbox_events ORDER BY created_at"""))
-                .containsExactly("order.payment_confirmed order:42 " + payload("order.paid"),
+                .containsExactly(
+                        "order.payment_confirmed order:42 " + payload("order.paid"),
                         "order.shipped order:42 " + payload("order.shipped"));
         // now() is the transaction's start time: equal timestamps mean one transaction wrote both rows.
         assertThat(count("""
@@ -109,12 +113,17 @@ class InboxEventWorkflowTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> status(shipped).equals("DEFERRED"));
         assertThat(row(shipped, "defer_reason")).isEqualTo("waiting for order.paid: entity is created");
         // The row is marked before the workflow shows it.
-        await().atMost(Duration.ofSeconds(20)).until(() -> running("shipped").status().status().equals("deferred"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> running("shipped").status().status().equals("deferred"));
         String shippedWorkflow = InboxEventWorkflow.workflowId(PARTNER, "shipped");
-        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.STATUS)).isEqualTo("deferred");
-        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.DIRECTION)).isEqualTo("inbound");
-        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.AGGREGATE)).isEqualTo("order:42");
-        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.PEER)).isEqualTo(PARTNER);
+        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.STATUS))
+                .isEqualTo("deferred");
+        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.DIRECTION))
+                .isEqualTo("inbound");
+        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.AGGREGATE))
+                .isEqualTo("order:42");
+        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.PEER))
+                .isEqualTo(PARTNER);
         assertThat(Visibility.currentDetails(client, shippedWorkflow))
                 .startsWith("waiting for order.paid; entity is created; rechecks every 1h");
         long clockBefore = env.currentTimeMillis();
@@ -128,10 +137,12 @@ class InboxEventWorkflowTest {
         assertThat(row(shipped, "outcome")).isEqualTo("APPLIED");
         assertThat(entity()).isEqualTo("shipped@3");
         waitForResult("shipped");
-        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.STATUS)).isEqualTo("processed");
+        assertThat(Visibility.attribute(client, shippedWorkflow, RelaySearchAttributes.STATUS))
+                .isEqualTo("processed");
         List<EventType> history = eventTypes("shipped");
-        assertThat(history).contains(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
-                EventType.EVENT_TYPE_TIMER_CANCELED).doesNotContain(EventType.EVENT_TYPE_TIMER_FIRED);
+        assertThat(history)
+                .contains(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, EventType.EVENT_TYPE_TIMER_CANCELED)
+                .doesNotContain(EventType.EVENT_TYPE_TIMER_FIRED);
         assertReplays("shipped");
     }
 
@@ -143,13 +154,18 @@ class InboxEventWorkflowTest {
 
         UUID shipped = process("shipped", "order.shipped");
 
-        assertThat(Duration.ofMillis(env.currentTimeMillis() - clockBefore)).isGreaterThanOrEqualTo(Duration.ofHours(24));
+        assertThat(Duration.ofMillis(env.currentTimeMillis() - clockBefore))
+                .isGreaterThanOrEqualTo(Duration.ofHours(24));
         assertThat(status(shipped)).isEqualTo("QUARANTINED");
         // The first decision, then one per hourly recheck until the 24 hours are spent.
         assertThat(row(shipped, "attempts")).isEqualTo("25");
-        Map<String, Object> deadLetter = db.withHandle(h -> h.createQuery(
-                "SELECT source, reference, reason, attempts FROM dead_letters").mapToMap().one());
-        assertThat(deadLetter).containsEntry("source", "INBOX").containsEntry("reference", shipped)
+        Map<String, Object> deadLetter =
+                db.withHandle(h -> h.createQuery("SELECT source, reference, reason, attempts FROM dead_letters")
+                        .mapToMap()
+                        .one());
+        assertThat(deadLetter)
+                .containsEntry("source", "INBOX")
+                .containsEntry("reference", shipped)
                 .containsEntry("attempts", 25);
         assertThat((String) deadLetter.get("reason"))
                 .isEqualTo("waiting for order.paid: entity is created (still deferred after 24h)");
@@ -163,7 +179,8 @@ class InboxEventWorkflowTest {
         start(new InboxSettings(Duration.ofMinutes(1), Duration.ofDays(1)));
         process("created", "order.created");
         UUID shipped = receive("shipped", "order.shipped");
-        String firstRun = WorkflowClient.start(InboxFixtures.workflow(client, "shipped")::process, shipped).getRunId();
+        String firstRun = WorkflowClient.start(InboxFixtures.workflow(client, "shipped")::process, shipped)
+                .getRunId();
 
         waitForResult("shipped");
 
@@ -171,17 +188,23 @@ class InboxEventWorkflowTest {
         // Dead-lettered at the deadline on Temporal's clock, counted from the first deferral: the clock never
         // restarted (it would never end) and nothing ended early. (The clock also moves while decisions run, so
         // the number of rechecks is a little under one a minute.)
-        Instant deferredSince = db.withHandle(h -> h.createQuery("SELECT deferred_since FROM webhook_inbox WHERE id = :id")
-                .bind("id", shipped).mapTo(Instant.class).one());
+        Instant deferredSince =
+                db.withHandle(h -> h.createQuery("SELECT deferred_since FROM webhook_inbox WHERE id = :id")
+                        .bind("id", shipped)
+                        .mapTo(Instant.class)
+                        .one());
         List<HistoryEvent> lastRun = history("shipped");
-        Instant closed = Instant.ofEpochSecond(lastRun.get(lastRun.size() - 1).getEventTime().getSeconds());
+        Instant closed = Instant.ofEpochSecond(
+                lastRun.get(lastRun.size() - 1).getEventTime().getSeconds());
         assertThat(Duration.between(deferredSince, closed))
-                .isBetween(Duration.ofDays(1).minusSeconds(1), Duration.ofDays(1).plusMinutes(2));
+                .isBetween(
+                        Duration.ofDays(1).minusSeconds(1), Duration.ofDays(1).plusMinutes(2));
         assertThat(Integer.parseInt(row(shipped, "attempts"))).isGreaterThan(24 * 60 - 10);
         assertThat(deadLetterReason(shipped))
                 .isEqualTo("waiting for order.paid: entity is created (still deferred after 24h)");
-        List<HistoryEvent> firstRunHistory = client.fetchHistory(InboxEventWorkflow.workflowId(PARTNER, "shipped"),
-                firstRun).getEvents();
+        List<HistoryEvent> firstRunHistory = client.fetchHistory(
+                        InboxEventWorkflow.workflowId(PARTNER, "shipped"), firstRun)
+                .getEvents();
         assertThat(firstRunHistory.get(firstRunHistory.size() - 1).getEventType())
                 .isEqualTo(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
         assertThat(firstRunHistory).hasSizeLessThan(10_000);
@@ -196,10 +219,11 @@ class InboxEventWorkflowTest {
         UUID unknownEventType = process("refund", "order.refunded", "order", ORDER);
         UUID unknownAggregateType = process("invoice", "invoice.paid", "invoice", "7");
 
-        assertThat(List.of(noAggregateId, unknownEventType, unknownAggregateType)).allSatisfy(id -> {
-            assertThat(status(id)).isEqualTo("QUARANTINED");
-            assertThat(row(id, "attempts")).isEqualTo("1");
-        });
+        assertThat(List.of(noAggregateId, unknownEventType, unknownAggregateType))
+                .allSatisfy(id -> {
+                    assertThat(status(id)).isEqualTo("QUARANTINED");
+                    assertThat(row(id, "attempts")).isEqualTo("1");
+                });
         assertThat(deadLetterReason(noAggregateId)).isEqualTo("the event has no aggregate id (aggregate type 'order')");
         assertThat(deadLetterReason(unknownEventType)).isEqualTo("unknown event type 'order.refunded' for order");
         assertThat(deadLetterReason(unknownAggregateType))
@@ -238,15 +262,20 @@ class InboxEventWorkflowTest {
         assertThat(activitiesDataSource.refused()).isEqualTo(3);
         assertThat(status(created)).isEqualTo("PROCESSED");
         assertThat(row(created, "outcome")).isEqualTo("APPLIED");
-        assertThat(row(created, "attempts")).as("refused attempts never reached the row").isEqualTo("1");
+        assertThat(row(created, "attempts"))
+                .as("refused attempts never reached the row")
+                .isEqualTo("1");
         assertThat(entity()).isEqualTo("created@1");
         // Both store calls ran inside the workflow task as local activities (no activity task went through the
         // server): plan on its first attempt, decide on its fourth.
         assertThat(eventTypes("created")).doesNotContain(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
         assertThat(history("created").stream()
-                .filter(e -> e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED
-                        && e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))
-                .map(InboxEventWorkflowTest::localActivityAttempt)).containsExactly(1, 4);
+                        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED
+                                && e.getMarkerRecordedEventAttributes()
+                                        .getMarkerName()
+                                        .equals("LocalActivity"))
+                        .map(InboxEventWorkflowTest::localActivityAttempt))
+                .containsExactly(1, 4);
     }
 
     /** The attempt a local activity's marker records (its "meta" detail, {"atpt": n, ...}; absent for the first). */
@@ -255,7 +284,8 @@ class InboxEventWorkflowTest {
         if (meta == null) {
             return 1;
         }
-        Map<?, ?> metadata = DefaultDataConverter.STANDARD_INSTANCE.fromPayloads(0, Optional.of(meta), Map.class, Map.class);
+        Map<?, ?> metadata =
+                DefaultDataConverter.STANDARD_INSTANCE.fromPayloads(0, Optional.of(meta), Map.class, Map.class);
         return metadata.get("atpt") instanceof Number attempt ? attempt.intValue() : 1;
     }
 
@@ -304,7 +334,9 @@ class InboxEventWorkflowTest {
     }
 
     private String runId(String eventId) {
-        return client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(PARTNER, eventId)).describe().getExecution()
+        return client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(PARTNER, eventId))
+                .describe()
+                .getExecution()
                 .getRunId();
     }
 
@@ -321,8 +353,8 @@ class InboxEventWorkflowTest {
         waitForResult("shipped");
 
         assertThat(entity()).isEqualTo("shipped@3");
-        RecordedHistories.save(client, InboxEventWorkflow.workflowId(PARTNER, "shipped"),
-                "inbound-deferred-then-released.json");
+        RecordedHistories.save(
+                client, InboxEventWorkflow.workflowId(PARTNER, "shipped"), "inbound-deferred-then-released.json");
     }
 
     @Test
@@ -334,8 +366,8 @@ class InboxEventWorkflowTest {
         UUID shipped = process("shipped", "order.shipped");
 
         assertThat(status(shipped)).isEqualTo("QUARANTINED");
-        RecordedHistories.save(client, InboxEventWorkflow.workflowId(PARTNER, "shipped"),
-                "inbound-deferral-expired.json");
+        RecordedHistories.save(
+                client, InboxEventWorkflow.workflowId(PARTNER, "shipped"), "inbound-deferral-expired.json");
     }
 
     private UUID process(String eventId, String eventType) {
@@ -344,13 +376,15 @@ class InboxEventWorkflowTest {
 
     /** Receives the event and runs its workflow to the end. */
     private UUID process(String eventId, String eventType, String aggregateType, String aggregateId) {
-        UUID id = InboxFixtures.receive(db, eventId, eventType, aggregateType, aggregateId, payload(eventType)).orElseThrow();
+        UUID id = InboxFixtures.receive(db, eventId, eventType, aggregateType, aggregateId, payload(eventType))
+                .orElseThrow();
         InboxFixtures.workflow(client, eventId).process(id);
         return id;
     }
 
     private UUID receive(String eventId, String eventType) {
-        return InboxFixtures.receive(db, eventId, eventType, "order", ORDER, payload(eventType)).orElseThrow();
+        return InboxFixtures.receive(db, eventId, eventType, "order", ORDER, payload(eventType))
+                .orElseThrow();
     }
 
     private static String payload(String eventType) {
@@ -363,11 +397,13 @@ class InboxEventWorkflowTest {
     }
 
     private void waitForResult(String eventId) {
-        client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(PARTNER, eventId)).getResult(Void.class);
+        client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(PARTNER, eventId))
+                .getResult(Void.class);
     }
 
     private List<HistoryEvent> history(String eventId) {
-        return client.fetchHistory(InboxEventWorkflow.workflowId(PARTNER, eventId)).getEvents();
+        return client.fetchHistory(InboxEventWorkflow.workflowId(PARTNER, eventId))
+                .getEvents();
     }
 
     private List<EventType> eventTypes(String eventId) {
@@ -384,13 +420,18 @@ class InboxEventWorkflowTest {
     }
 
     private double databaseWaits() {
-        return metrics.find("relaybox_database_waits").counters().stream().mapToDouble(c -> c.count()).sum();
+        return metrics.find("relaybox_database_waits").counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 
     private String entity() {
         return db.withHandle(h -> h.createQuery(
                         "SELECT state || '@' || version FROM entities WHERE aggregate_type = 'order' AND aggregate_id = :id")
-                .bind("id", ORDER).mapTo(String.class).findOne().orElse("none"));
+                .bind("id", ORDER)
+                .mapTo(String.class)
+                .findOne()
+                .orElse("none"));
     }
 
     private String status(UUID id) {
@@ -399,12 +440,15 @@ class InboxEventWorkflowTest {
 
     private String row(UUID id, String column) {
         return db.withHandle(h -> h.createQuery("SELECT " + column + "::text FROM webhook_inbox WHERE id = :id")
-                .bind("id", id).mapTo(String.class).one());
+                .bind("id", id)
+                .mapTo(String.class)
+                .one());
     }
 
     private List<String> rows(String expression) {
         return db.withHandle(h -> h.createQuery("SELECT " + expression + " FROM webhook_inbox ORDER BY received_at")
-                .mapTo(String.class).list());
+                .mapTo(String.class)
+                .list());
     }
 
     private List<String> outboxEventTypes() {
@@ -422,7 +466,9 @@ class InboxEventWorkflowTest {
     private String deadLetterReason(UUID inboxId) {
         return db.withHandle(h -> h.createQuery(
                         "SELECT reason FROM dead_letters WHERE source = 'INBOX' AND reference = :id AND resolved_at IS NULL")
-                .bind("id", inboxId).mapTo(String.class).one());
+                .bind("id", inboxId)
+                .mapTo(String.class)
+                .one());
     }
 
     private int openDeadLetters() {

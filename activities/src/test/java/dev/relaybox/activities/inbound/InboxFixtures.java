@@ -40,8 +40,8 @@ final class InboxFixtures {
     }
 
     /** Stores one partner event as the intake does; empty when that partner already sent this event id. */
-    static Optional<UUID> receive(Jdbi jdbi, String eventId, String eventType, String aggregateType,
-            String aggregateId, String payload) {
+    static Optional<UUID> receive(
+            Jdbi jdbi, String eventId, String eventType, String aggregateType, String aggregateId, String payload) {
         return jdbi.withHandle(h -> h.createQuery("""
                         INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type, aggregate_id,
                                                    payload, signature_verified)
@@ -59,10 +59,12 @@ final class InboxFixtures {
     }
 
     static InboxEventWorkflow workflow(WorkflowClient client, String eventId) {
-        return client.newWorkflowStub(InboxEventWorkflow.class, WorkflowOptions.newBuilder()
-                .setTaskQueue(QUEUE)
-                .setWorkflowId(InboxEventWorkflow.workflowId(PARTNER, eventId))
-                .build());
+        return client.newWorkflowStub(
+                InboxEventWorkflow.class,
+                WorkflowOptions.newBuilder()
+                        .setTaskQueue(QUEUE)
+                        .setWorkflowId(InboxEventWorkflow.workflowId(PARTNER, eventId))
+                        .build());
     }
 
     /** Starts the row's workflow without waiting for it, as the dispatcher does. */

@@ -53,8 +53,10 @@ class InboxPermutationsTest {
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
         worker.registerActivitiesImplementations(new InboxActivitiesImpl(
-                Store.configure(Jdbi.create(activitiesDataSource)), InboxFixtures.orderMachines(),
-                new InboxSettings(Duration.ofDays(30), Duration.ofDays(365)), DeadLetters.loggingOnly()));
+                Store.configure(Jdbi.create(activitiesDataSource)),
+                InboxFixtures.orderMachines(),
+                new InboxSettings(Duration.ofDays(30), Duration.ofDays(365)),
+                DeadLetters.loggingOnly()));
         env.start();
     }
 
@@ -83,15 +85,18 @@ class InboxPermutationsTest {
                 started.add(eventId);
             });
         }
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> count(db,
-                "SELECT count(*) FROM webhook_inbox WHERE status IN ('RECEIVED', 'DEFERRED')") == 0);
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() ->
+                        count(db, "SELECT count(*) FROM webhook_inbox WHERE status IN ('RECEIVED', 'DEFERRED')") == 0);
         // Every row is finished; let the workflows end before the next case swaps the database.
         started.forEach(eventId -> client.newUntypedWorkflowStub(InboxEventWorkflow.workflowId(PARTNER, eventId))
                 .getResult(Void.class));
 
         assertThat(strings(db, "SELECT state || '@' || version FROM entities")).containsExactly("delivered@4");
         assertThat(strings(db, "SELECT status || ' ' || outcome FROM webhook_inbox"))
-                .hasSize(IN_ORDER.size()).containsOnly("PROCESSED APPLIED");
+                .hasSize(IN_ORDER.size())
+                .containsOnly("PROCESSED APPLIED");
         // Not ordered by created_at: that is each transaction's start, and one may start, then wait for the lock.
         assertThat(strings(db, "SELECT event_type FROM outbox_events"))
                 .containsExactlyInAnyOrder("order.payment_confirmed", "order.shipped");
@@ -100,8 +105,10 @@ class InboxPermutationsTest {
 
     /** Every permutation of the four events, then 20 seeded shuffles with up to 4 duplicates each. */
     static Stream<List<String>> arrivals() {
-        return Stream.concat(OrderArrivals.permutations(IN_ORDER).stream(),
-                IntStream.range(0, 20).mapToObj(seed -> OrderArrivals.shuffledWithDuplicates(IN_ORDER, new Random(seed), 4)));
+        return Stream.concat(
+                OrderArrivals.permutations(IN_ORDER).stream(),
+                IntStream.range(0, 20)
+                        .mapToObj(seed -> OrderArrivals.shuffledWithDuplicates(IN_ORDER, new Random(seed), 4)));
     }
 
     private static List<String> strings(Jdbi db, String sql) {

@@ -55,6 +55,7 @@ class InboxStoreTest {
     }
 
     private UUID receive(String eventId) {
-        return store.receive(new ReceivedEvent("shop", eventId, "order.created", "order", "1", "{}")).id();
+        return store.receive(new ReceivedEvent("shop", eventId, "order.created", "order", "1", "{}"))
+                .id();
     }
 }

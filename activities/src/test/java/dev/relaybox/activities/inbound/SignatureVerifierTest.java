@@ -48,8 +48,8 @@ class SignatureVerifierTest {
         }
 
         static Function<String, String> request(String id, long timestamp, String signature) {
-            return headers("webhook-id", id, "webhook-timestamp", Long.toString(timestamp),
-                    "webhook-signature", signature);
+            return headers(
+                    "webhook-id", id, "webhook-timestamp", Long.toString(timestamp), "webhook-signature", signature);
         }
 
         static Function<String, String> signed(String secret, String id, long timestamp, byte[] body) {
@@ -59,8 +59,8 @@ class SignatureVerifierTest {
         @Test
         void acceptsThePublishedTestVector() {
             byte[] body = "{\"test\": 2432232314}".getBytes(UTF_8);
-            var headers = request("msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330,
-                    "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+            var headers = request(
+                    "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
 
             var result = SignatureVerifier.verify(CONFIG, headers, body, Instant.ofEpochSecond(1614265330));
 
@@ -71,7 +71,8 @@ class SignatureVerifierTest {
         void acceptsAValidSignature() {
             var headers = signed(SECRET, "msg_1", NOW.getEpochSecond(), BODY);
 
-            assertThat(SignatureVerifier.verify(CONFIG, headers, BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(CONFIG, headers, BODY, NOW).valid())
+                    .isTrue();
         }
 
         @Test
@@ -80,7 +81,8 @@ class SignatureVerifierTest {
             String other = sign(NEXT_SECRET, "msg_1", NOW.getEpochSecond(), TAMPERED);
             var headers = request("msg_1", NOW.getEpochSecond(), "v1a,c2lnbmVk " + other + " " + good);
 
-            assertThat(SignatureVerifier.verify(CONFIG, headers, BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(CONFIG, headers, BODY, NOW).valid())
+                    .isTrue();
         }
 
         @Test
@@ -97,7 +99,8 @@ class SignatureVerifierTest {
         void refusesASignatureOverADifferentMessageId() {
             var headers = request("msg_2", NOW.getEpochSecond(), sign(SECRET, "msg_1", NOW.getEpochSecond(), BODY));
 
-            assertThat(SignatureVerifier.verify(CONFIG, headers, BODY, NOW).reason()).contains("no signature matches");
+            assertThat(SignatureVerifier.verify(CONFIG, headers, BODY, NOW).reason())
+                    .contains("no signature matches");
         }
 
         @Test
@@ -128,7 +131,8 @@ class SignatureVerifierTest {
             long timestamp = NOW.getEpochSecond() + offset;
             var headers = signed(SECRET, "msg_1", timestamp, BODY);
 
-            assertThat(SignatureVerifier.verify(CONFIG, headers, BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(CONFIG, headers, BODY, NOW).valid())
+                    .isTrue();
         }
 
         @Test
@@ -137,14 +141,20 @@ class SignatureVerifierTest {
             var headers = signed(SECRET, "msg_1", timestamp, BODY);
             var lenient = new PartnerSignature(SignatureScheme.STANDARD_WEBHOOKS, List.of(SECRET), 900, null, null);
 
-            assertThat(SignatureVerifier.verify(lenient, headers, BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(lenient, headers, BODY, NOW).valid())
+                    .isTrue();
         }
 
         @ParameterizedTest
         @ValueSource(strings = {"webhook-id", "webhook-timestamp", "webhook-signature"})
         void refusesAMissingHeaderByName(String absent) {
-            var all = Map.of("webhook-id", "msg_1", "webhook-timestamp", Long.toString(NOW.getEpochSecond()),
-                    "webhook-signature", sign(SECRET, "msg_1", NOW.getEpochSecond(), BODY));
+            var all = Map.of(
+                    "webhook-id",
+                    "msg_1",
+                    "webhook-timestamp",
+                    Long.toString(NOW.getEpochSecond()),
+                    "webhook-signature",
+                    sign(SECRET, "msg_1", NOW.getEpochSecond(), BODY));
             Function<String, String> headers = name -> name.equalsIgnoreCase(absent) ? null : all.get(name);
 
             var result = SignatureVerifier.verify(CONFIG, headers, BODY, NOW);
@@ -179,8 +189,13 @@ class SignatureVerifierTest {
         @ParameterizedTest
         @ValueSource(strings = {"soon", "1.7e9", "-1700000000", "+1700000000", "99999999999999999999999"})
         void refusesANonNumericTimestampCleanly(String timestamp) {
-            var headers = headers("webhook-id", "msg_1", "webhook-timestamp", timestamp,
-                    "webhook-signature", sign(SECRET, "msg_1", NOW.getEpochSecond(), BODY));
+            var headers = headers(
+                    "webhook-id",
+                    "msg_1",
+                    "webhook-timestamp",
+                    timestamp,
+                    "webhook-signature",
+                    sign(SECRET, "msg_1", NOW.getEpochSecond(), BODY));
 
             var result = SignatureVerifier.verify(CONFIG, headers, BODY, NOW);
 
@@ -223,10 +238,12 @@ class SignatureVerifierTest {
         @Test
         void ignoresV0AndAcceptsAnyMatchingV1() {
             long ts = NOW.getEpochSecond();
-            String header = "t=" + ts + ",v1=" + sign(NEXT_SECRET, ts, BODY) + ",v0=" + sign(SECRET, ts, BODY)
-                    + ", v1=" + sign(SECRET, ts, BODY);
+            String header = "t=" + ts + ",v1=" + sign(NEXT_SECRET, ts, BODY) + ",v0=" + sign(SECRET, ts, BODY) + ", v1="
+                    + sign(SECRET, ts, BODY);
 
-            assertThat(SignatureVerifier.verify(CONFIG, request(header), BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(CONFIG, request(header), BODY, NOW)
+                            .valid())
+                    .isTrue();
         }
 
         @Test
@@ -293,14 +310,18 @@ class SignatureVerifierTest {
             var rotating = config(SECRET, NEXT_SECRET);
             long ts = NOW.getEpochSecond();
 
-            assertThat(SignatureVerifier.verify(rotating, signed(SECRET, ts, BODY), BODY, NOW).valid()).isTrue();
-            assertThat(SignatureVerifier.verify(rotating, signed(NEXT_SECRET, ts, BODY), BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(rotating, signed(SECRET, ts, BODY), BODY, NOW)
+                            .valid())
+                    .isTrue();
+            assertThat(SignatureVerifier.verify(rotating, signed(NEXT_SECRET, ts, BODY), BODY, NOW)
+                            .valid())
+                    .isTrue();
         }
 
         @ParameterizedTest
-        @ValueSource(strings = {
-            "v1=abc", "t=,v1=00", "t=later,v1=00", "garbage", "t=1700000000,v1=zz", "t=1700000000,v1=abc"
-        })
+        @ValueSource(
+                strings = {"v1=abc", "t=,v1=00", "t=later,v1=00", "garbage", "t=1700000000,v1=zz", "t=1700000000,v1=abc"
+                })
         void refusesMalformedHeaderCleanly(String value) {
             var result = SignatureVerifier.verify(CONFIG, request(value), BODY, NOW);
 
@@ -327,8 +348,8 @@ class SignatureVerifierTest {
         @Test
         void acceptsGitHubsDocumentedExample() {
             // From GitHub's "Validating webhook deliveries" documentation.
-            var headers = headers("X-Hub-Signature-256",
-                    "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17");
+            var headers = headers(
+                    "X-Hub-Signature-256", "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17");
 
             var result = SignatureVerifier.verify(CONFIG, headers, "Hello, World!".getBytes(UTF_8), NOW);
 
@@ -337,14 +358,17 @@ class SignatureVerifierTest {
 
         @Test
         void acceptsAValidSignature() {
-            assertThat(SignatureVerifier.verify(CONFIG, signed(SECRET, BODY), BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(CONFIG, signed(SECRET, BODY), BODY, NOW)
+                            .valid())
+                    .isTrue();
         }
 
         @Test
         void readsTheHeaderWhateverItsCase() {
             var headers = headers("x-hub-signature-256", "sha256=" + hex(hmac(SECRET.getBytes(UTF_8), BODY)));
 
-            assertThat(SignatureVerifier.verify(CONFIG, headers, BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(CONFIG, headers, BODY, NOW).valid())
+                    .isTrue();
         }
 
         @Test
@@ -377,14 +401,22 @@ class SignatureVerifierTest {
         void acceptsEitherSecretDuringRotation() {
             var rotating = config(SECRET, NEXT_SECRET);
 
-            assertThat(SignatureVerifier.verify(rotating, signed(SECRET, BODY), BODY, NOW).valid()).isTrue();
-            assertThat(SignatureVerifier.verify(rotating, signed(NEXT_SECRET, BODY), BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(rotating, signed(SECRET, BODY), BODY, NOW)
+                            .valid())
+                    .isTrue();
+            assertThat(SignatureVerifier.verify(rotating, signed(NEXT_SECRET, BODY), BODY, NOW)
+                            .valid())
+                    .isTrue();
         }
 
         @ParameterizedTest
-        @ValueSource(strings = {
-            "757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17", "sha256=xyz", "sha256=abc", "sha256="
-        })
+        @ValueSource(
+                strings = {
+                    "757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+                    "sha256=xyz",
+                    "sha256=abc",
+                    "sha256="
+                })
         void refusesMalformedHeaderCleanly(String value) {
             var result = SignatureVerifier.verify(CONFIG, headers("X-Hub-Signature-256", value), BODY, NOW);
 
@@ -421,7 +453,8 @@ class SignatureVerifierTest {
             var config = config(PartnerSignature.Encoding.BASE64, SECRET);
             var headers = headers(HEADER, Base64.getEncoder().encodeToString(mac(SECRET, BODY)));
 
-            assertThat(SignatureVerifier.verify(config, headers, BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(config, headers, BODY, NOW).valid())
+                    .isTrue();
         }
 
         @Test
@@ -471,8 +504,10 @@ class SignatureVerifierTest {
             var withOld = headers(HEADER, hex(mac(SECRET, BODY)));
             var withNew = headers(HEADER, hex(mac(NEXT_SECRET, BODY)));
 
-            assertThat(SignatureVerifier.verify(rotating, withOld, BODY, NOW).valid()).isTrue();
-            assertThat(SignatureVerifier.verify(rotating, withNew, BODY, NOW).valid()).isTrue();
+            assertThat(SignatureVerifier.verify(rotating, withOld, BODY, NOW).valid())
+                    .isTrue();
+            assertThat(SignatureVerifier.verify(rotating, withNew, BODY, NOW).valid())
+                    .isTrue();
         }
 
         @Test
@@ -489,9 +524,11 @@ class SignatureVerifierTest {
             var hexConfig = config(PartnerSignature.Encoding.HEX, SECRET);
             var base64Config = config(PartnerSignature.Encoding.BASE64, SECRET);
 
-            assertThat(SignatureVerifier.verify(hexConfig, headers(HEADER, "not hex"), BODY, NOW).reason())
+            assertThat(SignatureVerifier.verify(hexConfig, headers(HEADER, "not hex"), BODY, NOW)
+                            .reason())
                     .isEqualTo("X-Partner-Signature is not valid hex");
-            assertThat(SignatureVerifier.verify(base64Config, headers(HEADER, "not*base64"), BODY, NOW).reason())
+            assertThat(SignatureVerifier.verify(base64Config, headers(HEADER, "not*base64"), BODY, NOW)
+                            .reason())
                     .isEqualTo("X-Partner-Signature is not valid base64");
         }
     }
@@ -502,7 +539,8 @@ class SignatureVerifierTest {
 
         @Test
         void bindsFromConfigurationWithDefaults() throws Exception {
-            var config = json.readValue("""
+            var config = json.readValue(
+                    """
                     {"scheme": "standard-webhooks", "secrets": ["%s", "%s"]}
                     """.formatted(StandardWebhooks.SECRET, StandardWebhooks.NEXT_SECRET), PartnerSignature.class);
 
@@ -520,11 +558,17 @@ class SignatureVerifierTest {
                      "header": "X-Signature", "encoding": "base64"}
                     """, PartnerSignature.class);
 
-            assertThat(config).isEqualTo(new PartnerSignature(
-                    SignatureScheme.HMAC_SHA256, List.of("only-one"), 60, "X-Signature",
-                    PartnerSignature.Encoding.BASE64));
+            assertThat(config)
+                    .isEqualTo(new PartnerSignature(
+                            SignatureScheme.HMAC_SHA256,
+                            List.of("only-one"),
+                            60,
+                            "X-Signature",
+                            PartnerSignature.Encoding.BASE64));
             for (String name : List.of("standard-webhooks", "stripe", "github", "hmac-sha256")) {
-                assertThat(json.readValue("\"" + name + "\"", SignatureScheme.class).configName()).isEqualTo(name);
+                assertThat(json.readValue("\"" + name + "\"", SignatureScheme.class)
+                                .configName())
+                        .isEqualTo(name);
             }
         }
 
@@ -538,7 +582,8 @@ class SignatureVerifierTest {
 
         @Test
         void validConfigurationsHaveNoProblem() {
-            assertThat(StandardWebhooks.config(StandardWebhooks.SECRET).problem()).isNull();
+            assertThat(StandardWebhooks.config(StandardWebhooks.SECRET).problem())
+                    .isNull();
             assertThat(Stripe.config(Stripe.SECRET).problem()).isNull();
             assertThat(GitHub.config(GitHub.SECRET).problem()).isNull();
             assertThat(HmacSha256.config(null, HmacSha256.SECRET).problem()).isNull();
@@ -563,7 +608,8 @@ class SignatureVerifierTest {
         @ParameterizedTest
         @ValueSource(strings = {"MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_", "whsec_not*base64", "sk_live_abc"})
         void standardWebhooksSecretMustBeWhsecBase64(String secret) {
-            var problem = StandardWebhooks.config(StandardWebhooks.SECRET, secret).problem();
+            var problem =
+                    StandardWebhooks.config(StandardWebhooks.SECRET, secret).problem();
 
             assertThat(problem).startsWith("standard-webhooks secret 2 must be whsec_ followed by base64");
         }

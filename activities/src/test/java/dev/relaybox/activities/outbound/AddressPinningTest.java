@@ -35,13 +35,17 @@ class AddressPinningTest {
     void connectsToTheAddressThatWasCheckedNotToASecondLookup() throws Exception {
         int port = listenOnTwoLoopbackAddresses();
         AtomicInteger lookups = new AtomicInteger();
-        HostResolver rebinding = host -> List.of(InetAddress.getByName(
-                lookups.incrementAndGet() == 1 ? "127.0.0.2" : "127.0.0.1"));
+        HostResolver rebinding =
+                host -> List.of(InetAddress.getByName(lookups.incrementAndGet() == 1 ? "127.0.0.2" : "127.0.0.1"));
         EndpointUrlPolicy policy = new EndpointUrlPolicy(true, rebinding);
         WebhookSender sender = new WebhookSender(DeliverySettings.defaults().withAllowPrivateNetworks(true), policy);
 
-        WebhookSender.Sent sent = sender.send("http://localhost:" + port + "/hooks", "msg_1",
-                "{}".getBytes(StandardCharsets.UTF_8), List.of(WebhookSigner.newSecret()), Instant.now());
+        WebhookSender.Sent sent = sender.send(
+                "http://localhost:" + port + "/hooks",
+                "msg_1",
+                "{}".getBytes(StandardCharsets.UTF_8),
+                List.of(WebhookSigner.newSecret()),
+                Instant.now());
 
         assertThat(sent.result().outcome()).isEqualTo(Outcome.DELIVERED);
         assertThat(reachedAt).containsExactly("127.0.0.2");
@@ -51,12 +55,16 @@ class AddressPinningTest {
     @Test
     void cloudMetadataAddressIsRefusedEvenWhenPrivateNetworksAreAllowed() {
         HostResolver metadata = host -> List.of(InetAddress.getByName("169.254.169.254"));
-        WebhookSender sender = new WebhookSender(DeliverySettings.defaults().withAllowPrivateNetworks(true),
-                new EndpointUrlPolicy(true, metadata));
+        WebhookSender sender = new WebhookSender(
+                DeliverySettings.defaults().withAllowPrivateNetworks(true), new EndpointUrlPolicy(true, metadata));
 
         // "localhost": were the name ever looked up by the system, /etc/hosts answers; no query leaves.
-        WebhookSender.Sent sent = sender.send("http://localhost:1/latest/meta-data/", "msg_1",
-                "{}".getBytes(StandardCharsets.UTF_8), List.of(WebhookSigner.newSecret()), Instant.now());
+        WebhookSender.Sent sent = sender.send(
+                "http://localhost:1/latest/meta-data/",
+                "msg_1",
+                "{}".getBytes(StandardCharsets.UTF_8),
+                List.of(WebhookSigner.newSecret()),
+                Instant.now());
 
         assertThat(sent.result().outcome()).isEqualTo(Outcome.PERMANENT);
         assertThat(sent.error()).contains("169.254.169.254", "metadata");

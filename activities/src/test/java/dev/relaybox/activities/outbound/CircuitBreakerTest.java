@@ -25,7 +25,8 @@ class CircuitBreakerTest {
     static final Duration OUTAGE = Duration.ofMinutes(10);
     // Long enough that nothing is dead-lettered during the outage, with or without the breaker.
     static final DeliverySchedule SCHEDULE = new DeliverySchedule(
-            List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofHours(1)), 0,
+            List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofHours(1)),
+            0,
             Duration.ofMinutes(10));
     static final CircuitSettings BREAKER = CircuitSettings.defaults().withProbeInterval(Duration.ofSeconds(30));
 
@@ -43,13 +44,19 @@ class CircuitBreakerTest {
         outbound = new OutboundHarness(true, SCHEDULE, BREAKER);
         Outage outage = run();
 
-        LOG.info("breaker on: {} events, {} attempts during a {} outage ({} probes at most), {} attempts in all",
-                EVENTS, outage.failedAttempts, OUTAGE, OUTAGE.toSeconds() / 30, outage.allAttempts);
+        LOG.info(
+                "breaker on: {} events, {} attempts during a {} outage ({} probes at most), {} attempts in all",
+                EVENTS,
+                outage.failedAttempts,
+                OUTAGE,
+                OUTAGE.toSeconds() / 30,
+                outage.allAttempts);
         assertThat(outage.delivered).isEqualTo(EVENTS);
         assertThat(outage.deadLetters).isZero();
         // The attempts that tripped the breaker, then one probe per 30 s of the outage (and a little slack).
         assertThat(outage.failedAttempts).isLessThanOrEqualTo(TRIP_EVENTS + (int) (OUTAGE.toSeconds() / 30) + 5);
-        assertThat(outbound.count("SELECT count(*) FROM endpoint_state WHERE circuit = 'CLOSED'")).isEqualTo(1);
+        assertThat(outbound.count("SELECT count(*) FROM endpoint_state WHERE circuit = 'CLOSED'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -57,8 +64,12 @@ class CircuitBreakerTest {
         outbound = new OutboundHarness(true, SCHEDULE, BREAKER.withFailureThreshold(0));
         Outage outage = run();
 
-        LOG.info("breaker off: {} events, {} attempts during a {} outage, {} attempts in all", EVENTS,
-                outage.failedAttempts, OUTAGE, outage.allAttempts);
+        LOG.info(
+                "breaker off: {} events, {} attempts during a {} outage, {} attempts in all",
+                EVENTS,
+                outage.failedAttempts,
+                OUTAGE,
+                outage.allAttempts);
         assertThat(outage.delivered).isEqualTo(EVENTS);
         assertThat(outage.failedAttempts).isGreaterThan(2 * EVENTS);
     }
@@ -77,13 +88,15 @@ class CircuitBreakerTest {
 
         outbound.env.sleep(Duration.ofMinutes(15));
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> outbound.count(
-                "SELECT count(*) FROM endpoints WHERE NOT enabled AND disabled_reason LIKE 'failing continuously since %'")
-                == 1);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> outbound.count(
+                                "SELECT count(*) FROM endpoints WHERE NOT enabled AND disabled_reason LIKE 'failing continuously since %'")
+                        == 1);
         assertThat(outbound.circuit(endpoint)).isEqualTo("OPEN");
         // Not one of them was delivered, and not one is lost: each is still a delivery row (replayable once
         // dead-lettered, or delivered when the endpoint is enabled again).
-        assertThat(outbound.count("SELECT count(*) FROM deliveries WHERE status <> 'DELIVERED'")).isEqualTo(6);
+        assertThat(outbound.count("SELECT count(*) FROM deliveries WHERE status <> 'DELIVERED'"))
+                .isEqualTo(6);
         assertThat(outbound.count("SELECT count(*) FROM delivery_attempts")).isLessThan(6 + 2 * 20);
     }
 

@@ -59,9 +59,10 @@ class DnsFailureTest {
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(new DeliverySchedule(retryDelays, 0, Duration.ofMinutes(10)))
                 .withAllowPrivateNetworks(allowPrivateNetworks);
-        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry(), counted);
-        worker.registerActivitiesImplementations(activities,
+        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(
+                jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry(), counted);
+        worker.registerActivitiesImplementations(
+                activities,
                 new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()));
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
         env.start();
@@ -77,58 +78,99 @@ class DnsFailureTest {
 
     @Test
     void unresolvableHostIsRetriedOnTheScheduleNotDeadLetteredAtOnce() {
-        start(host -> {
-            throw new UnknownHostException(host + ": Temporary failure in name resolution");
-        }, false, List.of(Duration.ofMinutes(1), Duration.ofMinutes(5)));
-        jdbi.useExtension(EndpointStore.class, dao -> dao.insert("flaky-dns", "http://nonexistent.invalid/hooks",
-                WebhookSigner.newSecret(), List.of("*")));
+        start(
+                host -> {
+                    throw new UnknownHostException(host + ": Temporary failure in name resolution");
+                },
+                false,
+                List.of(Duration.ofMinutes(1), Duration.ofMinutes(5)));
+        jdbi.useExtension(
+                EndpointStore.class,
+                dao -> dao.insert(
+                        "flaky-dns", "http://nonexistent.invalid/hooks", WebhookSigner.newSecret(), List.of("*")));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
 
-        env.getWorkflowClient().newWorkflowStub(OutboxDeliveryWorkflow.class, WorkflowOptions.newBuilder()
-                .setTaskQueue(QUEUE).setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build())
+        env.getWorkflowClient()
+                .newWorkflowStub(
+                        OutboxDeliveryWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(QUEUE)
+                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .build())
                 .deliver(outboxId);
 
         assertThat(lookups).hasValueGreaterThanOrEqualTo(3);
-        List<String> errors = jdbi.withHandle(h -> h.createQuery(
-                "SELECT error FROM delivery_attempts ORDER BY attempt").mapTo(String.class).list());
+        List<String> errors = jdbi.withHandle(h -> h.createQuery("SELECT error FROM delivery_attempts ORDER BY attempt")
+                .mapTo(String.class)
+                .list());
         assertThat(errors).hasSize(3).allSatisfy(error -> assertThat(error).contains("nonexistent.invalid"));
-        Map<String, Object> deadLetter = jdbi.withHandle(h -> h.createQuery(
-                "SELECT reason, attempts FROM dead_letters").mapToMap().one());
+        Map<String, Object> deadLetter = jdbi.withHandle(h -> h.createQuery("SELECT reason, attempts FROM dead_letters")
+                .mapToMap()
+                .one());
         assertThat(deadLetter).containsEntry("attempts", 3);
         assertThat((String) deadLetter.get("reason")).contains("gave up after 3 attempts");
         // Rightly dead-lettered only once every attempt of the schedule was spent on it.
-        FaultFigures.count("DNS never resolves again: retried on the schedule, then dead-lettered", getClass(),
-                List.of(FaultFigures.delivery(outboxId, "flaky-dns")), List.of(), FaultFigures.deadLetters(jdbi),
-                spentTheirSchedule(3)).print().assertTargets();
+        FaultFigures.count(
+                        "DNS never resolves again: retried on the schedule, then dead-lettered",
+                        getClass(),
+                        List.of(FaultFigures.delivery(outboxId, "flaky-dns")),
+                        List.of(),
+                        FaultFigures.deadLetters(jdbi),
+                        spentTheirSchedule(3))
+                .print()
+                .assertTargets();
     }
 
     @Test
     void dnsOutageThatPassesDeliversEveryDeliveryOnceAndDeadLettersNothing() {
         // Each name fails its first two lookups, as during a resolver outage, then resolves to the receiver.
         Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
-        start(host -> {
-            if (failures.computeIfAbsent(host, h -> new AtomicInteger()).incrementAndGet() <= 2) {
-                throw new UnknownHostException(host + ": Temporary failure in name resolution");
-            }
-            return List.of(InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1}));
-        }, true, List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)));
+        start(
+                host -> {
+                    if (failures.computeIfAbsent(host, h -> new AtomicInteger()).incrementAndGet() <= 2) {
+                        throw new UnknownHostException(host + ": Temporary failure in name resolution");
+                    }
+                    return List.of(InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1}));
+                },
+                true,
+                List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)));
         receiver = new TestReceiver();
         List<String> names = List.of("alpha", "beta", "gamma");
         int port = URI.create(receiver.url("/")).getPort();
-        jdbi.useExtension(EndpointStore.class, dao -> names.forEach(name -> dao.insert(name,
-                "http://" + name + ".dns-drill.test:" + port + "/" + name, WebhookSigner.newSecret(), List.of("*"))));
+        jdbi.useExtension(
+                EndpointStore.class,
+                dao -> names.forEach(name -> dao.insert(
+                        name,
+                        "http://" + name + ".dns-drill.test:" + port + "/" + name,
+                        WebhookSigner.newSecret(),
+                        List.of("*"))));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "7", "{}")));
 
-        env.getWorkflowClient().newWorkflowStub(OutboxDeliveryWorkflow.class, WorkflowOptions.newBuilder()
-                .setTaskQueue(QUEUE).setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build())
+        env.getWorkflowClient()
+                .newWorkflowStub(
+                        OutboxDeliveryWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(QUEUE)
+                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .build())
                 .deliver(outboxId);
 
         assertThat(failures).hasSize(names.size());
-        List<String> in = names.stream().map(name -> FaultFigures.delivery(outboxId, name)).toList();
-        List<String> seen = receiver.received().stream().filter(r -> r.status() == 200)
-                .map(r -> FaultFigures.delivery(r.header("webhook-id"), r.path().substring(1))).toList();
-        FaultFigures.count("DNS failing for each endpoint's first two lookups, then resolving", getClass(), in, seen,
-                FaultFigures.deadLetters(jdbi)).print().assertTargets();
+        List<String> in = names.stream()
+                .map(name -> FaultFigures.delivery(outboxId, name))
+                .toList();
+        List<String> seen = receiver.received().stream()
+                .filter(r -> r.status() == 200)
+                .map(r -> FaultFigures.delivery(r.header("webhook-id"), r.path().substring(1)))
+                .toList();
+        FaultFigures.count(
+                        "DNS failing for each endpoint's first two lookups, then resolving",
+                        getClass(),
+                        in,
+                        seen,
+                        FaultFigures.deadLetters(jdbi))
+                .print()
+                .assertTargets();
     }
 
     /** The dead-lettered deliveries that had made every one of the schedule's {@code attempts}. */
@@ -137,6 +179,8 @@ class DnsFailureTest {
                         SELECT v.outbox_id::text || ' to ' || e.name FROM dead_letters d
                           JOIN deliveries v ON v.id = d.reference JOIN endpoints e ON e.id = v.endpoint_id
                          WHERE d.attempts >= :attempts""")
-                .bind("attempts", attempts).mapTo(String.class).list());
+                .bind("attempts", attempts)
+                .mapTo(String.class)
+                .list());
     }
 }

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  */
 class EndpointRateLimitTest {
     private static final Logger LOG = LoggerFactory.getLogger("relaybox.measurements");
-    static final DeliverySchedule SCHEDULE = new DeliverySchedule(List.of(Duration.ofSeconds(1)), 0, Duration.ofSeconds(1));
+    static final DeliverySchedule SCHEDULE =
+            new DeliverySchedule(List.of(Duration.ofSeconds(1)), 0, Duration.ofSeconds(1));
 
     final CountingReceiver receiver = new CountingReceiver();
     final OutboundHarness outbound = new OutboundHarness(false, SCHEDULE, CircuitSettings.defaults());
@@ -38,8 +39,12 @@ class EndpointRateLimitTest {
         outbound.start(events);
         outbound.awaitAll(events);
 
-        LOG.info("rate limit 4/s burst 2: {} requests, max {} in any second, max {} in flight; arrivals (ms) {}",
-                receiver.requests(), receiver.maxPerSecond(), receiver.maxInFlight(), receiver.arrivalOffsetsMillis());
+        LOG.info(
+                "rate limit 4/s burst 2: {} requests, max {} in any second, max {} in flight; arrivals (ms) {}",
+                receiver.requests(),
+                receiver.maxPerSecond(),
+                receiver.maxInFlight(),
+                receiver.arrivalOffsetsMillis());
         assertThat(receiver.requests()).isEqualTo(30);
         // Relaybox holds each request to rate + burst per second as it leaves. The receiver's clock adds its own
         // jitter (on a loaded machine a stalled accept thread hands several spaced requests over at once), so
@@ -47,7 +52,8 @@ class EndpointRateLimitTest {
         assertThat(receiver.maxPerSecond()).isLessThanOrEqualTo(4 + 2 + 4);
         // Waiting for the limit is not an attempt: one attempt per event, all delivered.
         assertThat(outbound.count("SELECT count(*) FROM delivery_attempts")).isEqualTo(30);
-        assertThat(outbound.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'")).isEqualTo(30);
+        assertThat(outbound.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
+                .isEqualTo(30);
     }
 
     @Test
@@ -59,8 +65,11 @@ class EndpointRateLimitTest {
         outbound.start(events);
         outbound.awaitAll(events);
 
-        LOG.info("maxInFlight 3: {} requests, max {} in flight, max {} in any second", receiver.requests(),
-                receiver.maxInFlight(), receiver.maxPerSecond());
+        LOG.info(
+                "maxInFlight 3: {} requests, max {} in flight, max {} in any second",
+                receiver.requests(),
+                receiver.maxInFlight(),
+                receiver.maxPerSecond());
         assertThat(receiver.requests()).isEqualTo(30);
         assertThat(receiver.maxInFlight()).isLessThanOrEqualTo(3);
         assertThat(outbound.count("SELECT count(*) FROM delivery_attempts")).isEqualTo(30);
@@ -77,8 +86,11 @@ class EndpointRateLimitTest {
         outbound.start(events);
         outbound.awaitAll(events);
 
-        LOG.info("no limits: {} requests, max {} in flight, max {} in any second", receiver.requests(),
-                receiver.maxInFlight(), receiver.maxPerSecond());
+        LOG.info(
+                "no limits: {} requests, max {} in flight, max {} in any second",
+                receiver.requests(),
+                receiver.maxInFlight(),
+                receiver.maxPerSecond());
         assertThat(receiver.maxInFlight()).isGreaterThan(3);
         assertThat(receiver.maxPerSecond()).isGreaterThan(6);
     }

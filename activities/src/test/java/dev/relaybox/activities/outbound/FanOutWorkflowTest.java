@@ -53,11 +53,14 @@ class FanOutWorkflowTest {
         RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
-        DeliverySettings settings = DeliverySettings.defaults().withSchedule(OutboxDeliveryWorkflowTest.SCHEDULE)
-                .withAllowPrivateNetworks(true).withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
-        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry());
-        worker.registerActivitiesImplementations(activities,
+        DeliverySettings settings = DeliverySettings.defaults()
+                .withSchedule(OutboxDeliveryWorkflowTest.SCHEDULE)
+                .withAllowPrivateNetworks(true)
+                .withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
+        DeliveryActivitiesImpl activities =
+                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry());
+        worker.registerActivitiesImplementations(
+                activities,
                 new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()));
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
         env.start();
@@ -71,22 +74,35 @@ class FanOutWorkflowTest {
 
     @Test
     void twoHundredEndpointsEachGetTheEventOnceWithinTheServerLimits() throws Exception {
-        List<String> names = IntStream.range(0, ENDPOINTS).mapToObj(i -> String.format("endpoint-%03d", i)).toList();
-        jdbi.useExtension(EndpointStore.class, dao -> names.forEach(name ->
-                dao.insert(name, receiver.url("/" + name), WebhookSigner.newSecret(), List.of("*"))));
+        List<String> names = IntStream.range(0, ENDPOINTS)
+                .mapToObj(i -> String.format("endpoint-%03d", i))
+                .toList();
+        jdbi.useExtension(
+                EndpointStore.class,
+                dao -> names.forEach(
+                        name -> dao.insert(name, receiver.url("/" + name), WebhookSigner.newSecret(), List.of("*"))));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
         String workflowId = OutboxDeliveryWorkflow.workflowId(outboxId);
         WorkflowClient client = env.getWorkflowClient();
 
-        client.newWorkflowStub(OutboxDeliveryWorkflow.class,
-                WorkflowOptions.newBuilder().setTaskQueue(QUEUE).setWorkflowId(workflowId).build()).deliver(outboxId);
+        client.newWorkflowStub(
+                        OutboxDeliveryWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(QUEUE)
+                                .setWorkflowId(workflowId)
+                                .build())
+                .deliver(outboxId);
 
-        assertThat(receiver.requestsByPath()).hasSize(ENDPOINTS)
+        assertThat(receiver.requestsByPath())
+                .hasSize(ENDPOINTS)
                 .allSatisfy((path, count) -> assertThat(count).as(path).isEqualTo(1));
-        assertThat(names).allSatisfy(name -> assertThat(receiver.requestsByPath()).containsKey("/" + name));
-        int delivered = jdbi.withHandle(h -> h.createQuery(
-                        "SELECT count(*) FROM deliveries WHERE outbox_id = :id AND status = 'DELIVERED'")
-                .bind("id", outboxId).mapTo(int.class).one());
+        assertThat(names)
+                .allSatisfy(name -> assertThat(receiver.requestsByPath()).containsKey("/" + name));
+        int delivered = jdbi.withHandle(
+                h -> h.createQuery("SELECT count(*) FROM deliveries WHERE outbox_id = :id AND status = 'DELIVERED'")
+                        .bind("id", outboxId)
+                        .mapTo(int.class)
+                        .one());
         assertThat(delivered).isEqualTo(ENDPOINTS);
         assertThat(receiver.maxInFlight())
                 .as("HTTP requests in flight at once")
@@ -94,30 +110,48 @@ class FanOutWorkflowTest {
 
         // Read back what a real server would have checked.
         List<String> endpoints = Visibility.attribute(client, workflowId, RelaySearchAttributes.ENDPOINTS);
-        assertThat(endpoints).hasSize(VisibilityLimits.MAX_ENDPOINT_NAMES + 1)
+        assertThat(endpoints)
+                .hasSize(VisibilityLimits.MAX_ENDPOINT_NAMES + 1)
                 .startsWith("endpoint-000", "endpoint-001")
                 .endsWith(VisibilityLimits.moreMarker(ENDPOINTS - VisibilityLimits.MAX_ENDPOINT_NAMES));
         assertThat(endpoints.subList(0, VisibilityLimits.MAX_ENDPOINT_NAMES)).isSubsetOf(names);
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER)).isNull();
-        Map<String, Payload> indexed = Visibility.describe(client, workflowId).getRawDescription()
-                .getWorkflowExecutionInfo().getSearchAttributes().getIndexedFieldsMap();
-        assertThat(indexed).containsKey("RelayEndpoints")
-                .allSatisfy((name, value) -> assertThat(value.getData().size()).as(name).isLessThanOrEqualTo(2048));
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER))
+                .isNull();
+        Map<String, Payload> indexed = Visibility.describe(client, workflowId)
+                .getRawDescription()
+                .getWorkflowExecutionInfo()
+                .getSearchAttributes()
+                .getIndexedFieldsMap();
+        assertThat(indexed)
+                .containsKey("RelayEndpoints")
+                .allSatisfy((name, value) ->
+                        assertThat(value.getData().size()).as(name).isLessThanOrEqualTo(2048));
         int total = indexed.entrySet().stream()
-                .mapToInt(e -> e.getKey().length() + e.getValue().getSerializedSize()).sum();
+                .mapToInt(e -> e.getKey().length() + e.getValue().getSerializedSize())
+                .sum();
         assertThat(total).as("all search attributes").isLessThanOrEqualTo(40 * 1024);
 
         int events = client.fetchHistory(workflowId).getEvents().size();
-        System.out.printf("fan-out to %d endpoints: %d history events (%.1f per endpoint), at most %d requests "
-                + "at once, search attributes %d bytes%n", ENDPOINTS, events, (double) events / ENDPOINTS,
-                receiver.maxInFlight(), total);
+        System.out.printf(
+                "fan-out to %d endpoints: %d history events (%.1f per endpoint), at most %d requests "
+                        + "at once, search attributes %d bytes%n",
+                ENDPOINTS, events, (double) events / ENDPOINTS, receiver.maxInFlight(), total);
         WorkflowReplayer.replayWorkflowExecution(client.fetchHistory(workflowId), OutboxDeliveryWorkflowImpl.class);
 
-        List<String> in = names.stream().map(name -> FaultFigures.delivery(outboxId, name)).toList();
+        List<String> in = names.stream()
+                .map(name -> FaultFigures.delivery(outboxId, name))
+                .toList();
         List<String> seen = new ArrayList<>();
-        receiver.requestsByPath().forEach((path, count) ->
-                seen.addAll(Collections.nCopies(count, FaultFigures.delivery(outboxId, path.substring(1)))));
-        FaultFigures.count("one event fanned out to 200 endpoints (a delivery each)", getClass(), in, seen,
-                FaultFigures.deadLetters(jdbi)).print().assertTargets();
+        receiver.requestsByPath()
+                .forEach((path, count) ->
+                        seen.addAll(Collections.nCopies(count, FaultFigures.delivery(outboxId, path.substring(1)))));
+        FaultFigures.count(
+                        "one event fanned out to 200 endpoints (a delivery each)",
+                        getClass(),
+                        in,
+                        seen,
+                        FaultFigures.deadLetters(jdbi))
+                .print()
+                .assertTargets();
     }
 }

@@ -37,6 +37,7 @@ class OrderedDeliveryTest {
 
     /** The last event number accepted per aggregate, and how often each event was tried. */
     final Map<String, Integer> accepted = new ConcurrentHashMap<>();
+
     final Map<String, AtomicInteger> tries = new ConcurrentHashMap<>();
     final AtomicInteger violations = new AtomicInteger();
     final AtomicInteger injectedFailures = new AtomicInteger();
@@ -50,7 +51,8 @@ class OrderedDeliveryTest {
     @Test
     void eachAggregatesEventsArriveInOutboxOrderDespiteFailuresAndRetries() {
         receiver.respond(this::checkOrder);
-        outbound.endpoint("ordered", receiver.url("/ordered"), new EndpointControls(null, null, null, true, "envelope"));
+        outbound.endpoint(
+                "ordered", receiver.url("/ordered"), new EndpointControls(null, null, null, true, "envelope"));
         List<UUID> events = enqueueInterleaved();
         List<UUID> startOrder = new ArrayList<>(events);
         Collections.shuffle(startOrder, new Random(7));
@@ -58,11 +60,18 @@ class OrderedDeliveryTest {
         outbound.start(startOrder);
         outbound.awaitAll(startOrder);
 
-        LOG.info("ordered: {} aggregates x {} events, {} requests, {} injected failures, {} order violations",
-                AGGREGATES, EVENTS, receiver.requests(), injectedFailures.get(), violations.get());
+        LOG.info(
+                "ordered: {} aggregates x {} events, {} requests, {} injected failures, {} order violations",
+                AGGREGATES,
+                EVENTS,
+                receiver.requests(),
+                injectedFailures.get(),
+                violations.get());
         assertThat(violations.get()).isZero();
         assertThat(injectedFailures.get()).isPositive();
-        assertThat(accepted).hasSize(AGGREGATES).allSatisfy((aggregate, last) -> assertThat(last).isEqualTo(EVENTS));
+        assertThat(accepted)
+                .hasSize(AGGREGATES)
+                .allSatisfy((aggregate, last) -> assertThat(last).isEqualTo(EVENTS));
         assertThat(outbound.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
                 .isEqualTo(AGGREGATES * EVENTS);
     }
@@ -98,7 +107,8 @@ class OrderedDeliveryTest {
         JsonNode data = envelope.path("data");
         String aggregate = data.path("aggregate").asText();
         int n = data.path("n").asInt();
-        int attempt = tries.computeIfAbsent(aggregate + "/" + n, k -> new AtomicInteger()).incrementAndGet();
+        int attempt = tries.computeIfAbsent(aggregate + "/" + n, k -> new AtomicInteger())
+                .incrementAndGet();
         synchronized (accepted) {
             int last = accepted.getOrDefault(aggregate, 0);
             if (n > last + 1) {

@@ -32,16 +32,19 @@ final class OutboundHarness implements AutoCloseable {
 
     OutboundHarness(boolean timeSkipping, DeliverySchedule schedule, CircuitSettings circuit) {
         env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-                .setUseTimeskipping(timeSkipping).build());
+                .setUseTimeskipping(timeSkipping)
+                .build());
         RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
-        DeliverySettings settings = DeliverySettings.defaults().withSchedule(schedule).withAllowPrivateNetworks(true)
+        DeliverySettings settings = DeliverySettings.defaults()
+                .withSchedule(schedule)
+                .withAllowPrivateNetworks(true)
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(10));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, circuit, metrics);
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics,
-                controls);
+        DeliveryActivitiesImpl delivery =
+                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls);
         worker.registerActivitiesImplementations(delivery, controls);
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
@@ -49,7 +52,8 @@ final class OutboundHarness implements AutoCloseable {
 
     UUID endpoint(String name, String url, EndpointControls controls) {
         return jdbi.inTransaction(h -> {
-            Endpoint endpoint = h.attach(EndpointStore.class).insert(name, url, WebhookSigner.newSecret(), List.of("*"))
+            Endpoint endpoint = h.attach(EndpointStore.class)
+                    .insert(name, url, WebhookSigner.newSecret(), List.of("*"))
                     .orElseThrow();
             h.attach(EndpointStore.class).setControls(endpoint.id(), controls);
             return endpoint.id();
@@ -57,16 +61,20 @@ final class OutboundHarness implements AutoCloseable {
     }
 
     UUID enqueue(String aggregateId, String payload) {
-        return jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.updated", "order", aggregateId, payload)));
+        return jdbi.inTransaction(
+                h -> Outbox.enqueue(h, new OutboxEvent("order.updated", "order", aggregateId, payload)));
     }
 
     /** Starts the delivery workflow of each row without waiting for it. */
     void start(List<UUID> outboxIds) {
         WorkflowClient client = env.getWorkflowClient();
         for (UUID outboxId : outboxIds) {
-            OutboxDeliveryWorkflow workflow = client.newWorkflowStub(OutboxDeliveryWorkflow.class,
-                    WorkflowOptions.newBuilder().setTaskQueue(QUEUE)
-                            .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build());
+            OutboxDeliveryWorkflow workflow = client.newWorkflowStub(
+                    OutboxDeliveryWorkflow.class,
+                    WorkflowOptions.newBuilder()
+                            .setTaskQueue(QUEUE)
+                            .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                            .build());
             WorkflowClient.start(workflow::deliver, outboxId);
         }
     }
@@ -74,7 +82,8 @@ final class OutboundHarness implements AutoCloseable {
     /** Waits for every one of them; with time skipping, Temporal's clock runs ahead meanwhile. */
     void awaitAll(List<UUID> outboxIds) {
         for (UUID outboxId : outboxIds) {
-            env.getWorkflowClient().newUntypedWorkflowStub(OutboxDeliveryWorkflow.workflowId(outboxId))
+            env.getWorkflowClient()
+                    .newUntypedWorkflowStub(OutboxDeliveryWorkflow.workflowId(outboxId))
                     .getResult(Void.class);
         }
     }
@@ -85,7 +94,10 @@ final class OutboundHarness implements AutoCloseable {
 
     String circuit(UUID endpointId) {
         return jdbi.withHandle(h -> h.createQuery("SELECT circuit FROM endpoint_state WHERE endpoint_id = :id")
-                .bind("id", endpointId).mapTo(String.class).findOne().orElse("CLOSED"));
+                .bind("id", endpointId)
+                .mapTo(String.class)
+                .findOne()
+                .orElse("CLOSED"));
     }
 
     @Override

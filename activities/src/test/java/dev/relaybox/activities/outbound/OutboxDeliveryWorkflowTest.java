@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import dev.relaybox.activities.replay.RecordedHistories;
@@ -19,14 +20,13 @@ import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import dev.relaybox.activities.Visibility;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.WorkflowReplayer;
 import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,13 +60,15 @@ class OutboxDeliveryWorkflowTest {
         RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
-        DeliverySettings settings = DeliverySettings.defaults().withSchedule(SCHEDULE).withAllowPrivateNetworks(true)
+        DeliverySettings settings = DeliverySettings.defaults()
+                .withSchedule(SCHEDULE)
+                .withAllowPrivateNetworks(true)
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(),
-                metrics);
-        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(),
-                metrics, controls);
+        EndpointControlActivitiesImpl controls =
+                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), metrics);
+        DeliveryActivitiesImpl activities =
+                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls);
         worker.registerActivitiesImplementations(activities, controls);
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
         env.start();
@@ -95,8 +97,13 @@ class OutboxDeliveryWorkflowTest {
         assertThat(envelope.path("type").asText()).isEqualTo("order.shipped");
         assertThat(Instant.parse(envelope.path("timestamp").asText())).isEqualTo(createdAt(outboxId));
         assertThat(envelope.path("data")).isEqualTo(JSON.readTree("{\"orderId\": 42}"));
-        assertThat(StandardWebhooksVerifier.verify(secret, request.header("webhook-id"),
-                request.header("webhook-timestamp"), request.body(), request.header("webhook-signature"))).isTrue();
+        assertThat(StandardWebhooksVerifier.verify(
+                        secret,
+                        request.header("webhook-id"),
+                        request.header("webhook-timestamp"),
+                        request.body(),
+                        request.header("webhook-signature")))
+                .isTrue();
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
         assertThat(processedAt(outboxId)).isNotNull();
     }
@@ -107,21 +114,32 @@ class OutboxDeliveryWorkflowTest {
 
         UUID outboxId = deliver("order.shipped", "{}");
 
-        List<HistoryEvent> events = env.getWorkflowClient().fetchHistory(OutboxDeliveryWorkflow.workflowId(outboxId))
+        List<HistoryEvent> events = env.getWorkflowClient()
+                .fetchHistory(OutboxDeliveryWorkflow.workflowId(outboxId))
                 .getEvents();
         // The HTTP attempt is the only activity task; plan, the controls and finish ran inside workflow tasks.
-        assertThat(events.stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
-                .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
+        assertThat(events.stream()
+                        .filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
+                        .map(e -> e.getActivityTaskScheduledEventAttributes()
+                                .getActivityType()
+                                .getName()))
                 .containsExactly("DeliveryAttempt");
-        assertThat(events.stream().filter(HistoryEvent::hasMarkerRecordedEventAttributes)
-                .filter(e -> e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity"))
-                .map(e -> e.getUserMetadata().getSummary().getData().toStringUtf8()))
+        assertThat(events.stream()
+                        .filter(HistoryEvent::hasMarkerRecordedEventAttributes)
+                        .filter(e -> e.getMarkerRecordedEventAttributes()
+                                .getMarkerName()
+                                .equals("LocalActivity"))
+                        .map(e -> e.getUserMetadata().getSummary().getData().toStringUtf8()))
                 .as("plan once, no empty re-plan; summaries for the timeline")
-                .filteredOn(summary -> summary.contains("plan")).containsExactly("\"plan the deliveries\"");
+                .filteredOn(summary -> summary.contains("plan"))
+                .containsExactly("\"plan the deliveries\"");
         // Status pending then delivered: one upsert each, none for refreshes that changed nothing.
-        assertThat(events.stream().filter(HistoryEvent::hasUpsertWorkflowSearchAttributesEventAttributes)
-                .filter(e -> e.getUpsertWorkflowSearchAttributesEventAttributes().getSearchAttributes()
-                        .containsIndexedFields(RelaySearchAttributes.STATUS.getName()))).hasSize(2);
+        assertThat(events.stream()
+                        .filter(HistoryEvent::hasUpsertWorkflowSearchAttributesEventAttributes)
+                        .filter(e -> e.getUpsertWorkflowSearchAttributesEventAttributes()
+                                .getSearchAttributes()
+                                .containsIndexedFields(RelaySearchAttributes.STATUS.getName())))
+                .hasSize(2);
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
         assertThat(processedAt(outboxId)).isNotNull();
     }
@@ -129,15 +147,22 @@ class OutboxDeliveryWorkflowTest {
     @Test
     void rawPayloadFormatSendsThePayloadAloneStillSigned() throws Exception {
         String secret = endpoint("legacy", "/legacy", "*");
-        jdbi.useExtension(EndpointStore.class, dao -> dao.setControlsByName("legacy",
-                new EndpointControls(null, null, null, false, EndpointControls.RAW)));
+        jdbi.useExtension(
+                EndpointStore.class,
+                dao -> dao.setControlsByName(
+                        "legacy", new EndpointControls(null, null, null, false, EndpointControls.RAW)));
 
         deliver("order.shipped", "{\"orderId\": 42}");
 
         TestReceiver.Received request = receiver.received("/legacy").get(0);
         assertThat(new String(request.body())).isEqualTo("{\"orderId\": 42}");
-        assertThat(StandardWebhooksVerifier.verify(secret, request.header("webhook-id"),
-                request.header("webhook-timestamp"), request.body(), request.header("webhook-signature"))).isTrue();
+        assertThat(StandardWebhooksVerifier.verify(
+                        secret,
+                        request.header("webhook-id"),
+                        request.header("webhook-timestamp"),
+                        request.body(),
+                        request.header("webhook-signature")))
+                .isTrue();
     }
 
     @Test
@@ -160,25 +185,30 @@ class OutboxDeliveryWorkflowTest {
         receiver.script("/hooks", Reply.of(503), Reply.of(200));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
         // Two attempts made by a run the engine lost; the row says the third is due in 12 minutes.
-        Instant recordedNext = Instant.ofEpochMilli(env.currentTimeMillis()).plus(Duration.ofMinutes(12))
+        Instant recordedNext = Instant.ofEpochMilli(env.currentTimeMillis())
+                .plus(Duration.ofMinutes(12))
                 .truncatedTo(ChronoUnit.SECONDS);
         jdbi.useHandle(h -> h.createUpdate("""
                         INSERT INTO deliveries (outbox_id, endpoint_id, status, attempts, next_attempt_at, last_status)
                         SELECT :outboxId, id, 'RETRYING', 2, :next, 503 FROM endpoints WHERE name = 'shop'""")
-                .bind("outboxId", outboxId).bind("next", recordedNext).execute());
+                .bind("outboxId", outboxId)
+                .bind("next", recordedNext)
+                .execute());
 
         run(outboxId);
 
-        List<Instant> startedAt = jdbi.withHandle(h -> h.createQuery("""
+        List<Instant> startedAt = jdbi.withHandle(h ->
+                h.createQuery("""
                         SELECT a.started_at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-                        WHERE d.outbox_id = :id ORDER BY a.attempt""")
-                .bind("id", outboxId).mapTo(Instant.class).list());
-        List<Integer> numbers = jdbi.withHandle(h -> h.createQuery("""
+                        WHERE d.outbox_id = :id ORDER BY a.attempt""").bind("id", outboxId).mapTo(Instant.class).list());
+        List<Integer> numbers = jdbi.withHandle(h ->
+                h.createQuery("""
                         SELECT a.attempt FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-                        WHERE d.outbox_id = :id ORDER BY a.attempt""")
-                .bind("id", outboxId).mapTo(Integer.class).list());
+                        WHERE d.outbox_id = :id ORDER BY a.attempt""").bind("id", outboxId).mapTo(Integer.class).list());
         assertThat(numbers).containsExactly(3, 4);
-        assertThat(startedAt.get(0)).as("attempt 3 not before the recorded time").isAfterOrEqualTo(recordedNext);
+        assertThat(startedAt.get(0))
+                .as("attempt 3 not before the recorded time")
+                .isAfterOrEqualTo(recordedNext);
         // Attempt 4 follows the schedule's third wait (15 minutes), counted from attempt 3.
         assertThat(attemptGaps(outboxId)).containsExactly(Duration.ofMinutes(15));
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
@@ -196,8 +226,10 @@ class OutboxDeliveryWorkflowTest {
         assertThat(attemptGaps(outboxId))
                 .containsExactly(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15));
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
-        Map<String, Object> deadLetter = jdbi.withHandle(h -> h.createQuery(
-                "SELECT source, reason, attempts FROM dead_letters WHERE resolved_at IS NULL").mapToMap().one());
+        Map<String, Object> deadLetter = jdbi.withHandle(
+                h -> h.createQuery("SELECT source, reason, attempts FROM dead_letters WHERE resolved_at IS NULL")
+                        .mapToMap()
+                        .one());
         assertThat(deadLetter).containsEntry("source", "OUTBOX").containsEntry("attempts", 4);
         assertThat((String) deadLetter.get("reason")).contains("gave up after 4 attempts", "503");
         assertThat(processedAt(outboxId)).isNotNull();
@@ -210,30 +242,45 @@ class OutboxDeliveryWorkflowTest {
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
         String workflowId = OutboxDeliveryWorkflow.workflowId(outboxId);
         WorkflowClient client = env.getWorkflowClient();
-        OutboxDeliveryWorkflow workflow = client.newWorkflowStub(OutboxDeliveryWorkflow.class,
-                WorkflowOptions.newBuilder().setTaskQueue(QUEUE).setWorkflowId(workflowId).build());
+        OutboxDeliveryWorkflow workflow = client.newWorkflowStub(
+                OutboxDeliveryWorkflow.class,
+                WorkflowOptions.newBuilder()
+                        .setTaskQueue(QUEUE)
+                        .setWorkflowId(workflowId)
+                        .build());
         WorkflowClient.start(workflow::deliver, outboxId);
 
         // Nobody waits on the result yet, so Temporal's clock stays put and the first backoff holds.
-        await().atMost(Duration.ofSeconds(20)).until(
-                () -> "retrying".equals(Visibility.attribute(client, workflowId, RelaySearchAttributes.STATUS)));
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.DIRECTION)).isEqualTo("outbound");
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.EVENT_TYPE)).isEqualTo("order.paid");
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.AGGREGATE)).isEqualTo("order:42");
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ENDPOINTS)).containsExactly("shop");
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER)).isNull();
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ATTEMPTS)).isEqualTo(1L);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> "retrying".equals(Visibility.attribute(client, workflowId, RelaySearchAttributes.STATUS)));
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.DIRECTION))
+                .isEqualTo("outbound");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.EVENT_TYPE))
+                .isEqualTo("order.paid");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.AGGREGATE))
+                .isEqualTo("order:42");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ENDPOINTS))
+                .containsExactly("shop");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER))
+                .isNull();
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ATTEMPTS))
+                .isEqualTo(1L);
         assertThat(Visibility.currentDetails(client, workflowId))
                 .matches("shop: attempt 1 failed: 503 Service Unavailable; next attempt \\S+Z");
-        assertThat(workflow.status().deliveries()).singleElement()
+        assertThat(workflow.status().deliveries())
+                .singleElement()
                 .satisfies(d -> assertThat(d.status()).isEqualTo("retrying"));
 
         WorkflowStub.fromTyped(workflow).getResult(Void.class);
 
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.STATUS)).isEqualTo("dead_lettered");
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ATTEMPTS)).isEqualTo(4L);
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.STATUS))
+                .isEqualTo("dead_lettered");
+        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.ATTEMPTS))
+                .isEqualTo(4L);
         WorkflowExecutionHistory history = client.fetchHistory(workflowId);
-        assertThat(history.getEvents()).filteredOn(e -> e.hasTimerStartedEventAttributes()).hasSize(3);
+        assertThat(history.getEvents())
+                .filteredOn(e -> e.hasTimerStartedEventAttributes())
+                .hasSize(3);
         // The recorded history replays against today's code: a change that breaks running workflows fails here.
         WorkflowReplayer.replayWorkflowExecution(history, OutboxDeliveryWorkflowImpl.class);
     }
@@ -258,8 +305,10 @@ class OutboxDeliveryWorkflowTest {
 
         assertThat(receiver.received("/hooks")).hasSize(1);
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
-        Map<String, Object> endpoint = jdbi.withHandle(h -> h.createQuery(
-                "SELECT enabled, disabled_reason FROM endpoints WHERE name = 'shop'").mapToMap().one());
+        Map<String, Object> endpoint =
+                jdbi.withHandle(h -> h.createQuery("SELECT enabled, disabled_reason FROM endpoints WHERE name = 'shop'")
+                        .mapToMap()
+                        .one());
         assertThat(endpoint.get("enabled")).isEqualTo(false);
         assertThat((String) endpoint.get("disabled_reason")).contains("410 Gone");
         assertThat(openDeadLetters()).isEqualTo(1);
@@ -276,7 +325,8 @@ class OutboxDeliveryWorkflowTest {
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
         assertThat(openDeadLetters()).isZero();
         String excerpt = jdbi.withHandle(h -> h.createQuery("SELECT response_excerpt FROM delivery_attempts")
-                .mapTo(String.class).one());
+                .mapTo(String.class)
+                .one());
         assertThat(excerpt).startsWith("accepted").endsWith("us").doesNotContain("\u0000");
     }
 
@@ -300,7 +350,8 @@ class OutboxDeliveryWorkflowTest {
         endpoint("customer-relaybox", "/customer-relaybox", "relaybox.*");
         endpoint(JdbcOutbox.ALERT_ENDPOINT, "/alerts", "relaybox.dead_letter.created");
         // Inserted as any application sharing the database may: the path a forged alert would take.
-        UUID outboxId = jdbi.withHandle(h -> h.createQuery("""
+        UUID outboxId =
+                jdbi.withHandle(h -> h.createQuery("""
                         INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload)
                         VALUES ('dead_letter', 'x', 'relaybox.dead_letter.created', '{"peer": "https://other.example"}')
                         RETURNING id""").mapTo(UUID.class).one());
@@ -315,14 +366,16 @@ class OutboxDeliveryWorkflowTest {
 
     @Test
     void enqueueRefusesRelayboxEventTypes() {
-        assertThatThrownBy(() -> jdbi.useTransaction(h -> Outbox.enqueue(h,
-                new OutboxEvent("relaybox.dead_letter.created", "order", "1", "{}"))))
+        assertThatThrownBy(() -> jdbi.useTransaction(
+                        h -> Outbox.enqueue(h, new OutboxEvent("relaybox.dead_letter.created", "order", "1", "{}"))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("relaybox.");
-        assertThatThrownBy(() -> jdbi.useTransaction(h -> Outbox.enqueueIdempotent(h,
-                new OutboxEvent("relaybox.other", "order", "1", "{}"), "k", "h")))
+        assertThatThrownBy(() -> jdbi.useTransaction(h ->
+                        Outbox.enqueueIdempotent(h, new OutboxEvent("relaybox.other", "order", "1", "{}"), "k", "h")))
                 .isInstanceOf(IllegalArgumentException.class);
-        int rows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events").mapTo(int.class).one());
+        int rows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events")
+                .mapTo(int.class)
+                .one());
         assertThat(rows).isZero();
     }
 
@@ -331,13 +384,19 @@ class OutboxDeliveryWorkflowTest {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.of(503));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
-        OutboxDeliveryWorkflow workflow = env.getWorkflowClient().newWorkflowStub(OutboxDeliveryWorkflow.class,
-                WorkflowOptions.newBuilder().setTaskQueue(QUEUE)
-                        .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build());
+        OutboxDeliveryWorkflow workflow = env.getWorkflowClient()
+                .newWorkflowStub(
+                        OutboxDeliveryWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(QUEUE)
+                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .build());
         WorkflowClient.start(workflow::deliver, outboxId);
-        await().atMost(Duration.ofSeconds(20)).until(() -> deliveryStatuses(outboxId).contains("shop=RETRYING"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> deliveryStatuses(outboxId).contains("shop=RETRYING"));
 
-        jdbi.useExtension(EndpointStore.class, dao -> dao.setEnabled(dao.list().get(0).id(), false, "maintenance"));
+        jdbi.useExtension(
+                EndpointStore.class, dao -> dao.setEnabled(dao.list().get(0).id(), false, "maintenance"));
         WorkflowStub.fromTyped(workflow).getResult(Void.class);
 
         assertThat(receiver.received("/hooks")).hasSize(1);
@@ -380,10 +439,12 @@ class OutboxDeliveryWorkflowTest {
         assertThat(receiver.received("/healthy")).hasSize(1);
         assertThat(receiver.received("/broken")).hasSize(4);
         assertThat(deliveryStatuses(outboxId)).containsExactly("broken=DEAD_LETTERED", "healthy=DELIVERED");
-        Instant healthyAt = jdbi.withHandle(h -> h.createQuery("""
+        Instant healthyAt =
+                jdbi.withHandle(h -> h.createQuery("""
                 SELECT a.started_at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
                 JOIN endpoints e ON e.id = d.endpoint_id WHERE e.name = 'healthy'""").mapTo(Instant.class).one());
-        Instant brokenFirst = jdbi.withHandle(h -> h.createQuery("""
+        Instant brokenFirst =
+                jdbi.withHandle(h -> h.createQuery("""
                 SELECT min(a.started_at) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
                 JOIN endpoints e ON e.id = d.endpoint_id WHERE e.name = 'broken'""").mapTo(Instant.class).one());
         assertThat(Duration.between(brokenFirst, healthyAt)).isLessThan(Duration.ofMinutes(1));
@@ -404,16 +465,23 @@ class OutboxDeliveryWorkflowTest {
     void rotatedSecretSignsWithBothUntilGraceEnds() throws Exception {
         String oldSecret = endpoint("shop", "/hooks", "*");
         String newSecret = WebhookSigner.newSecret();
-        jdbi.useExtension(EndpointStore.class, dao -> dao.rotateSecret(
-                dao.list().get(0).id(), newSecret, Instant.now().plus(Duration.ofDays(1))));
+        jdbi.useExtension(
+                EndpointStore.class,
+                dao -> dao.rotateSecret(
+                        dao.list().get(0).id(), newSecret, Instant.now().plus(Duration.ofDays(1))));
 
         deliver("order.paid", "{}");
 
         TestReceiver.Received request = receiver.received("/hooks").get(0);
         for (String secret : List.of(oldSecret, newSecret)) {
-            assertThat(StandardWebhooksVerifier.verify(secret, request.header("webhook-id"),
-                    request.header("webhook-timestamp"), request.body(), request.header("webhook-signature")))
-                    .as("signed with %s", secret).isTrue();
+            assertThat(StandardWebhooksVerifier.verify(
+                            secret,
+                            request.header("webhook-id"),
+                            request.header("webhook-timestamp"),
+                            request.body(),
+                            request.header("webhook-signature")))
+                    .as("signed with %s", secret)
+                    .isTrue();
         }
     }
 
@@ -426,8 +494,8 @@ class OutboxDeliveryWorkflowTest {
         UUID outboxId = deliver("order.paid", "{\"orderId\": 42}");
 
         assertThat(attemptStatuses(outboxId)).containsExactly(503, 503, 503, 200);
-        RecordedHistories.save(env.getWorkflowClient(), OutboxDeliveryWorkflow.workflowId(outboxId),
-                "outbound-four-attempts.json");
+        RecordedHistories.save(
+                env.getWorkflowClient(), OutboxDeliveryWorkflow.workflowId(outboxId), "outbound-four-attempts.json");
     }
 
     @Test
@@ -442,20 +510,27 @@ class OutboxDeliveryWorkflowTest {
         jdbi.useHandle(h -> h.execute("""
                 UPDATE deliveries SET status = 'PENDING', attempts = 0, next_attempt_at = NULL, completed_at = NULL
                  WHERE outbox_id = ?""", outboxId));
-        WorkflowStub replay = env.getWorkflowClient().newUntypedWorkflowStub(OutboxDeliveryWorkflow.TYPE,
-                WorkflowOptions.newBuilder().setTaskQueue(QUEUE)
-                        .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId)).build());
+        WorkflowStub replay = env.getWorkflowClient()
+                .newUntypedWorkflowStub(
+                        OutboxDeliveryWorkflow.TYPE,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(QUEUE)
+                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .build());
         replay.signalWithStart("replan", new Object[0], new Object[] {outboxId});
         replay.getResult(Void.class);
 
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
-        RecordedHistories.save(env.getWorkflowClient(), OutboxDeliveryWorkflow.workflowId(outboxId),
+        RecordedHistories.save(
+                env.getWorkflowClient(),
+                OutboxDeliveryWorkflow.workflowId(outboxId),
                 "outbound-replayed-dead-letter.json");
     }
 
     private String endpoint(String name, String path, String eventTypes) {
         String secret = WebhookSigner.newSecret();
-        jdbi.useExtension(EndpointStore.class,
+        jdbi.useExtension(
+                EndpointStore.class,
                 dao -> dao.insert(name, receiver.url(path), secret, List.of(eventTypes.split(","))));
         return secret;
     }
@@ -467,54 +542,62 @@ class OutboxDeliveryWorkflowTest {
     }
 
     private void run(UUID outboxId) {
-        OutboxDeliveryWorkflow workflow = env.getWorkflowClient().newWorkflowStub(OutboxDeliveryWorkflow.class,
-                WorkflowOptions.newBuilder()
-                        .setTaskQueue(QUEUE)
-                        .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
-                        .build());
+        OutboxDeliveryWorkflow workflow = env.getWorkflowClient()
+                .newWorkflowStub(
+                        OutboxDeliveryWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(QUEUE)
+                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .build());
         workflow.deliver(outboxId);
     }
 
     private List<String> deliveryStatuses(UUID outboxId) {
-        return jdbi.withHandle(h -> h.createQuery("""
+        return jdbi.withHandle(
+                h -> h.createQuery("""
                         SELECT e.name || '=' || d.status FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
-                        WHERE d.outbox_id = :id ORDER BY e.name""")
-                .bind("id", outboxId).mapTo(String.class).list());
+                        WHERE d.outbox_id = :id ORDER BY e.name""").bind("id", outboxId).mapTo(String.class).list());
     }
 
     private List<Integer> attemptStatuses(UUID outboxId) {
-        return jdbi.withHandle(h -> h.createQuery("""
+        return jdbi.withHandle(h ->
+                h.createQuery("""
                         SELECT a.status_code FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-                        WHERE d.outbox_id = :id ORDER BY a.attempt""")
-                .bind("id", outboxId).mapTo(Integer.class).list());
+                        WHERE d.outbox_id = :id ORDER BY a.attempt""").bind("id", outboxId).mapTo(Integer.class).list());
     }
 
     private List<Duration> attemptGaps(UUID outboxId) {
-        List<Instant> times = jdbi.withHandle(h -> h.createQuery("""
+        List<Instant> times = jdbi.withHandle(h ->
+                h.createQuery("""
                         SELECT a.started_at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-                        WHERE d.outbox_id = :id ORDER BY a.attempt""")
-                .bind("id", outboxId).mapTo(Instant.class).list());
+                        WHERE d.outbox_id = :id ORDER BY a.attempt""").bind("id", outboxId).mapTo(Instant.class).list());
         List<Duration> gaps = new ArrayList<>();
         for (int i = 1; i < times.size(); i++) {
             // Whole minutes (every scheduled wait here is one): the gap also holds the previous attempt's own real
             // latency and the endpoint controls' bookkeeping, seconds on a loaded machine.
-            gaps.add(Duration.ofMinutes(Duration.between(times.get(i - 1), times.get(i)).toMinutes()));
+            gaps.add(Duration.ofMinutes(
+                    Duration.between(times.get(i - 1), times.get(i)).toMinutes()));
         }
         return gaps;
     }
 
     private Instant createdAt(UUID outboxId) {
         return jdbi.withHandle(h -> h.createQuery("SELECT created_at FROM outbox_events WHERE id = :id")
-                .bind("id", outboxId).mapTo(Instant.class).one());
+                .bind("id", outboxId)
+                .mapTo(Instant.class)
+                .one());
     }
 
     private Instant processedAt(UUID outboxId) {
         return jdbi.withHandle(h -> h.createQuery("SELECT processed_at FROM outbox_events WHERE id = :id")
-                .bind("id", outboxId).mapTo(Instant.class).one());
+                .bind("id", outboxId)
+                .mapTo(Instant.class)
+                .one());
     }
 
     private int openDeadLetters() {
         return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM dead_letters WHERE resolved_at IS NULL")
-                .mapTo(int.class).one());
+                .mapTo(int.class)
+                .one());
     }
 }

@@ -20,7 +20,8 @@ public final class StandardWebhooksVerifier {
         byte[] expected = mac.doFinal(signed);
         for (String candidate : signatureHeader.split(" ")) {
             String[] parts = candidate.split(",", 2);
-            if (parts.length == 2 && parts[0].equals("v1")
+            if (parts.length == 2
+                    && parts[0].equals("v1")
                     && MessageDigest.isEqual(expected, Base64.getDecoder().decode(parts[1]))) {
                 return true;
             }

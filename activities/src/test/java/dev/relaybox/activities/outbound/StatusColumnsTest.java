@@ -18,20 +18,28 @@ class StatusColumnsTest {
     @Test
     void deliveryStatusesAreExactlyTheOnesTheColumnAccepts() {
         assertThat(checkedValues("deliveries_status_check"))
-                .containsExactlyInAnyOrderElementsOf(Arrays.stream(DeliveryStatus.values()).map(Enum::name).toList());
+                .containsExactlyInAnyOrderElementsOf(
+                        Arrays.stream(DeliveryStatus.values()).map(Enum::name).toList());
     }
 
     @Test
     void outboxStatusesAreExactlyTheOnesTheColumnAccepts() {
         assertThat(checkedValues("outbox_events_status_check"))
-                .containsExactlyInAnyOrderElementsOf(Arrays.stream(OutboxStatus.values()).map(Enum::name).toList());
+                .containsExactlyInAnyOrderElementsOf(
+                        Arrays.stream(OutboxStatus.values()).map(Enum::name).toList());
     }
 
     /** The quoted literals of a {@code CHECK (status IN (...))} constraint. */
     private static List<String> checkedValues(String constraint) {
-        String definition = JDBI.withHandle(h -> h.createQuery(
-                        "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = :name")
-                .bind("name", constraint).mapTo(String.class).one());
-        return Pattern.compile("'([A-Z_]+)'").matcher(definition).results().map(m -> m.group(1)).toList();
+        String definition = JDBI.withHandle(
+                h -> h.createQuery("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = :name")
+                        .bind("name", constraint)
+                        .mapTo(String.class)
+                        .one());
+        return Pattern.compile("'([A-Z_]+)'")
+                .matcher(definition)
+                .results()
+                .map(m -> m.group(1))
+                .toList();
     }
 }

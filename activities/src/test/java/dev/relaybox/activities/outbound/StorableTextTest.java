@@ -22,7 +22,9 @@ class StorableTextTest {
     void storedTextIsAcceptedByPostgres() {
         Jdbi jdbi = TestDatabase.fresh();
         String stored = jdbi.withHandle(h -> h.createQuery("SELECT CAST(:text AS text)")
-                .bind("text", StorableText.of("a\u0000b\ud800c")).mapTo(String.class).one());
+                .bind("text", StorableText.of("a\u0000b\ud800c"))
+                .mapTo(String.class)
+                .one());
         assertThat(stored).isEqualTo("a\uFFFDb\uFFFDc");
     }
 }

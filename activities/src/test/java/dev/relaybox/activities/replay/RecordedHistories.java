@@ -24,7 +24,8 @@ public final class RecordedHistories {
         Path directory = Path.of(System.getProperty(RECORD_INTO));
         try {
             Files.createDirectories(directory);
-            Files.writeString(directory.resolve(fileName), client.fetchHistory(workflowId).toJson(true));
+            Files.writeString(
+                    directory.resolve(fileName), client.fetchHistory(workflowId).toJson(true));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -12,7 +12,6 @@ import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.NonDeterministicException;
 import io.temporal.workflow.Workflow;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,7 +32,8 @@ class ReplayCompatibilityTest {
     private static final String FOUR_ATTEMPTS = "/histories/0.1.0/outbound-four-attempts.json";
 
     static Stream<String> recordedHistories() throws IOException, URISyntaxException {
-        Path root = Path.of(ReplayCompatibilityTest.class.getResource("/histories").toURI());
+        Path root =
+                Path.of(ReplayCompatibilityTest.class.getResource("/histories").toURI());
         try (Stream<Path> files = Files.walk(root)) {
             List<String> resources = files.filter(f -> f.toString().endsWith(".json"))
                     .map(f -> "/histories/" + root.relativize(f).toString().replace('\\', '/'))
@@ -47,18 +47,18 @@ class ReplayCompatibilityTest {
     @ParameterizedTest
     @MethodSource("recordedHistories")
     void historyRecordedByAnEarlierReleaseReplays(String resource) {
-        Class<?> implementation = resource.contains("/outbound-")
-                ? OutboxDeliveryWorkflowImpl.class
-                : InboxEventWorkflowImpl.class;
+        Class<?> implementation =
+                resource.contains("/outbound-") ? OutboxDeliveryWorkflowImpl.class : InboxEventWorkflowImpl.class;
 
-        assertThatCode(() -> WorkflowReplayer.replayWorkflowExecutionFromResource(resource.substring(1), implementation))
+        assertThatCode(() ->
+                        WorkflowReplayer.replayWorkflowExecutionFromResource(resource.substring(1), implementation))
                 .doesNotThrowAnyException();
     }
 
     @Test
     void anUnguardedChangeFailsTheReplay() {
-        assertThatThrownBy(() -> WorkflowReplayer.replayWorkflowExecutionFromResource(FOUR_ATTEMPTS.substring(1),
-                DelayedFirstAttempt.class))
+        assertThatThrownBy(() -> WorkflowReplayer.replayWorkflowExecutionFromResource(
+                        FOUR_ATTEMPTS.substring(1), DelayedFirstAttempt.class))
                 // The replayer reports the workflow task's failure as text.
                 .hasMessageContaining(NonDeterministicException.class.getName())
                 .hasMessageContaining("EVENT_TYPE_ACTIVITY_TASK_SCHEDULED does not match");
@@ -66,8 +66,8 @@ class ReplayCompatibilityTest {
 
     @Test
     void theSameChangeGuardedByGetVersionReplays() {
-        assertThatCode(() -> WorkflowReplayer.replayWorkflowExecutionFromResource(FOUR_ATTEMPTS.substring(1),
-                VersionedDelayedFirstAttempt.class))
+        assertThatCode(() -> WorkflowReplayer.replayWorkflowExecutionFromResource(
+                        FOUR_ATTEMPTS.substring(1), VersionedDelayedFirstAttempt.class))
                 .doesNotThrowAnyException();
     }
 

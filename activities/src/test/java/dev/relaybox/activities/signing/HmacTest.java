@@ -20,6 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HmacTest {
     /** The example of the Standard Webhooks spec and its reference libraries. */
     static final String SPEC_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
     static final String SPEC_ID = "msg_p5jXN8AQM9LWM0D4loKWxJek";
     static final String SPEC_TIMESTAMP = "1614265330";
     static final byte[] SPEC_BODY = "{\"test\": 2432232314}".getBytes(UTF_8);
@@ -27,10 +28,16 @@ class HmacTest {
 
     @Test
     void signsTheSpecExampleAsTheReferenceLibrariesDo() {
-        assertThat(WebhookSigner.signatureHeader(List.of(SPEC_SECRET), SPEC_ID, Long.parseLong(SPEC_TIMESTAMP),
-                SPEC_BODY)).isEqualTo(SPEC_SIGNATURE);
-        assertThat(Hmac.standardWebhooksSigner(List.of(Hmac.secretKey(SPEC_SECRET)), SPEC_ID, SPEC_TIMESTAMP,
-                SPEC_BODY, "v1a,ignored " + SPEC_SIGNATURE)).isEqualTo(1);
+        assertThat(WebhookSigner.signatureHeader(
+                        List.of(SPEC_SECRET), SPEC_ID, Long.parseLong(SPEC_TIMESTAMP), SPEC_BODY))
+                .isEqualTo(SPEC_SIGNATURE);
+        assertThat(Hmac.standardWebhooksSigner(
+                        List.of(Hmac.secretKey(SPEC_SECRET)),
+                        SPEC_ID,
+                        SPEC_TIMESTAMP,
+                        SPEC_BODY,
+                        "v1a,ignored " + SPEC_SIGNATURE))
+                .isEqualTo(1);
     }
 
     @Test
@@ -38,12 +45,14 @@ class HmacTest {
         String secret = WebhookSigner.newSecret();
         long now = Instant.now().getEpochSecond();
         String header = WebhookSigner.signatureHeader(List.of(secret), "evt-1", now, SPEC_BODY);
-        Map<String, String> headers = Map.of("webhook-id", "evt-1", "webhook-timestamp", Long.toString(now),
-                "webhook-signature", header);
-        PartnerSignature partner = new PartnerSignature(SignatureScheme.STANDARD_WEBHOOKS, List.of(secret), 0, null,
-                null);
+        Map<String, String> headers =
+                Map.of("webhook-id", "evt-1", "webhook-timestamp", Long.toString(now), "webhook-signature", header);
+        PartnerSignature partner =
+                new PartnerSignature(SignatureScheme.STANDARD_WEBHOOKS, List.of(secret), 0, null, null);
 
-        assertThat(SignatureVerifier.verify(partner, headers::get, SPEC_BODY, Instant.now()).valid()).isTrue();
+        assertThat(SignatureVerifier.verify(partner, headers::get, SPEC_BODY, Instant.now())
+                        .valid())
+                .isTrue();
     }
 
     @ParameterizedTest
@@ -60,8 +69,8 @@ class HmacTest {
     void refusesShorterOrLongerKeysNamingTheLength(int bytes) {
         String secret = Hmac.SECRET_PREFIX + Base64.getEncoder().encodeToString(new byte[bytes]);
 
-        assertThat(Hmac.secretProblem(secret)).isEqualTo(
-                "must be whsec_ followed by base64 of 24 to 64 bytes, not " + bytes);
+        assertThat(Hmac.secretProblem(secret))
+                .isEqualTo("must be whsec_ followed by base64 of 24 to 64 bytes, not " + bytes);
     }
 
     @Test
@@ -73,11 +82,18 @@ class HmacTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "WHSEC_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2La-aS_", "whsec_ MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_not*base64"})
+    @ValueSource(
+            strings = {
+                "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                "WHSEC_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2La-aS_",
+                "whsec_ MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                "whsec_not*base64"
+            })
     void refusesAnythingButWhsecAndStandardBase64(String secret) {
         assertThat(Hmac.secretProblem(secret)).isEqualTo("must be whsec_ followed by base64");
-        assertThatThrownBy(() -> Hmac.secretKey(secret)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Hmac.secretKey(secret))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("a signing secret must be whsec_ followed by base64")
                 .hasMessageNotContaining(secret);
     }
@@ -90,7 +106,12 @@ class HmacTest {
     @Test
     void malformedSignatureEntriesAreSkippedNotFatal() {
         assertThat(Hmac.v1Signatures("v1,*** v2,abc  " + SPEC_SIGNATURE)).hasSize(1);
-        assertThat(Hmac.standardWebhooksSigner(List.of(Hmac.secretKey(SPEC_SECRET)), SPEC_ID, SPEC_TIMESTAMP,
-                "{\"test\": 2432232315}".getBytes(UTF_8), SPEC_SIGNATURE)).isZero();
+        assertThat(Hmac.standardWebhooksSigner(
+                        List.of(Hmac.secretKey(SPEC_SECRET)),
+                        SPEC_ID,
+                        SPEC_TIMESTAMP,
+                        "{\"test\": 2432232315}".getBytes(UTF_8),
+                        SPEC_SIGNATURE))
+                .isZero();
     }
 }

@@ -22,8 +22,10 @@ final class StateMachineFixtures {
     static Map<String, StateMachineConfig> stateMachinesFromYaml(String resource) {
         try (InputStream in = StateMachineFixtures.class.getResourceAsStream(resource)) {
             JsonNode root = YAML.readTree(in);
-            return YAML.convertValue(root.get("stateMachines"), YAML.getTypeFactory()
-                    .constructMapType(LinkedHashMap.class, String.class, StateMachineConfig.class));
+            return YAML.convertValue(
+                    root.get("stateMachines"),
+                    YAML.getTypeFactory()
+                            .constructMapType(LinkedHashMap.class, String.class, StateMachineConfig.class));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -39,10 +41,10 @@ final class StateMachineFixtures {
         transitions.put("order.paid", new TransitionConfig(List.of("created"), "paid", "order.payment_confirmed"));
         transitions.put("order.shipped", new TransitionConfig(List.of("paid"), "shipped", "order.shipped"));
         transitions.put("order.delivered", new TransitionConfig(List.of("shipped"), "delivered", null));
-        transitions.put("order.cancelled",
-                new TransitionConfig(List.of("created", "paid"), "cancelled", "order.cancelled"));
-        return new StateMachineConfig(List.of("created", "paid", "shipped", "delivered", "cancelled"), "created",
-                transitions);
+        transitions.put(
+                "order.cancelled", new TransitionConfig(List.of("created", "paid"), "cancelled", "order.cancelled"));
+        return new StateMachineConfig(
+                List.of("created", "paid", "shipped", "delivered", "cancelled"), "created", transitions);
     }
 
     /** The order config with one transition replaced, or removed when {@code transition} is null. */

@@ -36,8 +36,10 @@ class StateMachinePropertiesTest {
 
     /** Every permutation of the four events, then 500 seeded shuffles with up to 8 random duplicates. */
     static Stream<List<String>> shuffledWithDuplicates() {
-        return Stream.concat(OrderArrivals.permutations(IN_ORDER).stream(),
-                IntStream.range(0, 500).mapToObj(seed -> OrderArrivals.shuffledWithDuplicates(IN_ORDER, new Random(seed), 8)));
+        return Stream.concat(
+                OrderArrivals.permutations(IN_ORDER).stream(),
+                IntStream.range(0, 500)
+                        .mapToObj(seed -> OrderArrivals.shuffledWithDuplicates(IN_ORDER, new Random(seed), 8)));
     }
 
     /** The inbox processor in miniature: an APPLIED event releases the deferred ones, as the release signal does. */
@@ -86,7 +88,7 @@ class StateMachinePropertiesTest {
                 }
                 case STALE -> processed.add(eventType);
                 case REJECTED -> rejected.add(eventType + ": " + decision.reason());
-                case DEFERRED -> { }
+                case DEFERRED -> {}
             }
             return decision.outcome();
         }

@@ -19,16 +19,28 @@ class StateMachineTest {
     @Test
     void inOrderOrderEventsAreAllApplied() {
         assertThat(order.decide("none", "order.created"))
-                .isEqualTo(new Decision(Outcome.APPLIED, "created", null, null,
-                        "order.created creates the entity in created"));
+                .isEqualTo(new Decision(
+                        Outcome.APPLIED, "created", null, null, "order.created creates the entity in created"));
         assertThat(order.decide("created", "order.paid"))
-                .isEqualTo(new Decision(Outcome.APPLIED, "paid", "order.payment_confirmed", null,
+                .isEqualTo(new Decision(
+                        Outcome.APPLIED,
+                        "paid",
+                        "order.payment_confirmed",
+                        null,
                         "order.paid moves the entity from created to paid"));
         assertThat(order.decide("paid", "order.shipped"))
-                .isEqualTo(new Decision(Outcome.APPLIED, "shipped", "order.shipped", null,
+                .isEqualTo(new Decision(
+                        Outcome.APPLIED,
+                        "shipped",
+                        "order.shipped",
+                        null,
                         "order.shipped moves the entity from paid to shipped"));
         assertThat(order.decide("shipped", "order.delivered"))
-                .isEqualTo(new Decision(Outcome.APPLIED, "delivered", null, null,
+                .isEqualTo(new Decision(
+                        Outcome.APPLIED,
+                        "delivered",
+                        null,
+                        null,
                         "order.delivered moves the entity from shipped to delivered"));
     }
 
@@ -79,8 +91,8 @@ class StateMachineTest {
     @Test
     void shippedAfterCancelledIsRejected() {
         assertThat(order.decide("cancelled", "order.shipped"))
-                .isEqualTo(new Decision(Outcome.REJECTED, null, null, null,
-                        "order.shipped can never apply: entity is cancelled"));
+                .isEqualTo(new Decision(
+                        Outcome.REJECTED, null, null, null, "order.shipped can never apply: entity is cancelled"));
     }
 
     @Test
@@ -92,20 +104,25 @@ class StateMachineTest {
     @Test
     void unknownEventIsRejected() {
         assertThat(order.decide("paid", "order.refunded"))
-                .isEqualTo(new Decision(Outcome.REJECTED, null, null, null,
-                        "unknown event type 'order.refunded' for order"));
+                .isEqualTo(new Decision(
+                        Outcome.REJECTED, null, null, null, "unknown event type 'order.refunded' for order"));
     }
 
     @Test
     void stateTheMachineDoesNotDeclareIsRejected() {
         assertThat(order.decide("returned", "order.paid"))
-                .isEqualTo(new Decision(Outcome.REJECTED, null, null, null,
+                .isEqualTo(new Decision(
+                        Outcome.REJECTED,
+                        null,
+                        null,
+                        null,
                         "entity is in state 'returned', which order does not declare"));
     }
 
     @Test
     void missingCurrentStateIsAProgrammingError() {
-        assertThatNullPointerException().isThrownBy(() -> order.decide(null, "order.paid"))
+        assertThatNullPointerException()
+                .isThrownBy(() -> order.decide(null, "order.paid"))
                 .withMessageContaining("\"none\"");
     }
 
@@ -122,16 +139,34 @@ class StateMachineTest {
 
     @Test
     void equallyShortPathsAreBrokenByDeclarationOrder() {
-        StateMachine viaB = machine(List.of("a", "b", "c", "d"),
-                "e.created", "none", "a",
-                "e.viaB", "a", "b",
-                "e.viaC", "a", "c",
-                "e.finish", "b,c", "d");
-        StateMachine viaC = machine(List.of("a", "b", "c", "d"),
-                "e.created", "none", "a",
-                "e.viaC", "a", "c",
-                "e.viaB", "a", "b",
-                "e.finish", "b,c", "d");
+        StateMachine viaB = machine(
+                List.of("a", "b", "c", "d"),
+                "e.created",
+                "none",
+                "a",
+                "e.viaB",
+                "a",
+                "b",
+                "e.viaC",
+                "a",
+                "c",
+                "e.finish",
+                "b,c",
+                "d");
+        StateMachine viaC = machine(
+                List.of("a", "b", "c", "d"),
+                "e.created",
+                "none",
+                "a",
+                "e.viaC",
+                "a",
+                "c",
+                "e.viaB",
+                "a",
+                "b",
+                "e.finish",
+                "b,c",
+                "d");
 
         assertThat(viaB.decide("a", "e.finish").reason()).isEqualTo("waiting for e.viaB: entity is a");
         assertThat(viaC.decide("a", "e.finish").reason()).isEqualTo("waiting for e.viaC: entity is a");
@@ -139,12 +174,23 @@ class StateMachineTest {
 
     @Test
     void shorterPathWinsOverEarlierDeclaredLongerOne() {
-        StateMachine machine = machine(List.of("a", "x", "b", "c", "d"),
-                "e.created", "none", "a",
-                "e.detour", "a", "x",
-                "e.detourEnd", "x", "b",
-                "e.direct", "a", "c",
-                "e.finish", "b,c", "d");
+        StateMachine machine = machine(
+                List.of("a", "x", "b", "c", "d"),
+                "e.created",
+                "none",
+                "a",
+                "e.detour",
+                "a",
+                "x",
+                "e.detourEnd",
+                "x",
+                "b",
+                "e.direct",
+                "a",
+                "c",
+                "e.finish",
+                "b,c",
+                "d");
 
         assertThat(machine.decide("a", "e.finish").waitingFor()).isEqualTo("e.direct");
     }
@@ -175,20 +221,34 @@ class StateMachineTest {
     }
 
     private static StateMachine ticketMachine() {
-        return machine(List.of("open", "in_progress", "closed"),
-                "ticket.opened", "none", "open",
-                "ticket.started", "open", "in_progress",
-                "ticket.paused", "in_progress", "open",
-                "ticket.noted", "in_progress", "in_progress",
-                "ticket.closed", "in_progress", "closed",
-                "ticket.reopened", "closed", "open");
+        return machine(
+                List.of("open", "in_progress", "closed"),
+                "ticket.opened",
+                "none",
+                "open",
+                "ticket.started",
+                "open",
+                "in_progress",
+                "ticket.paused",
+                "in_progress",
+                "open",
+                "ticket.noted",
+                "in_progress",
+                "in_progress",
+                "ticket.closed",
+                "in_progress",
+                "closed",
+                "ticket.reopened",
+                "closed",
+                "open");
     }
 
     /** Builds a machine from triples: event type, comma-separated from-states, to-state. The first state is initial. */
     private static StateMachine machine(List<String> states, String... triples) {
         Map<String, TransitionConfig> transitions = new LinkedHashMap<>();
         for (int i = 0; i < triples.length; i += 3) {
-            transitions.put(triples[i],
+            transitions.put(
+                    triples[i],
                     new TransitionConfig(new ArrayList<>(List.of(triples[i + 1].split(","))), triples[i + 2], null));
         }
         return StateMachine.from("test", new StateMachineConfig(states, states.get(0), transitions));

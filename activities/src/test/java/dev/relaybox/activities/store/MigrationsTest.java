@@ -19,12 +19,19 @@ class MigrationsTest {
     @Test
     void freshDatabaseGetsEveryTable() {
         Jdbi jdbi = TestDatabase.fresh();
-        var tables = jdbi.withHandle(h -> h.createQuery(
-                        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
-                .mapTo(String.class)
-                .list());
-        assertThat(tables).contains("outbox_events", "endpoints", "deliveries", "delivery_attempts",
-                "webhook_inbox", "entities", "dead_letters");
+        var tables = jdbi.withHandle(
+                h -> h.createQuery("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
+                        .mapTo(String.class)
+                        .list());
+        assertThat(tables)
+                .contains(
+                        "outbox_events",
+                        "endpoints",
+                        "deliveries",
+                        "delivery_attempts",
+                        "webhook_inbox",
+                        "entities",
+                        "dead_letters");
     }
 
     @Test
@@ -38,15 +45,25 @@ class MigrationsTest {
         Jdbi jdbi = TestDatabase.fresh();
         String insert = "INSERT INTO webhook_inbox (partner_name, partner_event_id, payload, signature_verified) "
                 + "VALUES (:partner, :id, '{}'::jsonb, true)";
-        jdbi.useHandle(h -> h.createUpdate(insert).bind("partner", "stripe").bind("id", "evt_1").execute());
+        jdbi.useHandle(h -> h.createUpdate(insert)
+                .bind("partner", "stripe")
+                .bind("id", "evt_1")
+                .execute());
         // Another partner may reuse the same event id.
-        jdbi.useHandle(h -> h.createUpdate(insert).bind("partner", "github").bind("id", "evt_1").execute());
+        jdbi.useHandle(h -> h.createUpdate(insert)
+                .bind("partner", "github")
+                .bind("id", "evt_1")
+                .execute());
 
-        assertThatThrownBy(() -> jdbi.useHandle(
-                        h -> h.createUpdate(insert).bind("partner", "stripe").bind("id", "evt_1").execute()))
+        assertThatThrownBy(() -> jdbi.useHandle(h -> h.createUpdate(insert)
+                        .bind("partner", "stripe")
+                        .bind("id", "evt_1")
+                        .execute()))
                 .isInstanceOf(UnableToExecuteStatementException.class)
                 .hasMessageContaining("webhook_inbox_partner_name_partner_event_id_key");
-        int rows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox").mapTo(int.class).one());
+        int rows = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox")
+                .mapTo(int.class)
+                .one());
         assertThat(rows).isEqualTo(2);
     }
 
@@ -54,27 +71,41 @@ class MigrationsTest {
     void inboxRowsStoredBeforeIdsWereEscapedKeepTheIdTheirWorkflowRunsUnder() throws Exception {
         try (EmbeddedPostgres server = EmbeddedPostgres.builder().start()) {
             DataSource dataSource = server.getPostgresDatabase();
-            Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").target("2").load().migrate();
+            Flyway.configure()
+                    .dataSource(dataSource)
+                    .locations("classpath:db/migration")
+                    .target("2")
+                    .load()
+                    .migrate();
             Jdbi jdbi = Jdbi.create(dataSource);
             String longId = "e".repeat(200);
             // 197 characters, but 203 UTF-16 code units as the earlier release counted them: it hashed this one.
             String astral = "x".repeat(180) + "\uD83D\uDE00".repeat(6);
-            for (List<String> row : List.of(List.of("shop-eu", "1"), List.of("shop", longId), List.of("shop", astral))) {
+            for (List<String> row :
+                    List.of(List.of("shop-eu", "1"), List.of("shop", longId), List.of("shop", astral))) {
                 jdbi.useHandle(h -> h.createUpdate("""
                                 INSERT INTO webhook_inbox (partner_name, partner_event_id, payload, signature_verified)
                                 VALUES (:partner, :id, '{}', true)""")
-                        .bind("partner", row.get(0)).bind("id", row.get(1)).execute());
+                        .bind("partner", row.get(0))
+                        .bind("id", row.get(1))
+                        .execute());
             }
 
             Migrations.migrate(dataSource);
 
-            List<String> ids = jdbi.withHandle(h -> h.createQuery(
-                    "SELECT workflow_id FROM webhook_inbox ORDER BY received_at, partner_event_id").mapTo(String.class).list());
-            assertThat(ids).containsExactlyInAnyOrder("inbox-shop-eu-1",
-                    // sha256 of 200 "e"s, as `printf 'e%.0s' $(seq 1 200) | sha256sum` prints it.
-                    "inbox-shop-sha256-8afd3e3a697de1cc5a00cbe2af0ed27e5a1e173853865334685d068c57ef3d95",
-                    "inbox-shop-sha256-" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                            .digest(astral.getBytes(StandardCharsets.UTF_8))));
+            List<String> ids = jdbi.withHandle(
+                    h -> h.createQuery("SELECT workflow_id FROM webhook_inbox ORDER BY received_at, partner_event_id")
+                            .mapTo(String.class)
+                            .list());
+            assertThat(ids)
+                    .containsExactlyInAnyOrder(
+                            "inbox-shop-eu-1",
+                            // sha256 of 200 "e"s, as `printf 'e%.0s' $(seq 1 200) | sha256sum` prints it.
+                            "inbox-shop-sha256-8afd3e3a697de1cc5a00cbe2af0ed27e5a1e173853865334685d068c57ef3d95",
+                            "inbox-shop-sha256-"
+                                    + HexFormat.of()
+                                            .formatHex(MessageDigest.getInstance("SHA-256")
+                                                    .digest(astral.getBytes(StandardCharsets.UTF_8))));
         }
     }
 }

@@ -33,7 +33,8 @@ class RetentionTest {
         retention = new Retention(jdbi, clock);
         endpoint = jdbi.withHandle(h -> h.createQuery(
                         "INSERT INTO endpoints (name, url, secret) VALUES ('shop', 'http://127.0.0.1/x', 'whsec_eA==') RETURNING id")
-                .mapTo(UUID.class).one());
+                .mapTo(UUID.class)
+                .one());
     }
 
     @Test
@@ -51,7 +52,9 @@ class RetentionTest {
         UUID quarantined = inbox("QUARANTINED");
         UUID quarantinedDeadLetter = deadLetter("INBOX", quarantined, false);
         UUID received = inbox("RECEIVED");
-        jdbi.useHandle(h -> h.execute("INSERT INTO entities (aggregate_type, aggregate_id, state, version) VALUES ('order', '42', 'paid', 2)"));
+        jdbi.useHandle(
+                h -> h.execute(
+                        "INSERT INTO entities (aggregate_type, aggregate_id, state, version) VALUES ('order', '42', 'paid', 2)"));
         // Dead-lettered, then discarded: purged with its dead letter, once that is old enough.
         UUID discarded = outbox("PROCESSED");
         UUID discardedDelivery = delivery(discarded, "DEAD_LETTERED", 4);
@@ -64,7 +67,9 @@ class RetentionTest {
         assertThat(retention.purge(AGES, 2)).isEqualTo(new Purged(3, 3, 6, 3, 0));
         delivered.forEach(id -> assertThat(exists("outbox_events", id)).isFalse());
         processedInbox.forEach(id -> assertThat(exists("webhook_inbox", id)).isFalse());
-        assertThat(exists("outbox_events", discarded)).as("its closed dead letter still refers to it").isTrue();
+        assertThat(exists("outbox_events", discarded))
+                .as("its closed dead letter still refers to it")
+                .isTrue();
         assertThat(exists("dead_letters", closedDeadLetter)).isTrue();
 
         clock.advance(Duration.ofDays(23));
@@ -78,7 +83,9 @@ class RetentionTest {
             assertThat(exists("outbox_events", id)).as("outbox " + id).isTrue();
         }
         assertThat(exists("deliveries", openDelivery)).isTrue();
-        assertThat(count("delivery_attempts")).as("attempts of the kept deliveries").isEqualTo(6);
+        assertThat(count("delivery_attempts"))
+                .as("attempts of the kept deliveries")
+                .isEqualTo(6);
         for (UUID id : List.of(deferred, quarantined, received)) {
             assertThat(exists("webhook_inbox", id)).as("inbox " + id).isTrue();
         }
@@ -97,7 +104,8 @@ class RetentionTest {
         clock.advance(Duration.ofDays(3650));
 
         assertThat(retention.purge(Ages.FOREVER, 100)).isEqualTo(Purged.NONE);
-        assertThat(count("outbox_events") + count("webhook_inbox") + count("dead_letters")).isEqualTo(4);
+        assertThat(count("outbox_events") + count("webhook_inbox") + count("dead_letters"))
+                .isEqualTo(4);
     }
 
     @Test
@@ -111,8 +119,14 @@ class RetentionTest {
 
         try (Handle other = jdbi.open()) {
             other.begin();
-            other.createQuery("SELECT id FROM outbox_events WHERE id = :id FOR UPDATE").bind("id", busyOutbox).mapTo(UUID.class).one();
-            other.createQuery("SELECT id FROM webhook_inbox WHERE id = :id FOR UPDATE").bind("id", busyInbox).mapTo(UUID.class).one();
+            other.createQuery("SELECT id FROM outbox_events WHERE id = :id FOR UPDATE")
+                    .bind("id", busyOutbox)
+                    .mapTo(UUID.class)
+                    .one();
+            other.createQuery("SELECT id FROM webhook_inbox WHERE id = :id FOR UPDATE")
+                    .bind("id", busyInbox)
+                    .mapTo(UUID.class)
+                    .one();
 
             assertThat(retention.purge(AGES, 10)).isEqualTo(new Purged(1, 1, 2, 1, 0));
             assertThat(exists("outbox_events", idleOutbox)).isFalse();
@@ -131,13 +145,13 @@ class RetentionTest {
     }
 
     private UUID outbox(String status) {
-        return jdbi.withHandle(h -> h.createQuery("""
+        return jdbi.withHandle(
+                h -> h.createQuery("""
                         INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, status, dispatched_at, processed_at)
                         VALUES ('order', '42', 'order.paid', '{}', :status,
                                 CASE WHEN :status <> 'PENDING' THEN now() END,
                                 CASE WHEN :status = 'PROCESSED' THEN now() END)
-                        RETURNING id""")
-                .bind("status", status).mapTo(UUID.class).one());
+                        RETURNING id""").bind("status", status).mapTo(UUID.class).one());
     }
 
     private UUID delivery(UUID outboxId, String status, int attempts) {
@@ -147,13 +161,19 @@ class RetentionTest {
                             VALUES (:outbox, :endpoint, :status, :attempts,
                                     CASE WHEN :status IN ('DELIVERED', 'DEAD_LETTERED') THEN now() END)
                             RETURNING id""")
-                    .bind("outbox", outboxId).bind("endpoint", endpoint).bind("status", status).bind("attempts", attempts)
-                    .mapTo(UUID.class).one();
+                    .bind("outbox", outboxId)
+                    .bind("endpoint", endpoint)
+                    .bind("status", status)
+                    .bind("attempts", attempts)
+                    .mapTo(UUID.class)
+                    .one();
             for (int attempt = 1; attempt <= attempts; attempt++) {
                 h.createUpdate("""
                                 INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms)
                                 VALUES (:delivery, :attempt, now(), 503, 10)""")
-                        .bind("delivery", id).bind("attempt", attempt).execute();
+                        .bind("delivery", id)
+                        .bind("attempt", attempt)
+                        .execute();
             }
             return id;
         });
@@ -164,7 +184,10 @@ class RetentionTest {
                         INSERT INTO webhook_inbox (partner_name, partner_event_id, payload, signature_verified, status, processed_at)
                         VALUES ('shop', :eventId, '{}', true, :status, CASE WHEN :status = 'PROCESSED' THEN now() END)
                         RETURNING id""")
-                .bind("eventId", UUID.randomUUID().toString()).bind("status", status).mapTo(UUID.class).one());
+                .bind("eventId", UUID.randomUUID().toString())
+                .bind("status", status)
+                .mapTo(UUID.class)
+                .one());
     }
 
     private UUID deadLetter(String source, UUID reference, boolean resolved) {
@@ -173,17 +196,24 @@ class RetentionTest {
                         VALUES (:source, :reference, 'gave up', CASE WHEN :resolved THEN now() END,
                                 CASE WHEN :resolved THEN 'DISCARDED' END)
                         RETURNING id""")
-                .bind("source", source).bind("reference", reference).bind("resolved", resolved)
-                .mapTo(UUID.class).one());
+                .bind("source", source)
+                .bind("reference", reference)
+                .bind("resolved", resolved)
+                .mapTo(UUID.class)
+                .one());
     }
 
     private boolean exists(String table, UUID id) {
         return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM " + table + " WHERE id = :id")
-                .bind("id", id).mapTo(int.class).one()) == 1;
+                        .bind("id", id)
+                        .mapTo(int.class)
+                        .one())
+                == 1;
     }
 
     private int count(String table) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM " + table).mapTo(int.class).one());
+        return jdbi.withHandle(h ->
+                h.createQuery("SELECT count(*) FROM " + table).mapTo(int.class).one());
     }
 
     /** A clock a test moves forward by hand. */

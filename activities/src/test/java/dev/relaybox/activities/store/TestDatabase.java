@@ -34,7 +34,8 @@ public final class TestDatabase {
 
     private static DataSource database(String name, String createFrom) {
         EmbeddedPostgres pg = server();
-        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pg.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
             if (!createFrom.equals("postgres")) {
                 s.execute("CREATE DATABASE " + name + " TEMPLATE " + createFrom);
             } else {

@@ -11,8 +11,8 @@ import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.tags.Tag;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
@@ -53,25 +53,47 @@ public final class AdminDeadLettersResource {
         this.replay = new DeadLetterReplay(jdbi, wakeDispatcher);
     }
 
-    public record DeadLetter(UUID id, String source, UUID reference, String eventType, String peer, String aggregate,
-            String reason, String lastError, int attempts, Instant createdAt, Instant resolvedAt, String resolvedBy,
-            String resolution, String workflowId, String temporalUrl) {}
+    public record DeadLetter(
+            UUID id,
+            String source,
+            UUID reference,
+            String eventType,
+            String peer,
+            String aggregate,
+            String reason,
+            String lastError,
+            int attempts,
+            Instant createdAt,
+            Instant resolvedAt,
+            String resolvedBy,
+            String resolution,
+            String workflowId,
+            String temporalUrl) {}
 
     /** Who replays: defaults to the token's role; operators may name themselves for the record. */
     public record ReplayRequest(@Size(max = 100) String by) {}
 
-    public record BulkReplayRequest(@Valid DeadLetterFilter filter, @Size(max = 100) String by) {}
+    public record BulkReplayRequest(
+            @Valid DeadLetterFilter filter, @Size(max = 100) String by) {}
 
-    public record DiscardRequest(@NotBlank @Size(max = 500) String reason, @Size(max = 100) String by) {}
+    public record DiscardRequest(
+            @NotBlank @Size(max = 500) String reason,
+            @Size(max = 100) String by) {}
 
     public record Replayed(int replayed, int skippedDisabledEndpoint) {}
 
     @GET
-    @Operation(operationId = "listDeadLetters", summary = "Dead letters of both directions, newest first, filtered and paged")
-    public Page<DeadLetter> list(@QueryParam("open") @DefaultValue("true") boolean open,
-            @QueryParam("source") String source, @QueryParam("eventType") String eventType,
-            @QueryParam("peer") String peer, @QueryParam("aggregate") String aggregate,
-            @QueryParam("since") Instant since, @QueryParam("until") Instant until,
+    @Operation(
+            operationId = "listDeadLetters",
+            summary = "Dead letters of both directions, newest first, filtered and paged")
+    public Page<DeadLetter> list(
+            @QueryParam("open") @DefaultValue("true") boolean open,
+            @QueryParam("source") String source,
+            @QueryParam("eventType") String eventType,
+            @QueryParam("peer") String peer,
+            @QueryParam("aggregate") String aggregate,
+            @QueryParam("since") Instant since,
+            @QueryParam("until") Instant until,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
             @Parameter(description = "the nextCursor of the previous page") @QueryParam("cursor") String cursor) {
         DeadLetterFilter filter = checked(new DeadLetterFilter(source, eventType, peer, aggregate, since, until));
@@ -84,24 +106,33 @@ public final class AdminDeadLettersResource {
     @Path("/{id}")
     @Operation(operationId = "getDeadLetter", summary = "One dead letter with its reason and Temporal link")
     public DeadLetter get(@PathParam("id") UUID id) {
-        return store.find(id).map(this::view)
+        return store.find(id)
+                .map(this::view)
                 .orElseThrow(() -> ApiException.notFound("dead_letter_not_found", "no dead letter with id " + id));
     }
 
     @POST
     @Path("/{id}/replay")
-    @Operation(operationId = "replayDeadLetter", summary = "Send a dead letter through the normal path again (409 if already resolved)")
-    public Replayed replay(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id, @Valid ReplayRequest request) {
+    @Operation(
+            operationId = "replayDeadLetter",
+            summary = "Send a dead letter through the normal path again (409 if already resolved)")
+    public Replayed replay(
+            @Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id, @Valid ReplayRequest request) {
         DeadLetter deadLetter = get(id);
         if (deadLetter.resolvedAt() != null) {
-            throw ApiException.conflict("already_resolved", "dead letter " + id + " was already "
-                    + deadLetter.resolution().toLowerCase() + " by " + deadLetter.resolvedBy() + " at "
-                    + deadLetter.resolvedAt());
+            throw ApiException.conflict(
+                    "already_resolved",
+                    "dead letter " + id + " was already "
+                            + deadLetter.resolution().toLowerCase() + " by " + deadLetter.resolvedBy() + " at "
+                            + deadLetter.resolvedAt());
         }
-        DeadLetterReplay.Result result = replay.replay(DeadLetterFilter.none(), id, by(caller, request == null ? null : request.by()));
+        DeadLetterReplay.Result result =
+                replay.replay(DeadLetterFilter.none(), id, by(caller, request == null ? null : request.by()));
         if (result.skippedDisabledEndpoint() > 0) {
-            throw ApiException.conflict("endpoint_disabled", "the endpoint " + deadLetter.peer()
-                    + " is disabled; enable it (PATCH /admin/endpoints/{id}) before replaying");
+            throw ApiException.conflict(
+                    "endpoint_disabled",
+                    "the endpoint " + deadLetter.peer()
+                            + " is disabled; enable it (PATCH /admin/endpoints/{id}) before replaying");
         }
         if (result.replayed() == 0) {
             throw ApiException.conflict("already_resolved", "dead letter " + id + " is being replayed or was resolved");
@@ -113,7 +144,8 @@ public final class AdminDeadLettersResource {
     @POST
     @Path("/replay")
     @Operation(operationId = "replayDeadLetters", summary = "Replay every open dead letter matching a filter")
-    public Replayed replayAll(@Parameter(hidden = true) @Auth Caller caller, @NotNull @Valid BulkReplayRequest request) {
+    public Replayed replayAll(
+            @Parameter(hidden = true) @Auth Caller caller, @NotNull @Valid BulkReplayRequest request) {
         DeadLetterFilter filter = request.filter() == null ? DeadLetterFilter.none() : checked(request.filter());
         DeadLetterReplay.Result result = replay.replay(filter, null, by(caller, request.by()));
         return new Replayed(result.replayed(), result.skippedDisabledEndpoint());
@@ -122,7 +154,10 @@ public final class AdminDeadLettersResource {
     @POST
     @Path("/{id}/discard")
     @Operation(operationId = "discardDeadLetter", summary = "Give up on a dead letter, with a reason")
-    public DeadLetter discard(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id, @NotNull @Valid DiscardRequest request) {
+    public DeadLetter discard(
+            @Parameter(hidden = true) @Auth Caller caller,
+            @PathParam("id") UUID id,
+            @NotNull @Valid DiscardRequest request) {
         get(id);
         if (!replay.discard(id, by(caller, request.by()), request.reason())) {
             throw ApiException.conflict("already_resolved", "dead letter " + id + " was already resolved");
@@ -153,11 +188,25 @@ public final class AdminDeadLettersResource {
     private DeadLetter view(DeadLetterStore.Row row) {
         String workflowId = row.source() == Source.OUTBOX
                 ? (row.outboxId() == null ? null : OutboxDeliveryWorkflow.workflowId(row.outboxId()))
-                : (row.partnerName() == null ? null
-                        : InboxEventWorkflow.workflowIdOf(row.inboxWorkflowId(), row.partnerName(), row.partnerEventId()));
-        return new DeadLetter(row.id(), row.source().name(), row.reference(), row.eventType(), row.peer(),
-                row.aggregate() == null ? null : row.aggregate().toString(), row.reason(), row.lastError(),
-                row.attempts(), row.createdAt(), row.resolvedAt(), row.resolvedBy(), row.resolution(), workflowId,
+                : (row.partnerName() == null
+                        ? null
+                        : InboxEventWorkflow.workflowIdOf(
+                                row.inboxWorkflowId(), row.partnerName(), row.partnerEventId()));
+        return new DeadLetter(
+                row.id(),
+                row.source().name(),
+                row.reference(),
+                row.eventType(),
+                row.peer(),
+                row.aggregate() == null ? null : row.aggregate().toString(),
+                row.reason(),
+                row.lastError(),
+                row.attempts(),
+                row.createdAt(),
+                row.resolvedAt(),
+                row.resolvedBy(),
+                row.resolution(),
+                workflowId,
                 workflowId == null ? null : links.workflow(workflowId));
     }
 }

@@ -1,5 +1,6 @@
 package dev.relaybox.service.admin;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.outbound.DeliveryStore;
 import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.Page;
@@ -7,11 +8,11 @@ import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -23,7 +24,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -48,21 +48,45 @@ public final class AdminDeliveriesResource {
         this.links = links;
     }
 
-    public record Delivery(UUID id, UUID outboxId, String eventType, String aggregate, String endpoint, String url,
-            String status, int attempts, Instant nextAttemptAt, Integer lastStatus, String lastError,
-            Instant createdAt, Instant completedAt, String workflowId, String temporalUrl) {}
+    public record Delivery(
+            UUID id,
+            UUID outboxId,
+            String eventType,
+            String aggregate,
+            String endpoint,
+            String url,
+            String status,
+            int attempts,
+            Instant nextAttemptAt,
+            Integer lastStatus,
+            String lastError,
+            Instant createdAt,
+            Instant completedAt,
+            String workflowId,
+            String temporalUrl) {}
 
     public record DeliveryDetail(Delivery delivery, JsonNode payload, List<DeliveryStore.Attempt> attempts) {}
 
     @GET
-    @Operation(operationId = "listDeliveries", summary = "Deliveries (one per outbox event and endpoint), filtered, newest first")
-    public Page<Delivery> list(@QueryParam("status") String status, @QueryParam("eventType") String eventType,
-            @QueryParam("endpoint") String endpoint, @QueryParam("aggregate") String aggregate,
-            @QueryParam("since") Instant since, @QueryParam("until") Instant until,
+    @Operation(
+            operationId = "listDeliveries",
+            summary = "Deliveries (one per outbox event and endpoint), filtered, newest first")
+    public Page<Delivery> list(
+            @QueryParam("status") String status,
+            @QueryParam("eventType") String eventType,
+            @QueryParam("endpoint") String endpoint,
+            @QueryParam("aggregate") String aggregate,
+            @QueryParam("since") Instant since,
+            @QueryParam("until") Instant until,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
             @Parameter(description = "the nextCursor of the previous page") @QueryParam("cursor") String cursor) {
-        DeliveryStore.Filter filter = new DeliveryStore.Filter(ListParams.status(DeliveryStatus.class, status),
-                ListParams.text(eventType), ListParams.text(endpoint), ListParams.aggregate(aggregate), since, until);
+        DeliveryStore.Filter filter = new DeliveryStore.Filter(
+                ListParams.status(DeliveryStatus.class, status),
+                ListParams.text(eventType),
+                ListParams.text(endpoint),
+                ListParams.aggregate(aggregate),
+                since,
+                until);
         Page<DeliveryStore.Listed> page = deliveries.list(filter, ListParams.cursor(cursor), limit);
         return new Page<>(page.items().stream().map(this::delivery).toList(), page.nextCursor());
     }
@@ -71,10 +95,12 @@ public final class AdminDeliveriesResource {
     @Path("/{id}")
     @Operation(operationId = "getDelivery", summary = "One delivery with its payload and every attempt")
     public DeliveryDetail get(@PathParam("id") UUID id) {
-        Delivery delivery = deliveries.find(id).map(this::delivery)
+        Delivery delivery = deliveries
+                .find(id)
+                .map(this::delivery)
                 .orElseThrow(() -> ApiException.notFound("delivery_not_found", "no delivery with id " + id));
-        return new DeliveryDetail(delivery, Json.parse(outbox.payload(delivery.outboxId()).orElseThrow()),
-                deliveries.attempts(id));
+        return new DeliveryDetail(
+                delivery, Json.parse(outbox.payload(delivery.outboxId()).orElseThrow()), deliveries.attempts(id));
     }
 
     /** Skips the wait of a delivery that is backing off: its next attempt starts now. */
@@ -84,23 +110,39 @@ public final class AdminDeliveriesResource {
     public Map<String, String> retryNow(@PathParam("id") UUID id) {
         Delivery delivery = get(id).delivery();
         if (!DeliveryStatus.valueOf(delivery.status()).attemptable()) {
-            throw ApiException.conflict("not_retrying", "delivery " + id + " is " + delivery.status()
-                    + "; only a pending or retrying delivery can be retried now (replay a dead letter instead)");
+            throw ApiException.conflict(
+                    "not_retrying",
+                    "delivery " + id + " is " + delivery.status()
+                            + "; only a pending or retrying delivery can be retried now (replay a dead letter instead)");
         }
         try {
-            temporal.newWorkflowStub(OutboxDeliveryWorkflow.class, OutboxDeliveryWorkflow.workflowId(delivery.outboxId()))
+            temporal.newWorkflowStub(
+                            OutboxDeliveryWorkflow.class, OutboxDeliveryWorkflow.workflowId(delivery.outboxId()))
                     .retryNow();
         } catch (WorkflowNotFoundException e) {
-            throw ApiException.conflict("workflow_not_running",
-                    "the delivery workflow is not running; the reconciler will restart it");
+            throw ApiException.conflict(
+                    "workflow_not_running", "the delivery workflow is not running; the reconciler will restart it");
         }
         return Map.of("status", "signalled", "workflowId", OutboxDeliveryWorkflow.workflowId(delivery.outboxId()));
     }
 
     private Delivery delivery(DeliveryStore.Listed d) {
         String workflowId = OutboxDeliveryWorkflow.workflowId(d.outboxId());
-        return new Delivery(d.id(), d.outboxId(), d.eventType(), d.aggregate().toString(), d.endpoint(), d.url(),
-                d.status().name(), d.attempts(), d.nextAttemptAt(), d.lastStatus(), d.lastError(), d.createdAt(),
-                d.completedAt(), workflowId, links.workflow(workflowId));
+        return new Delivery(
+                d.id(),
+                d.outboxId(),
+                d.eventType(),
+                d.aggregate().toString(),
+                d.endpoint(),
+                d.url(),
+                d.status().name(),
+                d.attempts(),
+                d.nextAttemptAt(),
+                d.lastStatus(),
+                d.lastError(),
+                d.createdAt(),
+                d.completedAt(),
+                workflowId,
+                links.workflow(workflowId));
     }
 }

@@ -11,10 +11,10 @@ import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -47,22 +47,44 @@ public final class AdminInboxResource {
         this.links = links;
     }
 
-    public record InboxEvent(UUID id, String partner, String partnerEventId, String eventType, String aggregate,
-            InboxState status, Outcome outcome, int attempts, String deferReason, String lastError,
-            Instant receivedAt, Instant processedAt, String workflowId, String temporalUrl) {}
+    public record InboxEvent(
+            UUID id,
+            String partner,
+            String partnerEventId,
+            String eventType,
+            String aggregate,
+            InboxState status,
+            Outcome outcome,
+            int attempts,
+            String deferReason,
+            String lastError,
+            Instant receivedAt,
+            Instant processedAt,
+            String workflowId,
+            String temporalUrl) {}
 
     public record InboxEventDetail(InboxEvent event, JsonNode payload) {}
 
     @GET
-    @Operation(operationId = "listInbox", summary = "Inbound events, filtered, newest first; pass nextCursor back as "
-            + "cursor for the next page")
-    public Page<InboxEvent> list(@QueryParam("status") String status, @QueryParam("eventType") String eventType,
-            @QueryParam("partner") String partner, @QueryParam("aggregate") String aggregate,
-            @QueryParam("since") Instant since, @QueryParam("until") Instant until,
+    @Operation(
+            operationId = "listInbox",
+            summary = "Inbound events, filtered, newest first; pass nextCursor back as " + "cursor for the next page")
+    public Page<InboxEvent> list(
+            @QueryParam("status") String status,
+            @QueryParam("eventType") String eventType,
+            @QueryParam("partner") String partner,
+            @QueryParam("aggregate") String aggregate,
+            @QueryParam("since") Instant since,
+            @QueryParam("until") Instant until,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
             @QueryParam("cursor") String cursor) {
-        InboxFilter filter = new InboxFilter(status == null ? null : state(status), eventType, partner,
-                aggregate == null ? null : aggregate(aggregate), since, until);
+        InboxFilter filter = new InboxFilter(
+                status == null ? null : state(status),
+                eventType,
+                partner,
+                aggregate == null ? null : aggregate(aggregate),
+                since,
+                until);
         Page<InboxStore.InboxEvent> page = inbox.list(filter, cursor(cursor), limit);
         return new Page<>(page.items().stream().map(this::event).toList(), page.nextCursor());
     }
@@ -83,22 +105,35 @@ public final class AdminInboxResource {
     public Map<String, String> release(@PathParam("id") UUID id) {
         InboxEvent event = get(id).event();
         if (event.status() != InboxState.DEFERRED) {
-            throw ApiException.conflict("not_deferred", "inbox event " + id + " is " + event.status()
-                    + "; only a deferred event can be released");
+            throw ApiException.conflict(
+                    "not_deferred",
+                    "inbox event " + id + " is " + event.status() + "; only a deferred event can be released");
         }
         try {
-            temporal.newWorkflowStub(InboxEventWorkflow.class, event.workflowId()).release();
+            temporal.newWorkflowStub(InboxEventWorkflow.class, event.workflowId())
+                    .release();
         } catch (WorkflowNotFoundException e) {
-            throw ApiException.conflict("workflow_not_running",
-                    "the event's workflow is not running; the reconciler will restart it");
+            throw ApiException.conflict(
+                    "workflow_not_running", "the event's workflow is not running; the reconciler will restart it");
         }
         return Map.of("status", "released", "workflowId", event.workflowId());
     }
 
     private InboxEvent event(InboxStore.InboxEvent e) {
-        return new InboxEvent(e.id(), e.partner(), e.partnerEventId(), e.eventType(),
-                e.aggregate() == null ? null : e.aggregate().toString(), e.status(), e.outcome(), e.attempts(),
-                e.deferReason(), e.lastError(), e.receivedAt(), e.processedAt(), e.workflowId(),
+        return new InboxEvent(
+                e.id(),
+                e.partner(),
+                e.partnerEventId(),
+                e.eventType(),
+                e.aggregate() == null ? null : e.aggregate().toString(),
+                e.status(),
+                e.outcome(),
+                e.attempts(),
+                e.deferReason(),
+                e.lastError(),
+                e.receivedAt(),
+                e.processedAt(),
+                e.workflowId(),
                 links.workflow(e.workflowId()));
     }
 
@@ -106,8 +141,9 @@ public final class AdminInboxResource {
         try {
             return InboxState.valueOf(status.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw ApiException.badRequest("invalid_status", "status is one of received, deferred, processed or "
-                    + "quarantined, not \"" + status + "\"");
+            throw ApiException.badRequest(
+                    "invalid_status",
+                    "status is one of received, deferred, processed or " + "quarantined, not \"" + status + "\"");
         }
     }
 

@@ -36,23 +36,47 @@ public final class AdminOutboxResource {
     }
 
     /** {@code deliveries} counts them by status, e.g. {@code DELIVERED:2 RETRYING:1}. */
-    public record OutboxRow(UUID id, String eventType, String aggregate, String status, Instant createdAt,
-            Instant dispatchedAt, Instant processedAt, String deliveries, String temporalUrl) {}
+    public record OutboxRow(
+            UUID id,
+            String eventType,
+            String aggregate,
+            String status,
+            Instant createdAt,
+            Instant dispatchedAt,
+            Instant processedAt,
+            String deliveries,
+            String temporalUrl) {}
 
     @GET
     @Operation(operationId = "listOutbox", summary = "Outbox events with their delivery counts, filtered, newest first")
-    public Page<OutboxRow> list(@QueryParam("status") String status, @QueryParam("eventType") String eventType,
-            @QueryParam("aggregate") String aggregate, @QueryParam("since") Instant since,
+    public Page<OutboxRow> list(
+            @QueryParam("status") String status,
+            @QueryParam("eventType") String eventType,
+            @QueryParam("aggregate") String aggregate,
+            @QueryParam("since") Instant since,
             @QueryParam("until") Instant until,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
             @Parameter(description = "the nextCursor of the previous page") @QueryParam("cursor") String cursor) {
-        OutboxStore.Filter filter = new OutboxStore.Filter(ListParams.status(OutboxStatus.class, status),
-                ListParams.text(eventType), ListParams.aggregate(aggregate), since, until);
+        OutboxStore.Filter filter = new OutboxStore.Filter(
+                ListParams.status(OutboxStatus.class, status),
+                ListParams.text(eventType),
+                ListParams.aggregate(aggregate),
+                since,
+                until);
         Page<OutboxStore.Listed> page = outbox.list(filter, ListParams.cursor(cursor), limit);
-        return new Page<>(page.items().stream()
-                .map(o -> new OutboxRow(o.id(), o.eventType(), o.aggregate().toString(), o.status().name(),
-                        o.createdAt(), o.dispatchedAt(), o.processedAt(), o.deliveries(),
-                        links.workflow(OutboxDeliveryWorkflow.workflowId(o.id()))))
-                .toList(), page.nextCursor());
+        return new Page<>(
+                page.items().stream()
+                        .map(o -> new OutboxRow(
+                                o.id(),
+                                o.eventType(),
+                                o.aggregate().toString(),
+                                o.status().name(),
+                                o.createdAt(),
+                                o.dispatchedAt(),
+                                o.processedAt(),
+                                o.deliveries(),
+                                links.workflow(OutboxDeliveryWorkflow.workflowId(o.id()))))
+                        .toList(),
+                page.nextCursor());
     }
 }

@@ -25,7 +25,9 @@ public final class AdminOverviewResource {
     }
 
     @GET
-    @Operation(operationId = "overview", summary = "Counts of open work: undispatched, retrying, deferred, dead letters")
+    @Operation(
+            operationId = "overview",
+            summary = "Counts of open work: undispatched, retrying, deferred, dead letters")
     public Overview overview() {
         return queries.overview();
     }

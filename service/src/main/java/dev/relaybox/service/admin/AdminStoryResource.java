@@ -48,42 +48,89 @@ public final class AdminStoryResource {
         this.links = links;
     }
 
-    public record Story(String query, String aggregate, EntityState entity, List<InboxStep> inbox,
-            List<OutboxStep> outbox, List<DeadLetterStep> deadLetters) {}
+    public record Story(
+            String query,
+            String aggregate,
+            EntityState entity,
+            List<InboxStep> inbox,
+            List<OutboxStep> outbox,
+            List<DeadLetterStep> deadLetters) {}
 
     public record EntityState(String state, int version, Instant updatedAt) {}
 
-    public record InboxStep(UUID id, String partner, String partnerEventId, String eventType, String status,
-            String outcome, String deferReason, String lastError, int attempts, Instant receivedAt,
-            Instant processedAt, String temporalUrl, boolean matched) {}
+    public record InboxStep(
+            UUID id,
+            String partner,
+            String partnerEventId,
+            String eventType,
+            String status,
+            String outcome,
+            String deferReason,
+            String lastError,
+            int attempts,
+            Instant receivedAt,
+            Instant processedAt,
+            String temporalUrl,
+            boolean matched) {}
 
-    public record OutboxStep(UUID id, String eventType, String status, Instant createdAt, Instant dispatchedAt,
-            Instant processedAt, String temporalUrl, boolean matched, List<DeliveryStep> deliveries) {}
+    public record OutboxStep(
+            UUID id,
+            String eventType,
+            String status,
+            Instant createdAt,
+            Instant dispatchedAt,
+            Instant processedAt,
+            String temporalUrl,
+            boolean matched,
+            List<DeliveryStep> deliveries) {}
 
-    public record DeliveryStep(UUID id, String endpoint, String url, String status, int attempts, Integer lastStatus,
-            String lastError, Instant nextAttemptAt, Instant completedAt, boolean matched, List<AttemptStep> tries) {}
+    public record DeliveryStep(
+            UUID id,
+            String endpoint,
+            String url,
+            String status,
+            int attempts,
+            Integer lastStatus,
+            String lastError,
+            Instant nextAttemptAt,
+            Instant completedAt,
+            boolean matched,
+            List<AttemptStep> tries) {}
 
     public record AttemptStep(int attempt, Instant startedAt, Integer statusCode, int latencyMs, String error) {}
 
-    public record DeadLetterStep(UUID id, String source, UUID reference, String reason, int attempts,
-            Instant createdAt, Instant resolvedAt, String resolution, boolean matched) {}
+    public record DeadLetterStep(
+            UUID id,
+            String source,
+            UUID reference,
+            String reason,
+            int attempts,
+            Instant createdAt,
+            Instant resolvedAt,
+            String resolution,
+            boolean matched) {}
 
     /** What a query found: the aggregate, or a lone inbox event that names none, and the ids it matched. */
     private record Match(AggregateKey aggregate, UUID loneInbox, Set<UUID> matched) {}
 
     @GET
-    @Operation(operationId = "eventStory",
-            summary = "One event's whole story, found by any id: outbox id / webhook-id, delivery, inbox, partner event id, dead letter or aggregate")
-    public Story story(@Parameter(description = "an id of any kind, or an aggregate as type:id", required = true)
-            @QueryParam("q") String q) {
+    @Operation(
+            operationId = "eventStory",
+            summary =
+                    "One event's whole story, found by any id: outbox id / webhook-id, delivery, inbox, partner event id, dead letter or aggregate")
+    public Story story(
+            @Parameter(description = "an id of any kind, or an aggregate as type:id", required = true) @QueryParam("q")
+                    String q) {
         String query = q == null ? "" : q.trim();
         if (query.isEmpty()) {
             throw ApiException.badRequest("invalid_request", "q is required: an id of any kind, or type:id");
         }
         return jdbi.withExtension(StoryQueries.class, queries -> {
-            Match match = find(queries, query).orElseThrow(() -> ApiException.notFound("story_not_found",
-                    "no outbox event, delivery, inbox event, partner event id, dead letter or aggregate matches \""
-                            + query + "\""));
+            Match match = find(queries, query)
+                    .orElseThrow(() -> ApiException.notFound(
+                            "story_not_found",
+                            "no outbox event, delivery, inbox event, partner event id, dead letter or aggregate matches \""
+                                    + query + "\""));
             return tell(queries, query, match);
         });
     }
@@ -96,8 +143,8 @@ public final class AdminStoryResource {
                 return byId;
             }
         }
-        Optional<Match> byPartnerEventId = queries.inboxByPartnerEventId(query)
-                .map(found -> inboxMatch(found, new HashSet<>()));
+        Optional<Match> byPartnerEventId =
+                queries.inboxByPartnerEventId(query).map(found -> inboxMatch(found, new HashSet<>()));
         if (byPartnerEventId.isPresent() || !query.contains(":")) {
             return byPartnerEventId;
         }
@@ -137,46 +184,100 @@ public final class AdminStoryResource {
     private Story tell(StoryQueries queries, String query, Match match) {
         boolean lone = match.loneInbox() != null;
         AggregateKey aggregate = match.aggregate();
-        List<StoryQueries.InboxRow> inboxRows = lone ? queries.inboxAlone(match.loneInbox())
-                : queries.inboxOf(aggregate.type(), aggregate.id(), LIMIT);
-        List<InboxStep> inbox = inboxRows.stream().map(row -> new InboxStep(row.id(), row.partnerName(),
-                row.partnerEventId(), row.eventType(), row.status(), row.outcome(), row.deferReason(), row.lastError(),
-                row.attempts(), row.receivedAt(), row.processedAt(),
-                links.workflow(InboxEventWorkflow.workflowId(row.partnerName(), row.partnerEventId())),
-                match.matched().contains(row.id()))).toList();
+        List<StoryQueries.InboxRow> inboxRows =
+                lone ? queries.inboxAlone(match.loneInbox()) : queries.inboxOf(aggregate.type(), aggregate.id(), LIMIT);
+        List<InboxStep> inbox = inboxRows.stream()
+                .map(row -> new InboxStep(
+                        row.id(),
+                        row.partnerName(),
+                        row.partnerEventId(),
+                        row.eventType(),
+                        row.status(),
+                        row.outcome(),
+                        row.deferReason(),
+                        row.lastError(),
+                        row.attempts(),
+                        row.receivedAt(),
+                        row.processedAt(),
+                        links.workflow(InboxEventWorkflow.workflowId(row.partnerName(), row.partnerEventId())),
+                        match.matched().contains(row.id())))
+                .toList();
         List<OutboxStep> outbox = lone ? List.of() : outbox(queries, match);
         Set<UUID> references = new HashSet<>();
         inbox.forEach(step -> references.add(step.id()));
         outbox.forEach(step -> step.deliveries().forEach(d -> references.add(d.id())));
-        List<DeadLetterStep> deadLetters = references.isEmpty() ? List.of() : queries.deadLetters(references).stream()
-                .map(row -> new DeadLetterStep(row.id(), row.source(), row.reference(), row.reason(), row.attempts(),
-                        row.createdAt(), row.resolvedAt(), row.resolution(), match.matched().contains(row.id())))
-                .toList();
-        EntityState entity = lone ? null : queries.entity(aggregate.type(), aggregate.id())
-                .map(row -> new EntityState(row.state(), row.version(), row.updatedAt())).orElse(null);
+        List<DeadLetterStep> deadLetters = references.isEmpty()
+                ? List.of()
+                : queries.deadLetters(references).stream()
+                        .map(row -> new DeadLetterStep(
+                                row.id(),
+                                row.source(),
+                                row.reference(),
+                                row.reason(),
+                                row.attempts(),
+                                row.createdAt(),
+                                row.resolvedAt(),
+                                row.resolution(),
+                                match.matched().contains(row.id())))
+                        .toList();
+        EntityState entity = lone
+                ? null
+                : queries.entity(aggregate.type(), aggregate.id())
+                        .map(row -> new EntityState(row.state(), row.version(), row.updatedAt()))
+                        .orElse(null);
         return new Story(query, lone ? null : aggregate.toString(), entity, inbox, outbox, deadLetters);
     }
 
     private List<OutboxStep> outbox(StoryQueries queries, Match match) {
-        List<StoryQueries.OutboxRow> rows = queries.outboxOf(match.aggregate().type(), match.aggregate().id(), LIMIT);
+        List<StoryQueries.OutboxRow> rows =
+                queries.outboxOf(match.aggregate().type(), match.aggregate().id(), LIMIT);
         if (rows.isEmpty()) {
             return List.of();
         }
-        List<StoryQueries.DeliveryRow> deliveries = queries.deliveries(rows.stream().map(StoryQueries.OutboxRow::id)
-                .toList());
-        Map<UUID, List<AttemptStep>> tries = deliveries.isEmpty() ? Map.of() : queries.attempts(
-                        deliveries.stream().map(StoryQueries.DeliveryRow::id).toList()).stream()
-                .collect(Collectors.groupingBy(StoryQueries.AttemptRow::deliveryId, Collectors.mapping(
-                        a -> new AttemptStep(a.attempt(), a.startedAt(), a.statusCode(), a.latencyMs(), a.error()),
-                        Collectors.toList())));
-        Map<UUID, List<DeliveryStep>> perOutbox = deliveries.stream().collect(Collectors.groupingBy(
-                StoryQueries.DeliveryRow::outboxId, Collectors.mapping(d -> new DeliveryStep(d.id(), d.endpoint(),
-                        d.url(), d.status(), d.attempts(), d.lastStatus(), d.lastError(), d.nextAttemptAt(),
-                        d.completedAt(), match.matched().contains(d.id()), tries.getOrDefault(d.id(), List.of())),
-                        Collectors.toList())));
-        return rows.stream().map(row -> new OutboxStep(row.id(), row.eventType(), row.status(), row.createdAt(),
-                row.dispatchedAt(), row.processedAt(), links.workflow(OutboxDeliveryWorkflow.workflowId(row.id())),
-                match.matched().contains(row.id()), perOutbox.getOrDefault(row.id(), List.of()))).toList();
+        List<StoryQueries.DeliveryRow> deliveries =
+                queries.deliveries(rows.stream().map(StoryQueries.OutboxRow::id).toList());
+        Map<UUID, List<AttemptStep>> tries = deliveries.isEmpty()
+                ? Map.of()
+                : queries
+                        .attempts(deliveries.stream()
+                                .map(StoryQueries.DeliveryRow::id)
+                                .toList())
+                        .stream()
+                        .collect(Collectors.groupingBy(
+                                StoryQueries.AttemptRow::deliveryId,
+                                Collectors.mapping(
+                                        a -> new AttemptStep(
+                                                a.attempt(), a.startedAt(), a.statusCode(), a.latencyMs(), a.error()),
+                                        Collectors.toList())));
+        Map<UUID, List<DeliveryStep>> perOutbox = deliveries.stream()
+                .collect(Collectors.groupingBy(
+                        StoryQueries.DeliveryRow::outboxId,
+                        Collectors.mapping(
+                                d -> new DeliveryStep(
+                                        d.id(),
+                                        d.endpoint(),
+                                        d.url(),
+                                        d.status(),
+                                        d.attempts(),
+                                        d.lastStatus(),
+                                        d.lastError(),
+                                        d.nextAttemptAt(),
+                                        d.completedAt(),
+                                        match.matched().contains(d.id()),
+                                        tries.getOrDefault(d.id(), List.of())),
+                                Collectors.toList())));
+        return rows.stream()
+                .map(row -> new OutboxStep(
+                        row.id(),
+                        row.eventType(),
+                        row.status(),
+                        row.createdAt(),
+                        row.dispatchedAt(),
+                        row.processedAt(),
+                        links.workflow(OutboxDeliveryWorkflow.workflowId(row.id())),
+                        match.matched().contains(row.id()),
+                        perOutbox.getOrDefault(row.id(), List.of())))
+                .toList();
     }
 
     private static UUID uuid(String text) {

@@ -49,13 +49,21 @@ public final class AdminWorkflowsResource {
     }
 
     /** The history; {@code temporalUrl} is the Temporal UI's page for it, null when the server is embedded. */
-    public record WorkflowHistory(String workflowId, String runId, String workflowType, String summary,
-            String status, String currentDetails, String temporalUrl, List<WorkflowTimeline.Entry> timeline) {}
+    public record WorkflowHistory(
+            String workflowId,
+            String runId,
+            String workflowType,
+            String summary,
+            String status,
+            String currentDetails,
+            String temporalUrl,
+            List<WorkflowTimeline.Entry> timeline) {}
 
     @GET
     @Path("{workflowId}")
     @Produces(MediaType.TEXT_HTML)
-    @Operation(operationId = "workflowHistoryPage",
+    @Operation(
+            operationId = "workflowHistoryPage",
             summary = "A workflow's history as a timeline (HTML; it asks for an admin token itself)")
     public byte[] page(@PathParam("workflowId") String workflowId) {
         return page;
@@ -72,20 +80,30 @@ public final class AdminWorkflowsResource {
             history = temporal.fetchHistory(workflowId);
         } catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-                throw ApiException.notFound("workflow_not_found", "Temporal holds no workflow " + workflowId
-                        + " (the embedded server keeps none across restarts; the reconciler starts unfinished ones again)");
+                throw ApiException.notFound(
+                        "workflow_not_found",
+                        "Temporal holds no workflow " + workflowId
+                                + " (the embedded server keeps none across restarts; the reconciler starts unfinished ones again)");
             }
             throw e;
         }
         WorkflowTimeline.View view = WorkflowTimeline.of(history.getEvents());
         String details = view.status().equals("running") ? currentDetails(workflowId) : null;
-        return new WorkflowHistory(workflowId, view.runId(), view.workflowType(),
-                view.summary(), view.status(), details, links.temporalUi(workflowId), view.entries());
+        return new WorkflowHistory(
+                workflowId,
+                view.runId(),
+                view.workflowType(),
+                view.summary(),
+                view.status(),
+                details,
+                links.temporalUi(workflowId),
+                view.entries());
     }
 
     private String currentDetails(String workflowId) {
         try {
-            return temporal.newUntypedWorkflowStub(workflowId).query(METADATA_QUERY, WorkflowMetadata.class)
+            return temporal.newUntypedWorkflowStub(workflowId)
+                    .query(METADATA_QUERY, WorkflowMetadata.class)
                     .getCurrentDetails();
         } catch (RuntimeException e) {
             // The timeline still stands without them, e.g. while no worker polls the task queue.

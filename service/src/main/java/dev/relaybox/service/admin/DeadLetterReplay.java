@@ -1,12 +1,12 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.deadletter.DeadLetters.Source;
+import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.outbound.DeliveryStore;
+import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.DeadLetterFilter;
 import dev.relaybox.activities.store.DeadLetterState;
 import dev.relaybox.activities.store.DeadLetterStore;
-import dev.relaybox.activities.outbound.DeliveryStore;
-import dev.relaybox.activities.outbound.OutboxStore;
 import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -35,8 +35,10 @@ final class DeadLetterReplay {
             DeadLetterStore store = h.attach(DeadLetterStore.class);
             List<DeadLetterStore.Row> chosen = store.lockOpen(filter, onlyId);
             List<DeadLetterStore.Row> replayable = chosen.stream()
-                    .filter(row -> !Boolean.FALSE.equals(row.endpointEnabled())).toList();
-            store.resolve(replayable.stream().map(DeadLetterStore.Row::id).toList(), DeadLetterState.REPLAYED, by, null);
+                    .filter(row -> !Boolean.FALSE.equals(row.endpointEnabled()))
+                    .toList();
+            store.resolve(
+                    replayable.stream().map(DeadLetterStore.Row::id).toList(), DeadLetterState.REPLAYED, by, null);
             resetDeliveries(h, references(replayable, Source.OUTBOX));
             resetInboxEvents(h, references(replayable, Source.INBOX));
             return new Result(replayable.size(), chosen.size() - replayable.size());
@@ -48,12 +50,15 @@ final class DeadLetterReplay {
     }
 
     boolean discard(UUID id, String by, String reason) {
-        return jdbi.withExtension(DeadLetterStore.class,
-                store -> store.resolve(List.of(id), DeadLetterState.DISCARDED, by, reason) == 1);
+        return jdbi.withExtension(
+                DeadLetterStore.class, store -> store.resolve(List.of(id), DeadLetterState.DISCARDED, by, reason) == 1);
     }
 
     private static List<UUID> references(List<DeadLetterStore.Row> chosen, Source source) {
-        return chosen.stream().filter(row -> row.source() == source).map(DeadLetterStore.Row::reference).toList();
+        return chosen.stream()
+                .filter(row -> row.source() == source)
+                .map(DeadLetterStore.Row::reference)
+                .toList();
     }
 
     private static void resetDeliveries(Handle h, List<UUID> references) {

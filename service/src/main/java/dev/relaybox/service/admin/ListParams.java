@@ -23,8 +23,11 @@ final class ListParams {
         try {
             return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw ApiException.badRequest("invalid_status", "status must be one of "
-                    + Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT) + ", not \"" + value + "\"");
+            throw ApiException.badRequest(
+                    "invalid_status",
+                    "status must be one of "
+                            + Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT) + ", not \"" + value
+                            + "\"");
         }
     }
 

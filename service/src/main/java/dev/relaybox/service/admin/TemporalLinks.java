@@ -15,7 +15,8 @@ public record TemporalLinks(String uiBaseUrl, String namespace, boolean embedded
 
     /** The Temporal UI's page for the workflow; null when the server is embedded (no UI can attach to it). */
     public String temporalUi(String workflowId) {
-        return embeddedServer ? null
+        return embeddedServer
+                ? null
                 : trimmed() + "/namespaces/" + encode(namespace) + "/workflows/" + encode(workflowId);
     }
 

@@ -58,85 +58,140 @@ public final class WorkflowTimeline {
                     workflowType = a.getWorkflowType().getName();
                     runId = a.getOriginalExecutionRunId();
                     summary = text(e.getUserMetadata());
-                    entries.add(new Entry(at, "started", "started " + workflowType,
-                            join(summary, "input " + values(a.getInput()))));
+                    entries.add(new Entry(
+                            at, "started", "started " + workflowType, join(summary, "input " + values(a.getInput()))));
                 }
                 case EVENT_TYPE_ACTIVITY_TASK_SCHEDULED -> {
                     var a = e.getActivityTaskScheduledEventAttributes();
-                    activities.put(e.getEventId(), new Activity(a.getActivityType().getName(), text(e.getUserMetadata())));
+                    activities.put(
+                            e.getEventId(), new Activity(a.getActivityType().getName(), text(e.getUserMetadata())));
                 }
                 case EVENT_TYPE_ACTIVITY_TASK_COMPLETED -> {
                     var a = e.getActivityTaskCompletedEventAttributes();
                     activitiesClosed.put(a.getScheduledEventId(), at);
-                    entries.add(new Entry(at, "activity", "activity " + name(activities.get(a.getScheduledEventId())),
+                    entries.add(new Entry(
+                            at,
+                            "activity",
+                            "activity " + name(activities.get(a.getScheduledEventId())),
                             a.getResult().getPayloadsCount() == 0 ? "" : "result " + values(a.getResult())));
                 }
                 case EVENT_TYPE_ACTIVITY_TASK_FAILED -> {
                     var a = e.getActivityTaskFailedEventAttributes();
                     activitiesClosed.put(a.getScheduledEventId(), at);
-                    entries.add(new Entry(at, "activity-failed",
+                    entries.add(new Entry(
+                            at,
+                            "activity-failed",
                             "activity " + name(activities.get(a.getScheduledEventId())) + " failed",
                             failure(a.getFailure())));
                 }
                 case EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT -> {
                     var a = e.getActivityTaskTimedOutEventAttributes();
                     activitiesClosed.put(a.getScheduledEventId(), at);
-                    entries.add(new Entry(at, "activity-failed",
+                    entries.add(new Entry(
+                            at,
+                            "activity-failed",
                             "activity " + name(activities.get(a.getScheduledEventId())) + " timed out",
                             failure(a.getFailure())));
                 }
                 case EVENT_TYPE_ACTIVITY_TASK_CANCELED -> {
                     var a = e.getActivityTaskCanceledEventAttributes();
                     activitiesClosed.put(a.getScheduledEventId(), at);
-                    entries.add(new Entry(at, "activity-failed",
-                            "activity " + name(activities.get(a.getScheduledEventId())) + " cancelled", ""));
+                    entries.add(new Entry(
+                            at,
+                            "activity-failed",
+                            "activity " + name(activities.get(a.getScheduledEventId())) + " cancelled",
+                            ""));
                 }
                 case EVENT_TYPE_TIMER_STARTED -> {
                     var a = e.getTimerStartedEventAttributes();
-                    String duration = words(Duration.ofSeconds(a.getStartToFireTimeout().getSeconds(),
+                    String duration = words(Duration.ofSeconds(
+                            a.getStartToFireTimeout().getSeconds(),
                             a.getStartToFireTimeout().getNanos()));
                     Timer timer = new Timer(text(e.getUserMetadata()), duration);
                     timers.put(a.getTimerId(), timer);
-                    entries.add(new Entry(at, "timer", "timer " + name(timer) + " started for " + duration,
-                            "fires at " + at.plus(Duration.ofSeconds(a.getStartToFireTimeout().getSeconds()))));
+                    entries.add(new Entry(
+                            at,
+                            "timer",
+                            "timer " + name(timer) + " started for " + duration,
+                            "fires at "
+                                    + at.plus(Duration.ofSeconds(
+                                            a.getStartToFireTimeout().getSeconds()))));
                 }
-                case EVENT_TYPE_TIMER_FIRED -> entries.add(new Entry(at, "timer-fired",
-                        "timer " + name(timers.get(e.getTimerFiredEventAttributes().getTimerId())) + " fired", ""));
-                case EVENT_TYPE_TIMER_CANCELED -> entries.add(new Entry(at, "timer-cancelled",
-                        "timer " + name(timers.get(e.getTimerCanceledEventAttributes().getTimerId())) + " cancelled", ""));
+                case EVENT_TYPE_TIMER_FIRED ->
+                    entries.add(new Entry(
+                            at,
+                            "timer-fired",
+                            "timer "
+                                    + name(timers.get(
+                                            e.getTimerFiredEventAttributes().getTimerId())) + " fired",
+                            ""));
+                case EVENT_TYPE_TIMER_CANCELED ->
+                    entries.add(new Entry(
+                            at,
+                            "timer-cancelled",
+                            "timer "
+                                    + name(timers.get(
+                                            e.getTimerCanceledEventAttributes().getTimerId())) + " cancelled",
+                            ""));
                 case EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED -> {
                     var a = e.getWorkflowExecutionSignaledEventAttributes();
-                    entries.add(new Entry(at, "signal", "signal " + a.getSignalName() + " received",
+                    entries.add(new Entry(
+                            at,
+                            "signal",
+                            "signal " + a.getSignalName() + " received",
                             a.getInput().getPayloadsCount() == 0 ? "" : "input " + values(a.getInput())));
                 }
                 case EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED -> {
                     var a = e.getSignalExternalWorkflowExecutionInitiatedEventAttributes();
-                    entries.add(new Entry(at, "signal-sent", "signal " + a.getSignalName() + " sent to "
-                            + a.getWorkflowExecution().getWorkflowId(), ""));
+                    entries.add(new Entry(
+                            at,
+                            "signal-sent",
+                            "signal " + a.getSignalName() + " sent to "
+                                    + a.getWorkflowExecution().getWorkflowId(),
+                            ""));
                 }
                 case EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES -> {
                     StringJoiner changes = new StringJoiner(", ");
-                    new TreeMap<>(e.getUpsertWorkflowSearchAttributesEventAttributes().getSearchAttributes()
-                            .getIndexedFieldsMap()).forEach((key, value) -> changes.add(key + " = " + value(value)));
+                    new TreeMap<>(e.getUpsertWorkflowSearchAttributesEventAttributes()
+                                    .getSearchAttributes()
+                                    .getIndexedFieldsMap())
+                            .forEach((key, value) -> changes.add(key + " = " + value(value)));
                     entries.add(new Entry(at, "search-attributes", "search attributes set", changes.toString()));
                 }
-                case EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED -> entries.add(new Entry(at, "details",
-                        "memo changed", e.getWorkflowPropertiesModifiedEventAttributes().getUpsertedMemo().toString()));
+                case EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED ->
+                    entries.add(new Entry(
+                            at,
+                            "details",
+                            "memo changed",
+                            e.getWorkflowPropertiesModifiedEventAttributes()
+                                    .getUpsertedMemo()
+                                    .toString()));
                 case EVENT_TYPE_WORKFLOW_TASK_FAILED -> {
                     var a = e.getWorkflowTaskFailedEventAttributes();
-                    entries.add(new Entry(at, "failed", "workflow task failed: " + a.getCause().name(),
+                    entries.add(new Entry(
+                            at,
+                            "failed",
+                            "workflow task failed: " + a.getCause().name(),
                             failure(a.getFailure())));
                 }
                 case EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED -> {
                     status = "completed";
-                    Payloads result = e.getWorkflowExecutionCompletedEventAttributes().getResult();
-                    entries.add(new Entry(at, "completed", "completed",
+                    Payloads result =
+                            e.getWorkflowExecutionCompletedEventAttributes().getResult();
+                    entries.add(new Entry(
+                            at,
+                            "completed",
+                            "completed",
                             result.getPayloadsCount() == 0 ? "" : "result " + values(result)));
                 }
                 case EVENT_TYPE_WORKFLOW_EXECUTION_FAILED -> {
                     status = "failed";
-                    entries.add(new Entry(at, "failed", "failed",
-                            failure(e.getWorkflowExecutionFailedEventAttributes().getFailure())));
+                    entries.add(new Entry(
+                            at,
+                            "failed",
+                            "failed",
+                            failure(e.getWorkflowExecutionFailedEventAttributes()
+                                    .getFailure())));
                 }
                 case EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT -> {
                     status = "timed out";
@@ -148,27 +203,42 @@ public final class WorkflowTimeline {
                 }
                 case EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED -> {
                     status = "terminated";
-                    entries.add(new Entry(at, "failed", "terminated",
+                    entries.add(new Entry(
+                            at,
+                            "failed",
+                            "terminated",
                             e.getWorkflowExecutionTerminatedEventAttributes().getReason()));
                 }
                 case EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW -> {
                     status = "continued as new";
-                    entries.add(new Entry(at, "completed", "continued as a new run",
-                            e.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId()));
+                    entries.add(new Entry(
+                            at,
+                            "completed",
+                            "continued as a new run",
+                            e.getWorkflowExecutionContinuedAsNewEventAttributes()
+                                    .getNewExecutionRunId()));
                 }
                 case EVENT_TYPE_MARKER_RECORDED -> {
                     // Local activities (the database-only steps) leave a marker instead of scheduled/closed events.
                     var a = e.getMarkerRecordedEventAttributes();
                     if (LOCAL_ACTIVITY_MARKER.equals(a.getMarkerName())) {
                         Payloads type = a.getDetailsOrDefault("type", Payloads.getDefaultInstance());
-                        Activity activity = new Activity(type.getPayloadsCount() == 0 ? "(unknown)"
-                                : unquoted(value(type.getPayloads(0))), text(e.getUserMetadata()));
+                        Activity activity = new Activity(
+                                type.getPayloadsCount() == 0 ? "(unknown)" : unquoted(value(type.getPayloads(0))),
+                                text(e.getUserMetadata()));
                         Payloads result = a.getDetailsOrDefault("result", Payloads.getDefaultInstance());
-                        entries.add(a.hasFailure()
-                                ? new Entry(at, "activity-failed", "activity " + name(activity) + " failed",
-                                        failure(a.getFailure()))
-                                : new Entry(at, "activity", "activity " + name(activity),
-                                        result.getPayloadsCount() == 0 ? "" : "result " + values(result)));
+                        entries.add(
+                                a.hasFailure()
+                                        ? new Entry(
+                                                at,
+                                                "activity-failed",
+                                                "activity " + name(activity) + " failed",
+                                                failure(a.getFailure()))
+                                        : new Entry(
+                                                at,
+                                                "activity",
+                                                "activity " + name(activity),
+                                                result.getPayloadsCount() == 0 ? "" : "result " + values(result)));
                     }
                 }
                 default -> {
@@ -179,8 +249,11 @@ public final class WorkflowTimeline {
         // An activity still running has no closing event; show it where it was scheduled.
         for (HistoryEvent e : events) {
             if (e.hasActivityTaskScheduledEventAttributes() && !activitiesClosed.containsKey(e.getEventId())) {
-                entries.add(new Entry(instant(e.getEventTime()), "activity-running",
-                        "activity " + name(activities.get(e.getEventId())) + " running", ""));
+                entries.add(new Entry(
+                        instant(e.getEventTime()),
+                        "activity-running",
+                        "activity " + name(activities.get(e.getEventId())) + " running",
+                        ""));
             }
         }
         // Stable on equal times, so events of one instant keep their recorded order once reversed.
@@ -227,7 +300,8 @@ public final class WorkflowTimeline {
 
     /** JSON payloads as their JSON text; anything else by its encoding and size. */
     private static String value(Payload payload) {
-        String encoding = payload.getMetadataOrDefault("encoding", null) == null ? ""
+        String encoding = payload.getMetadataOrDefault("encoding", null) == null
+                ? ""
                 : payload.getMetadataOrThrow("encoding").toStringUtf8();
         if (encoding.equals("binary/null")) {
             return "null";
@@ -239,8 +313,12 @@ public final class WorkflowTimeline {
     }
 
     private static String unquoted(String json) {
-        return json.length() >= 2 && json.startsWith("\"") && json.endsWith("\"") && json.indexOf('"', 1) == json.length() - 1
-                ? json.substring(1, json.length() - 1) : json;
+        return json.length() >= 2
+                        && json.startsWith("\"")
+                        && json.endsWith("\"")
+                        && json.indexOf('"', 1) == json.length() - 1
+                ? json.substring(1, json.length() - 1)
+                : json;
     }
 
     private static String shortened(String text) {

@@ -7,10 +7,12 @@ import jakarta.ws.rs.core.Response;
 /** Thrown by resources to answer with {@link ApiError}; nothing has been written when it is thrown. */
 public final class ApiException extends WebApplicationException {
     public ApiException(int status, String error, String reason) {
-        super(reason, Response.status(status)
-                .type(MediaType.APPLICATION_JSON_TYPE)
-                .entity(new ApiError(error, reason))
-                .build());
+        super(
+                reason,
+                Response.status(status)
+                        .type(MediaType.APPLICATION_JSON_TYPE)
+                        .entity(new ApiError(error, reason))
+                        .build());
     }
 
     public static ApiException badRequest(String error, String reason) {

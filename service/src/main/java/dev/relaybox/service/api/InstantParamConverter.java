@@ -24,7 +24,8 @@ public final class InstantParamConverter implements ParamConverterProvider {
                 try {
                     return Instant.parse(value);
                 } catch (DateTimeParseException e) {
-                    throw ApiException.badRequest("invalid_time",
+                    throw ApiException.badRequest(
+                            "invalid_time",
                             "\"" + value + "\" is not an ISO-8601 instant such as 2026-11-30T09:00:00Z");
                 }
             }

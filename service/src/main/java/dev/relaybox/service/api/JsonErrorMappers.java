@@ -29,12 +29,19 @@ public final class JsonErrorMappers {
 
     /** The mappers and converters behind the one error shape; a resource test registers the same. */
     public static List<Object> providers() {
-        return List.of(new WebApplicationMapper(), new JsonMapper(), new ValidationMapper(), new UnexpectedMapper(),
+        return List.of(
+                new WebApplicationMapper(),
+                new JsonMapper(),
+                new ValidationMapper(),
+                new UnexpectedMapper(),
                 new InstantParamConverter());
     }
 
     static Response json(int status, String error, String reason) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(new ApiError(error, reason)).build();
+        return Response.status(status)
+                .type(MediaType.APPLICATION_JSON_TYPE)
+                .entity(new ApiError(error, reason))
+                .build();
     }
 
     private static final class WebApplicationMapper implements ExceptionMapper<WebApplicationException> {

@@ -40,6 +40,7 @@ public final class OpenApiDocument {
     private static final String ERROR_RESPONSE = "Error";
     /** For {@code @ApiResponse(ref = ...)}: a status answered with the one error shape. */
     public static final String ERROR_REF = "#/components/responses/" + ERROR_RESPONSE;
+
     private static final String JSON = "application/json";
 
     private OpenApiDocument() {}
@@ -63,7 +64,8 @@ public final class OpenApiDocument {
         String path = join(parentPath, resource.getPath());
         for (ResourceMethod method : resource.getResourceMethods()) {
             if (!method.isExtended()) {
-                routes.add(new Route(method.getHttpMethod(), path, method.getInvocable().getDefinitionMethod()));
+                routes.add(new Route(
+                        method.getHttpMethod(), path, method.getInvocable().getDefinitionMethod()));
             }
         }
         for (Resource child : resource.getChildResources()) {
@@ -73,7 +75,8 @@ public final class OpenApiDocument {
 
     /** {@code /a} + {@code {id: [0-9]+}/} is {@code /a/{id}}: the form OpenAPI paths take. */
     static String join(String parent, String path) {
-        String joined = (parent + "/" + (path == null ? "" : path)).replaceAll("\\{\\s*(\\w[\\w.-]*)\\s*:[^}]*}", "{$1}")
+        String joined = (parent + "/" + (path == null ? "" : path))
+                .replaceAll("\\{\\s*(\\w[\\w.-]*)\\s*:[^}]*}", "{$1}")
                 .replaceAll("/+", "/");
         return joined.length() > 1 && joined.endsWith("/") ? joined.substring(0, joined.length() - 1) : joined;
     }
@@ -82,12 +85,13 @@ public final class OpenApiDocument {
         List<Route> routes = routes(rootResources);
         Set<Class<?>> classes = new LinkedHashSet<>();
         routes.forEach(route -> classes.add(route.javaMethod().getDeclaringClass()));
-        OpenAPI openApi = new Reader(new SwaggerConfiguration().openAPI(base(version)).readAllResources(true))
-                .read(classes);
+        OpenAPI openApi =
+                new Reader(new SwaggerConfiguration().openAPI(base(version)).readAllResources(true)).read(classes);
         for (Route route : routes) {
-            PathItem item = openApi.getPaths() == null ? null : openApi.getPaths().get(route.path());
-            Operation operation = item == null ? null
-                    : item.readOperationsMap().get(PathItem.HttpMethod.valueOf(route.httpMethod()));
+            PathItem item =
+                    openApi.getPaths() == null ? null : openApi.getPaths().get(route.path());
+            Operation operation =
+                    item == null ? null : item.readOperationsMap().get(PathItem.HttpMethod.valueOf(route.httpMethod()));
             if (operation != null) {
                 describeSecurityAndErrors(operation, rolesAllowed(route.javaMethod()));
             }
@@ -97,17 +101,38 @@ public final class OpenApiDocument {
 
     private static OpenAPI base(String version) {
         Components components = new Components()
-                .addSecuritySchemes(ADMIN_SCHEME, new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer")
-                        .description("An admin token (auth.adminTokens): the admin API, and the producer API too."))
-                .addSecuritySchemes(PRODUCER_SCHEME, new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer")
-                        .description("A producer token (auth.producerTokens): POST /outbox and GET /entities."));
+                .addSecuritySchemes(
+                        ADMIN_SCHEME,
+                        new SecurityScheme()
+                                .type(SecurityScheme.Type.HTTP)
+                                .scheme("bearer")
+                                .description(
+                                        "An admin token (auth.adminTokens): the admin API, and the producer API too."))
+                .addSecuritySchemes(
+                        PRODUCER_SCHEME,
+                        new SecurityScheme()
+                                .type(SecurityScheme.Type.HTTP)
+                                .scheme("bearer")
+                                .description(
+                                        "A producer token (auth.producerTokens): POST /outbox and GET /entities."));
         ModelConverters.getInstance().read(ApiError.class).forEach(components::addSchemas);
-        components.addResponses(ERROR_RESPONSE, new ApiResponse()
-                .description("The one error shape: a stable code and a reason for people. Nothing was changed.")
-                .content(new Content().addMediaType(JSON, new MediaType()
-                        .schema(new Schema<>().$ref(ERROR_SCHEMA))
-                        .addExamples("payload_too_large", new Example().value(Map.of("error", "payload_too_large",
-                                "reason", "the body is larger than 262144 bytes"))))));
+        components.addResponses(
+                ERROR_RESPONSE,
+                new ApiResponse()
+                        .description("The one error shape: a stable code and a reason for people. Nothing was changed.")
+                        .content(new Content()
+                                .addMediaType(
+                                        JSON,
+                                        new MediaType()
+                                                .schema(new Schema<>().$ref(ERROR_SCHEMA))
+                                                .addExamples(
+                                                        "payload_too_large",
+                                                        new Example()
+                                                                .value(Map.of(
+                                                                        "error",
+                                                                        "payload_too_large",
+                                                                        "reason",
+                                                                        "the body is larger than 262144 bytes"))))));
         return new OpenAPI()
                 .info(new Info().title("Relaybox").version(version).description("""
                         Webhooks that survive failure in both directions. Producers enqueue outbound events \
@@ -134,7 +159,9 @@ public final class OpenApiDocument {
             schemes.add(ADMIN_SCHEME);
         }
         // Each requirement is an alternative: any one of the schemes suffices.
-        operation.setSecurity(schemes.stream().map(scheme -> new SecurityRequirement().addList(scheme)).toList());
+        operation.setSecurity(schemes.stream()
+                .map(scheme -> new SecurityRequirement().addList(scheme))
+                .toList());
         ApiResponses responses = operation.getResponses() == null ? new ApiResponses() : operation.getResponses();
         ApiResponse error = new ApiResponse().$ref(ERROR_REF);
         // The reader files a method's return type under "default"; it is the plain success answer.

@@ -28,7 +28,8 @@ public final class OpenApiResource {
         // Jersey's resource model as it serves requests: every registered resource, whoever registered it.
         String built = document;
         if (built == null) {
-            built = Json.pretty(OpenApiDocument.build(resourceContext.getResourceModel().getRootResources(), version));
+            built = Json.pretty(
+                    OpenApiDocument.build(resourceContext.getResourceModel().getRootResources(), version));
             document = built;
         }
         return built;

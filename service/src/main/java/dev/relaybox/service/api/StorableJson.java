@@ -34,10 +34,12 @@ public final class StorableJson {
     public Body read(byte[] raw) {
         String text;
         try {
-            text = StandardCharsets.UTF_8.newDecoder()
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(raw)).toString();
+                    .decode(ByteBuffer.wrap(raw))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw ApiException.badRequest("invalid_json", "the body is not valid UTF-8");
         }
@@ -68,9 +70,14 @@ public final class StorableJson {
      * driver's {@link SQLException}.
      */
     public static Optional<ApiException> refusedData(RuntimeException e) {
-        if (e.getCause() instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("22")) {
-            String message = sql.getMessage() == null ? "" : sql.getMessage().lines().findFirst().orElse("");
-            return Optional.of(ApiException.badRequest("invalid_json", "the database cannot store the body: " + message));
+        if (e.getCause() instanceof SQLException sql
+                && sql.getSQLState() != null
+                && sql.getSQLState().startsWith("22")) {
+            String message = sql.getMessage() == null
+                    ? ""
+                    : sql.getMessage().lines().findFirst().orElse("");
+            return Optional.of(
+                    ApiException.badRequest("invalid_json", "the database cannot store the body: " + message));
         }
         return Optional.empty();
     }
@@ -86,8 +93,8 @@ public final class StorableJson {
             for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext(); ) {
                 Map.Entry<String, JsonNode> field = fields.next();
                 String child = pointer + "/" + field.getKey().replace("~", "~0").replace("/", "~1");
-                Optional<String> reason = unstorableText(field.getKey()).map(why -> why + " in a field name at "
-                        + where(pointer))
+                Optional<String> reason = unstorableText(field.getKey())
+                        .map(why -> why + " in a field name at " + where(pointer))
                         .or(() -> unstorable(field.getValue(), child));
                 if (reason.isPresent()) {
                     return reason;

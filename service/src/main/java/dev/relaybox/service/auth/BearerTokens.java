@@ -23,8 +23,10 @@ public final class BearerTokens implements Authenticator<String, Caller> {
     private final List<byte[]> producerTokens;
 
     private BearerTokens(AuthFactory config) {
-        this.adminTokens = config.adminTokens().stream().map(BearerTokens::bytes).toList();
-        this.producerTokens = config.producerTokens().stream().map(BearerTokens::bytes).toList();
+        this.adminTokens =
+                config.adminTokens().stream().map(BearerTokens::bytes).toList();
+        this.producerTokens =
+                config.producerTokens().stream().map(BearerTokens::bytes).toList();
     }
 
     public static void register(JerseyEnvironment jersey, AuthFactory config) {
@@ -33,7 +35,8 @@ public final class BearerTokens implements Authenticator<String, Caller> {
 
     /** The Jersey providers that authenticate and authorise callers; a resource test registers the same. */
     public static List<Object> providers(AuthFactory config) {
-        return List.of(new AuthDynamicFeature(new OAuthCredentialAuthFilter.Builder<Caller>()
+        return List.of(
+                new AuthDynamicFeature(new OAuthCredentialAuthFilter.Builder<Caller>()
                         .setAuthenticator(new BearerTokens(config))
                         .setAuthorizer((caller, role, request) -> caller.roles().contains(role))
                         .setPrefix("Bearer")
@@ -76,7 +79,8 @@ public final class BearerTokens implements Authenticator<String, Caller> {
             return Response.status(Response.Status.UNAUTHORIZED)
                     .header("WWW-Authenticate", prefix + " realm=\"" + realm + "\"")
                     .type(MediaType.APPLICATION_JSON_TYPE)
-                    .entity(new ApiError("unauthorized", "a valid bearer token is required (Authorization: Bearer <token>)"))
+                    .entity(new ApiError(
+                            "unauthorized", "a valid bearer token is required (Authorization: Bearer <token>)"))
                     .build();
         }
     }

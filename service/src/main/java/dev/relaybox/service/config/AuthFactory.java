@@ -11,6 +11,7 @@ import java.util.List;
 public final class AuthFactory {
     /** Documented development tokens: accepted only in embedded mode. */
     public static final String DEV_ADMIN_TOKEN = "dev-admin-token";
+
     public static final String DEV_PRODUCER_TOKEN = "dev-producer-token";
     /** The example partner's documented secret in config.yml. */
     public static final String DEV_PARTNER_SECRET = "whsec_cmVsYXlib3gtZGV2ZWxvcG1lbnQtc2VjcmV0LTAwMQ==";
@@ -34,8 +35,10 @@ public final class AuthFactory {
         if (adminTokens().isEmpty() || producerTokens().isEmpty()) {
             return "RELAYBOX_ADMIN_TOKENS and RELAYBOX_PRODUCER_TOKENS must be set outside embedded mode";
         }
-        if (adminTokens().contains(DEV_ADMIN_TOKEN) || producerTokens().contains(DEV_PRODUCER_TOKEN)
-                || adminTokens().contains(DEV_PRODUCER_TOKEN) || producerTokens().contains(DEV_ADMIN_TOKEN)) {
+        if (adminTokens().contains(DEV_ADMIN_TOKEN)
+                || producerTokens().contains(DEV_PRODUCER_TOKEN)
+                || adminTokens().contains(DEV_PRODUCER_TOKEN)
+                || producerTokens().contains(DEV_ADMIN_TOKEN)) {
             return "the development tokens are accepted only in embedded mode; set RELAYBOX_ADMIN_TOKENS and "
                     + "RELAYBOX_PRODUCER_TOKENS";
         }
@@ -43,6 +46,9 @@ public final class AuthFactory {
     }
 
     private static List<String> split(String tokens) {
-        return Arrays.stream(tokens.split(",")).map(String::trim).filter(t -> !t.isEmpty()).toList();
+        return Arrays.stream(tokens.split(","))
+                .map(String::trim)
+                .filter(t -> !t.isEmpty())
+                .toList();
     }
 }

@@ -55,9 +55,8 @@ public final class EmbeddedPostgresFactory {
         try {
             Path dir = Path.of(dataDirectory).toAbsolutePath();
             Files.createDirectories(dir);
-            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
-                    .setDataDirectory(dir)
-                    .setCleanDataDirectory(false);
+            EmbeddedPostgres.Builder builder =
+                    EmbeddedPostgres.builder().setDataDirectory(dir).setCleanDataDirectory(false);
             if (port > 0) {
                 builder.setPort(port);
             }

@@ -20,18 +20,27 @@ public record EndpointSeed(
         @JsonProperty("url") @NotEmpty String url,
         @JsonProperty("secret") @NotEmpty String secret,
         @JsonProperty("eventTypes") @NotEmpty List<String> eventTypes,
-        @JsonProperty("rateLimit") @DecimalMin(value = "0", inclusive = false) @DecimalMax("100000") Double rateLimit,
+
+        @JsonProperty("rateLimit") @DecimalMin(value = "0", inclusive = false) @DecimalMax("100000")
+        Double rateLimit,
+
         @JsonProperty("burst") @Min(1) @Max(100_000) Integer burst,
         @JsonProperty("maxInFlight") @Min(1) @Max(10_000) Integer maxInFlight,
         @JsonProperty("ordered") Boolean ordered,
-        @JsonProperty("payloadFormat") @Pattern(regexp = "envelope|raw") String payloadFormat) {
+
+        @JsonProperty("payloadFormat") @Pattern(regexp = "envelope|raw")
+        String payloadFormat) {
 
     public EndpointSeed(String name, String url, String secret, List<String> eventTypes) {
         this(name, url, secret, eventTypes, null, null, null, null, null);
     }
 
     public EndpointControls controls() {
-        return new EndpointControls(rateLimit, burst, maxInFlight, Boolean.TRUE.equals(ordered),
+        return new EndpointControls(
+                rateLimit,
+                burst,
+                maxInFlight,
+                Boolean.TRUE.equals(ordered),
                 payloadFormat == null ? EndpointControls.ENVELOPE : payloadFormat);
     }
 }

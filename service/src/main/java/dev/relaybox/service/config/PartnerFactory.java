@@ -12,7 +12,9 @@ import jakarta.validation.constraints.NotNull;
  */
 public final class PartnerFactory {
     /** Where a value is found: exactly one of a header name or a JSON pointer such as {@code /data/object/id}. */
-    public record FieldLocation(@JsonProperty("header") String header, @JsonProperty("pointer") String pointer) {
+    public record FieldLocation(
+            @JsonProperty("header") String header,
+            @JsonProperty("pointer") String pointer) {
         String problem(String field) {
             boolean hasHeader = header != null && !header.isBlank();
             boolean hasPointer = pointer != null && !pointer.isBlank();

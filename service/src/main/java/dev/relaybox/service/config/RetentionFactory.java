@@ -55,8 +55,8 @@ public final class RetentionFactory {
     }
 
     public Retention.Ages ages() {
-        return new Retention.Ages(deliveredOutbox.toJavaDuration(), processedInbox.toJavaDuration(),
-                closedDeadLetters.toJavaDuration());
+        return new Retention.Ages(
+                deliveredOutbox.toJavaDuration(), processedInbox.toJavaDuration(), closedDeadLetters.toJavaDuration());
     }
 
     public int getBatchSize() {

@@ -38,10 +38,11 @@ public record Roles(Set<Role> roles) {
             if (trimmed.isEmpty()) {
                 continue;
             }
-            roles.add(Arrays.stream(Role.values()).filter(role -> role.label().equals(trimmed.toLowerCase(Locale.ROOT)))
+            roles.add(Arrays.stream(Role.values())
+                    .filter(role -> role.label().equals(trimmed.toLowerCase(Locale.ROOT)))
                     .findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("unknown role '" + trimmed
-                            + "' in RELAYBOX_ROLES (roles: " + ALL + ")")));
+                    .orElseThrow(() -> new IllegalArgumentException(
+                            "unknown role '" + trimmed + "' in RELAYBOX_ROLES (roles: " + ALL + ")")));
         }
         if (roles.isEmpty()) {
             throw new IllegalArgumentException("RELAYBOX_ROLES names no role; use some of " + ALL);

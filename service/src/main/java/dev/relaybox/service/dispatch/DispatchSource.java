@@ -17,7 +17,13 @@ public interface DispatchSource {
      * workflow finds it out itself (an outbox row's endpoints). {@code unstartable} says why the row can never
      * start (found by the source, e.g. an oversized payload), null when nothing is known against it.
      */
-    record Row(UUID id, String workflowId, String eventType, String aggregate, String peer, String summary,
+    record Row(
+            UUID id,
+            String workflowId,
+            String eventType,
+            String aggregate,
+            String peer,
+            String summary,
             String unstartable) {
         public Row(UUID id, String workflowId, String eventType, String aggregate, String peer, String summary) {
             this(id, workflowId, eventType, aggregate, peer, summary, null);

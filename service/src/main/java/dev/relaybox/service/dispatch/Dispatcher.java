@@ -46,6 +46,7 @@ public final class Dispatcher implements Managed {
     private volatile boolean stopped;
     /** When the dispatch loop last finished a batch or a pass; null before its first. */
     private volatile Instant lastProgressAt;
+
     private Thread dispatchThread;
     private Thread reconcileThread;
 
@@ -157,7 +158,8 @@ public final class Dispatcher implements Managed {
                 }
             }
             if (!rows.isEmpty()) {
-                source.markDispatched(handle, rows.stream().map(DispatchSource.Row::id).toList());
+                source.markDispatched(
+                        handle, rows.stream().map(DispatchSource.Row::id).toList());
             }
             return rows;
         });
@@ -167,24 +169,33 @@ public final class Dispatcher implements Managed {
         });
         if (!starts.refused().isEmpty() || !starts.retryLater().isEmpty()) {
             jdbi.useTransaction(handle -> {
-                starts.refused().forEach((row, reason) ->
-                        quarantine(handle, source, row, reason).ifPresent(created::add));
+                starts.refused()
+                        .forEach((row, reason) ->
+                                quarantine(handle, source, row, reason).ifPresent(created::add));
                 if (!starts.retryLater().isEmpty()) {
                     source.markUndispatched(handle, starts.retryLater());
                 }
             });
         }
         created.forEach(deadLetters::announce);
-        return new Batch(claimed.size(), starts.started().size(), starts.retryLater().size());
+        return new Batch(
+                claimed.size(), starts.started().size(), starts.retryLater().size());
     }
 
-    private Optional<DeadLetters.DeadLetter> quarantine(Handle handle, DispatchSource source, DispatchSource.Row row,
-            String reason) {
+    private Optional<DeadLetters.DeadLetter> quarantine(
+            Handle handle, DispatchSource source, DispatchSource.Row row, String reason) {
         if (!source.quarantine(handle, row.id(), reason)) {
             return Optional.empty();
         }
-        return deadLetters.record(handle, source.deadLetterSource(), row.id(), row.peer(), row.eventType(),
-                "cannot start: " + reason, reason, 0);
+        return deadLetters.record(
+                handle,
+                source.deadLetterSource(),
+                row.id(),
+                row.peer(),
+                row.eventType(),
+                "cannot start: " + reason,
+                reason,
+                0);
     }
 
     private void reconcileLoop(Instant startedAt) {
@@ -238,8 +249,8 @@ public final class Dispatcher implements Managed {
      * Rows whose start call succeeded (of which {@code newRuns} started a workflow that was not running), rows Temporal
      * refused for good (with why), and rows to try again later.
      */
-    private record Starts(List<UUID> started, Map<DispatchSource.Row, String> refused, List<UUID> retryLater,
-            int newRuns) {}
+    private record Starts(
+            List<UUID> started, Map<DispatchSource.Row, String> refused, List<UUID> retryLater, int newRuns) {}
 
     /** A start call for one row: true when it started a new run, false when one was already running. */
     private interface StartCall {
@@ -269,14 +280,22 @@ public final class Dispatcher implements Managed {
                 if (forGood.isPresent()) {
                     refused.put(row, forGood.get());
                 } else {
-                    LOG.warn("could not start workflow {} for {} row {}; the next pass tries again: {}", row.workflowId(),
-                            source.name(), row.id(), e.getCause().toString());
+                    LOG.warn(
+                            "could not start workflow {} for {} row {}; the next pass tries again: {}",
+                            row.workflowId(),
+                            source.name(),
+                            row.id(),
+                            e.getCause().toString());
                     retryLater.add(row.id());
                 }
             } catch (TimeoutException e) {
                 futures.get(i).cancel(true);
-                LOG.warn("starting workflow {} for {} row {} took longer than {}; the next pass tries again",
-                        row.workflowId(), source.name(), row.id(), config.getStartTimeout());
+                LOG.warn(
+                        "starting workflow {} for {} row {} took longer than {}; the next pass tries again",
+                        row.workflowId(),
+                        source.name(),
+                        row.id(),
+                        config.getStartTimeout());
                 retryLater.add(row.id());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -23,7 +23,9 @@ public final class InboxDispatchSource implements DispatchSource {
 
     @Override
     public List<Row> claimUndispatched(Handle handle, int limit) {
-        return handle.attach(InboxStore.class).claimUndispatched(limit).stream().map(InboxDispatchSource::row).toList();
+        return handle.attach(InboxStore.class).claimUndispatched(limit).stream()
+                .map(InboxDispatchSource::row)
+                .toList();
     }
 
     @Override
@@ -48,7 +50,8 @@ public final class InboxDispatchSource implements DispatchSource {
 
     @Override
     public List<Row> claimStranded(Handle handle, Instant before, int limit) {
-        return handle.attach(InboxStore.class).claimStranded(before, limit).stream().map(InboxDispatchSource::row)
+        return handle.attach(InboxStore.class).claimStranded(before, limit).stream()
+                .map(InboxDispatchSource::row)
                 .toList();
     }
 
@@ -65,7 +68,12 @@ public final class InboxDispatchSource implements DispatchSource {
     private static Row row(InboxStore.Dispatchable event) {
         String aggregate = event.aggregate() == null ? null : event.aggregate().toString();
         String eventType = event.eventType();
-        return new Row(event.id(), event.workflowId(), eventType, aggregate, event.partner(),
+        return new Row(
+                event.id(),
+                event.workflowId(),
+                eventType,
+                aggregate,
+                event.partner(),
                 "apply " + (eventType == null ? "an event without a type" : eventType) + " from " + event.partner()
                         + (aggregate == null ? "" : " to " + aggregate));
     }

@@ -30,7 +30,9 @@ public final class OutboxDispatchSource implements DispatchSource {
 
     @Override
     public List<Row> claimUndispatched(Handle handle, int limit) {
-        return handle.attach(OutboxStore.class).claimUndispatched(limit).stream().map(OutboxDispatchSource::row).toList();
+        return handle.attach(OutboxStore.class).claimUndispatched(limit).stream()
+                .map(OutboxDispatchSource::row)
+                .toList();
     }
 
     @Override
@@ -56,7 +58,8 @@ public final class OutboxDispatchSource implements DispatchSource {
 
     @Override
     public List<Row> claimStranded(Handle handle, Instant before, int limit) {
-        return handle.attach(OutboxStore.class).claimStranded(before, limit).stream().map(OutboxDispatchSource::row)
+        return handle.attach(OutboxStore.class).claimStranded(before, limit).stream()
+                .map(OutboxDispatchSource::row)
                 .toList();
     }
 
@@ -74,10 +77,16 @@ public final class OutboxDispatchSource implements DispatchSource {
 
     private static Row row(OutboxStore.Claimed claimed) {
         String aggregate = claimed.aggregate().toString();
-        return new Row(claimed.id(), OutboxDeliveryWorkflow.workflowId(claimed.id()), claimed.eventType(), aggregate, null,
+        return new Row(
+                claimed.id(),
+                OutboxDeliveryWorkflow.workflowId(claimed.id()),
+                claimed.eventType(),
+                aggregate,
+                null,
                 "deliver " + claimed.eventType() + " for " + aggregate + " to its subscribers",
                 claimed.payloadBytes() > MAX_PAYLOAD_BYTES
-                        ? "payload is larger than 2 MiB (" + claimed.payloadBytes() + " bytes), the most Relaybox delivers"
+                        ? "payload is larger than 2 MiB (" + claimed.payloadBytes()
+                                + " bytes), the most Relaybox delivers"
                         : null);
     }
 }

@@ -27,7 +27,8 @@ final class StartLimits {
                 if (notSetUp(grpc.getStatus().getDescription())) {
                     return Optional.empty();
                 }
-                return Optional.of("Temporal refused to start its workflow: " + grpc.getStatus().getDescription());
+                return Optional.of("Temporal refused to start its workflow: "
+                        + grpc.getStatus().getDescription());
             }
         }
         return Optional.empty();
@@ -38,7 +39,8 @@ final class StartLimits {
      * setup} ran, e.g. after its state was lost) refuses every start alike: the rows are fine, and wait for the setup.
      */
     private static boolean notSetUp(String description) {
-        return description != null && description.contains("search attribute")
+        return description != null
+                && description.contains("search attribute")
                 && description.contains("is not defined");
     }
 }

@@ -1,9 +1,9 @@
 package dev.relaybox.service.dispatch;
 
 import dev.relaybox.workflows.RelaySearchAttributes;
+import dev.relaybox.workflows.VisibilityLimits;
 import dev.relaybox.workflows.inbound.InboxState;
 import dev.relaybox.workflows.outbound.DeliveryPhase;
-import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
@@ -24,9 +24,11 @@ public final class WorkflowStarter {
     private static SearchAttributes searchAttributes(DispatchSource.Row row, String direction) {
         SearchAttributes.Builder attributes = SearchAttributes.newBuilder()
                 .set(RelaySearchAttributes.DIRECTION, direction)
-                .set(RelaySearchAttributes.STATUS, direction.equals("inbound")
-                        ? InboxState.RECEIVED.searchValue()
-                        : DeliveryPhase.PENDING.label());
+                .set(
+                        RelaySearchAttributes.STATUS,
+                        direction.equals("inbound")
+                                ? InboxState.RECEIVED.searchValue()
+                                : DeliveryPhase.PENDING.label());
         if (row.eventType() != null) {
             attributes.set(RelaySearchAttributes.EVENT_TYPE, VisibilityLimits.keyword(row.eventType()));
         }
@@ -51,17 +53,19 @@ public final class WorkflowStarter {
     }
 
     /** Starts the workflow, or signals it when it is already running, in one atomic call. */
-    public void signalWithStart(String workflowType, DispatchSource.Row row, String direction, Object argument,
-            String signal) {
+    public void signalWithStart(
+            String workflowType, DispatchSource.Row row, String direction, Object argument, String signal) {
         stub(workflowType, row, direction).signalWithStart(signal, new Object[0], new Object[] {argument});
     }
 
     private WorkflowStub stub(String workflowType, DispatchSource.Row row, String direction) {
-        return client.newUntypedWorkflowStub(workflowType, WorkflowOptions.newBuilder()
-                .setTaskQueue(taskQueue)
-                .setWorkflowId(row.workflowId())
-                .setStaticSummary(VisibilityLimits.summary(row.summary()))
-                .setTypedSearchAttributes(searchAttributes(row, direction))
-                .build());
+        return client.newUntypedWorkflowStub(
+                workflowType,
+                WorkflowOptions.newBuilder()
+                        .setTaskQueue(taskQueue)
+                        .setWorkflowId(row.workflowId())
+                        .setStaticSummary(VisibilityLimits.summary(row.summary()))
+                        .setTypedSearchAttributes(searchAttributes(row, direction))
+                        .build());
     }
 }

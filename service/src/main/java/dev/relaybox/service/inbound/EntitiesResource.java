@@ -29,21 +29,37 @@ public final class EntitiesResource {
         this.inbox = inbox;
     }
 
-    public record AppliedEvent(String partner, String partnerEventId, String eventType, Outcome outcome,
-            Instant receivedAt, Instant processedAt) {}
+    public record AppliedEvent(
+            String partner,
+            String partnerEventId,
+            String eventType,
+            Outcome outcome,
+            Instant receivedAt,
+            Instant processedAt) {}
 
-    public record Entity(String type, String id, String state, int version, Instant updatedAt,
-            List<AppliedEvent> events) {}
+    public record Entity(
+            String type, String id, String state, int version, Instant updatedAt, List<AppliedEvent> events) {}
 
     @GET
     @Operation(operationId = "getEntity", summary = "An entity's state and the inbound events applied to it")
     public Entity get(@PathParam("type") String type, @PathParam("id") String id) {
         EntityHistory entity = inbox.entityHistory(new AggregateKey(type, id))
-                .orElseThrow(() -> ApiException.notFound("entity_not_found",
-                        "no " + type + " " + id + " has been created by an inbound event"));
-        return new Entity(type, id, entity.state(), entity.version(), entity.updatedAt(), entity.events().stream()
-                .map(e -> new AppliedEvent(e.partner(), e.partnerEventId(), e.eventType(), e.outcome(),
-                        e.receivedAt(), e.processedAt()))
-                .toList());
+                .orElseThrow(() -> ApiException.notFound(
+                        "entity_not_found", "no " + type + " " + id + " has been created by an inbound event"));
+        return new Entity(
+                type,
+                id,
+                entity.state(),
+                entity.version(),
+                entity.updatedAt(),
+                entity.events().stream()
+                        .map(e -> new AppliedEvent(
+                                e.partner(),
+                                e.partnerEventId(),
+                                e.eventType(),
+                                e.outcome(),
+                                e.receivedAt(),
+                                e.processedAt()))
+                        .toList());
     }
 }

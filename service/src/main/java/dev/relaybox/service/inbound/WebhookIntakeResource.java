@@ -45,8 +45,8 @@ public final class WebhookIntakeResource {
     private final Map<String, PartnerFactory> partners;
     private final IntakeMetrics metrics;
 
-    public WebhookIntakeResource(InboxStore inbox, ObjectMapper json, Map<String, PartnerFactory> partners,
-            IntakeMetrics metrics) {
+    public WebhookIntakeResource(
+            InboxStore inbox, ObjectMapper json, Map<String, PartnerFactory> partners, IntakeMetrics metrics) {
         this.inbox = inbox;
         this.storableJson = new StorableJson(json);
         this.partners = Map.copyOf(partners);
@@ -57,13 +57,25 @@ public final class WebhookIntakeResource {
 
     @POST
     @Consumes(MediaType.WILDCARD)
-    @Operation(operationId = "receiveWebhook", summary = "A partner's webhook: verified, stored once, answered at once",
-            description = "Signed per the partner's scheme (Standard Webhooks, Stripe, GitHub or an HMAC header) over "
-                    + "the raw bytes; 401 bad or missing signature, 404 unknown partner, 400 no event id, 413 too large.",
-            requestBody = @RequestBody(required = true, description = "the partner's event, exactly as signed",
-                    content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(type = "object"),
-                            examples = @ExampleObject(name = "order.paid",
-                                    value = "{\"type\": \"order.paid\", \"data\": {\"orderId\": \"42\"}}"))))
+    @Operation(
+            operationId = "receiveWebhook",
+            summary = "A partner's webhook: verified, stored once, answered at once",
+            description =
+                    "Signed per the partner's scheme (Standard Webhooks, Stripe, GitHub or an HMAC header) over "
+                            + "the raw bytes; 401 bad or missing signature, 404 unknown partner, 400 no event id, 413 too large.",
+            requestBody =
+                    @RequestBody(
+                            required = true,
+                            description = "the partner's event, exactly as signed",
+                            content =
+                                    @Content(
+                                            mediaType = MediaType.APPLICATION_JSON,
+                                            schema = @Schema(type = "object"),
+                                            examples =
+                                                    @ExampleObject(
+                                                            name = "order.paid",
+                                                            value =
+                                                                    "{\"type\": \"order.paid\", \"data\": {\"orderId\": \"42\"}}"))))
     public Receipt receive(@PathParam("partner") String partnerName, @Context HttpHeaders headers, InputStream body)
             throws IOException {
         PartnerFactory partner = partners.get(partnerName);
@@ -71,16 +83,20 @@ public final class WebhookIntakeResource {
             throw refuse("unknown", 404, "unknown_partner", "no partner named \"" + partnerName + "\" is configured");
         }
         MediaType type = headers.getMediaType();
-        if (type == null || !(type.getSubtype().equals("json") || type.getSubtype().endsWith("+json"))) {
+        if (type == null
+                || !(type.getSubtype().equals("json") || type.getSubtype().endsWith("+json"))) {
             throw refuse(partnerName, 415, "unsupported_media_type", "webhooks must be sent as application/json");
         }
         byte[] raw = body.readNBytes((int) Math.min(Integer.MAX_VALUE - 1, partner.maxBodyBytes() + 1));
         if (raw.length > partner.maxBodyBytes()) {
-            throw refuse(partnerName, 413, "payload_too_large",
+            throw refuse(
+                    partnerName,
+                    413,
+                    "payload_too_large",
                     "the body is larger than " + partner.maxBodyBytes() + " bytes");
         }
-        Verification verification = SignatureVerifier.verify(partner.getSignature(), headers::getHeaderString, raw,
-                Instant.now());
+        Verification verification =
+                SignatureVerifier.verify(partner.getSignature(), headers::getHeaderString, raw, Instant.now());
         if (!verification.valid()) {
             throw refuse(partnerName, 401, "invalid_signature", verification.reason());
         }
@@ -93,7 +109,8 @@ public final class WebhookIntakeResource {
         }
         JsonNode payload = stored.tree();
         String eventId = find(partner.getEventId(), headers, payload)
-                .orElseThrow(() -> refuse(partnerName, 400, "missing_event_id", "no event id at " + describe(partner.getEventId())));
+                .orElseThrow(() -> refuse(
+                        partnerName, 400, "missing_event_id", "no event id at " + describe(partner.getEventId())));
         if (eventId.length() > 500) {
             throw refuse(partnerName, 400, "invalid_event_id", "the event id is longer than 500 characters");
         }
@@ -103,13 +120,15 @@ public final class WebhookIntakeResource {
 
         InboxStore.Receipt receipt;
         try {
-            receipt = inbox.receive(new InboxStore.ReceivedEvent(partnerName, eventId, eventType,
-                    partner.getAggregateType(), aggregateId, stored.text()));
+            receipt = inbox.receive(new InboxStore.ReceivedEvent(
+                    partnerName, eventId, eventType, partner.getAggregateType(), aggregateId, stored.text()));
         } catch (StatementException e) {
-            throw StorableJson.refusedData(e).map(refused -> {
-                metrics.rejected(partnerName, "invalid_json");
-                return refused;
-            }).orElseThrow(() -> e);
+            throw StorableJson.refusedData(e)
+                    .map(refused -> {
+                        metrics.rejected(partnerName, "invalid_json");
+                        return refused;
+                    })
+                    .orElseThrow(() -> e);
         }
         if (receipt.duplicate()) {
             metrics.duplicate(partnerName);

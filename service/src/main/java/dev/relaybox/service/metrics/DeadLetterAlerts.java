@@ -42,11 +42,17 @@ public final class DeadLetterAlerts implements DeadLetterListener {
                 .put("reason", deadLetter.reason())
                 .put("lastError", deadLetter.lastError())
                 .put("attempts", deadLetter.attempts());
-        Outbox.enqueueRelayboxEvent(handle, new OutboxEvent(ALERT_EVENT, "dead_letter", deadLetter.id().toString(), payload.toString()));
+        Outbox.enqueueRelayboxEvent(
+                handle,
+                new OutboxEvent(ALERT_EVENT, "dead_letter", deadLetter.id().toString(), payload.toString()));
     }
 
     @Override
     public void created(DeadLetter deadLetter) {
-        metrics.counter("relaybox.dead_letters.created", "source", deadLetter.source().name().toLowerCase()).increment();
+        metrics.counter(
+                        "relaybox.dead_letters.created",
+                        "source",
+                        deadLetter.source().name().toLowerCase())
+                .increment();
     }
 }

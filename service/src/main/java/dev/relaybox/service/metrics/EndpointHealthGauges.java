@@ -31,19 +31,23 @@ final class EndpointHealthGauges {
 
     EndpointHealthGauges(Jdbi jdbi, MeterRegistry registry) {
         this.jdbi = jdbi;
-        circuitOpen = gauge(registry, "relaybox.endpoint.circuit.open",
+        circuitOpen = gauge(
+                registry,
+                "relaybox.endpoint.circuit.open",
                 "1 while the endpoint's circuit is open (deliveries wait for a probe)");
-        consecutiveFailures = gauge(registry, "relaybox.endpoint.consecutive.failures",
-                "failed attempts in a row");
-        successRatio = gauge(registry, "relaybox.endpoint.success.ratio",
-                "share of attempts answered 2xx over the last hour");
-        latency = gauge(registry, "relaybox.endpoint.latency.seconds",
-                "attempt latency over the last hour, by quantile");
-        lastSuccess = gauge(registry, "relaybox.endpoint.last.success.timestamp.seconds",
+        consecutiveFailures = gauge(registry, "relaybox.endpoint.consecutive.failures", "failed attempts in a row");
+        successRatio =
+                gauge(registry, "relaybox.endpoint.success.ratio", "share of attempts answered 2xx over the last hour");
+        latency =
+                gauge(registry, "relaybox.endpoint.latency.seconds", "attempt latency over the last hour, by quantile");
+        lastSuccess = gauge(
+                registry,
+                "relaybox.endpoint.last.success.timestamp.seconds",
                 "when the endpoint last accepted a delivery");
-        inFlight = gauge(registry, "relaybox.endpoint.in.flight",
-                "requests holding a maxInFlight slot");
-        waiting = gauge(registry, "relaybox.endpoint.waiting",
+        inFlight = gauge(registry, "relaybox.endpoint.in.flight", "requests holding a maxInFlight slot");
+        waiting = gauge(
+                registry,
+                "relaybox.endpoint.waiting",
                 "deliveries waiting for the circuit, an earlier event or a slot");
     }
 
@@ -53,32 +57,46 @@ final class EndpointHealthGauges {
             return;
         }
         readAt = now;
-        List<EndpointStore.Health> rows = jdbi.withExtension(EndpointStore.class,
-                dao -> dao.health(now.minus(Duration.ofHours(1))));
+        List<EndpointStore.Health> rows =
+                jdbi.withExtension(EndpointStore.class, dao -> dao.health(now.minus(Duration.ofHours(1))));
         register(circuitOpen, rows, h -> h.circuit().open() ? 1 : 0);
         register(consecutiveFailures, rows, EndpointStore.Health::consecutiveFailures);
-        register(successRatio, rows.stream().filter(h -> h.successRate() != null).toList(),
+        register(
+                successRatio,
+                rows.stream().filter(h -> h.successRate() != null).toList(),
                 EndpointStore.Health::successRate);
-        register(lastSuccess, rows.stream().filter(h -> h.lastSuccessAt() != null).toList(),
+        register(
+                lastSuccess,
+                rows.stream().filter(h -> h.lastSuccessAt() != null).toList(),
                 h -> h.lastSuccessAt().toEpochMilli() / 1000.0);
         register(inFlight, rows, EndpointStore.Health::inFlight);
         register(waiting, rows, EndpointStore.Health::waiting);
-        List<EndpointStore.Health> measured = rows.stream().filter(h -> h.p50LatencyMs() != null).toList();
-        latency.register(Stream.concat(
-                measured.stream().map(h -> MultiGauge.Row.of(Tags.of("endpoint", h.endpointName(), "quantile", "0.5"),
-                        h.p50LatencyMs() / 1000.0)),
-                measured.stream().map(h -> MultiGauge.Row.of(Tags.of("endpoint", h.endpointName(), "quantile", "0.99"),
-                        h.p99LatencyMs() / 1000.0))).toList(), true);
+        List<EndpointStore.Health> measured =
+                rows.stream().filter(h -> h.p50LatencyMs() != null).toList();
+        latency.register(
+                Stream.concat(
+                                measured.stream()
+                                        .map(h -> MultiGauge.Row.of(
+                                                Tags.of("endpoint", h.endpointName(), "quantile", "0.5"),
+                                                h.p50LatencyMs() / 1000.0)),
+                                measured.stream()
+                                        .map(h -> MultiGauge.Row.of(
+                                                Tags.of("endpoint", h.endpointName(), "quantile", "0.99"),
+                                                h.p99LatencyMs() / 1000.0)))
+                        .toList(),
+                true);
     }
 
     private static MultiGauge gauge(MeterRegistry registry, String name, String description) {
         return MultiGauge.builder(name).description(description).register(registry);
     }
 
-    private static void register(MultiGauge gauge, List<EndpointStore.Health> rows,
-            ToDoubleFunction<EndpointStore.Health> value) {
-        gauge.register(rows.stream()
-                .map(h -> MultiGauge.Row.of(Tags.of("endpoint", h.endpointName()), value.applyAsDouble(h)))
-                .toList(), true);
+    private static void register(
+            MultiGauge gauge, List<EndpointStore.Health> rows, ToDoubleFunction<EndpointStore.Health> value) {
+        gauge.register(
+                rows.stream()
+                        .map(h -> MultiGauge.Row.of(Tags.of("endpoint", h.endpointName()), value.applyAsDouble(h)))
+                        .toList(),
+                true);
     }
 }

@@ -27,8 +27,8 @@ public final class RelayMetrics implements IntakeMetrics {
     private static final Duration SNAPSHOT_MAX_AGE = Duration.ofSeconds(5);
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final AtomicReference<Snapshot> snapshot = new AtomicReference<>(
-            new Snapshot(Instant.EPOCH, new OpenWork(0, 0, 0, 0)));
+    private final AtomicReference<Snapshot> snapshot =
+            new AtomicReference<>(new Snapshot(Instant.EPOCH, new OpenWork(0, 0, 0, 0)));
     private final OverviewQueries queries;
     private final EndpointHealthGauges endpointHealth;
 
@@ -39,13 +39,19 @@ public final class RelayMetrics implements IntakeMetrics {
         this.queries = jdbi.onDemand(OverviewQueries.class);
         this.endpointHealth = new EndpointHealthGauges(jdbi, registry);
         Gauge.builder("relaybox.dead_letters.open", () -> snapshot().work().openDeadLetters())
-                .description("dead letters not yet replayed or discarded").register(registry);
+                .description("dead letters not yet replayed or discarded")
+                .register(registry);
         Gauge.builder("relaybox.inbox.deferred", () -> snapshot().work().deferredInbox())
-                .description("inbox events waiting for their precondition").register(registry);
+                .description("inbox events waiting for their precondition")
+                .register(registry);
         Gauge.builder("relaybox.dispatcher.lag.seconds", () -> snapshot().work().outboxLagSeconds())
-                .tag("source", "outbox").description("age of the oldest undispatched row").register(registry);
+                .tag("source", "outbox")
+                .description("age of the oldest undispatched row")
+                .register(registry);
         Gauge.builder("relaybox.dispatcher.lag.seconds", () -> snapshot().work().inboxLagSeconds())
-                .tag("source", "inbox").description("age of the oldest undispatched row").register(registry);
+                .tag("source", "inbox")
+                .description("age of the oldest undispatched row")
+                .register(registry);
     }
 
     public MeterRegistry registry() {
@@ -73,12 +79,14 @@ public final class RelayMetrics implements IntakeMetrics {
 
     @Override
     public void accepted(String partner) {
-        registry.counter("relaybox.inbox.requests", "partner", partner, "result", "accepted", "reason", "").increment();
+        registry.counter("relaybox.inbox.requests", "partner", partner, "result", "accepted", "reason", "")
+                .increment();
     }
 
     @Override
     public void duplicate(String partner) {
-        registry.counter("relaybox.inbox.requests", "partner", partner, "result", "duplicate", "reason", "").increment();
+        registry.counter("relaybox.inbox.requests", "partner", partner, "result", "duplicate", "reason", "")
+                .increment();
     }
 
     @Override

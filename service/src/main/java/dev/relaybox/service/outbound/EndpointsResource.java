@@ -62,7 +62,9 @@ public final class EndpointsResource {
     }
 
     public record NewEndpoint(
-            @NotNull @Pattern(regexp = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}") String name,
+            @NotNull @Pattern(regexp = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+            String name,
+
             @NotNull @Size(max = 2000) String url,
             @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = "\\*|[A-Za-z0-9_.-]+(\\.\\*)?") String> eventTypes,
             String secret,
@@ -70,7 +72,9 @@ public final class EndpointsResource {
             @Min(1) @Max(100_000) Integer burst,
             @Min(0) @Max(10_000) Integer maxInFlight,
             Boolean ordered,
-            @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"") String payloadFormat) {}
+
+            @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"")
+            String payloadFormat) {}
 
     public record EndpointChange(
             @Size(max = 2000) String url,
@@ -82,59 +86,114 @@ public final class EndpointsResource {
             @Min(1) @Max(100_000) Integer burst,
             @Min(0) @Max(10_000) Integer maxInFlight,
             Boolean ordered,
-            @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"") String payloadFormat) {}
+
+            @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"")
+            String payloadFormat) {}
 
     /** What the API shows; {@code secret} only in the answer that created it. */
-    public record EndpointView(UUID id, String name, String url, List<String> eventTypes, boolean enabled,
-            String disabledReason, boolean rotatingSecret, String secret, Instant createdAt, Instant updatedAt,
-            ControlsView controls, EndpointHealthView health) {
+    public record EndpointView(
+            UUID id,
+            String name,
+            String url,
+            List<String> eventTypes,
+            boolean enabled,
+            String disabledReason,
+            boolean rotatingSecret,
+            String secret,
+            Instant createdAt,
+            Instant updatedAt,
+            ControlsView controls,
+            EndpointHealthView health) {
         static EndpointView of(Endpoint e, String revealedSecret) {
-            return new EndpointView(e.id(), e.name(), e.url(), e.eventTypes(), e.enabled(), e.disabledReason(),
-                    e.previousSecret() != null && e.previousSecretExpiresAt() != null
+            return new EndpointView(
+                    e.id(),
+                    e.name(),
+                    e.url(),
+                    e.eventTypes(),
+                    e.enabled(),
+                    e.disabledReason(),
+                    e.previousSecret() != null
+                            && e.previousSecretExpiresAt() != null
                             && Instant.now().isBefore(e.previousSecretExpiresAt()),
-                    revealedSecret, e.createdAt(), e.updatedAt(), null, null);
+                    revealedSecret,
+                    e.createdAt(),
+                    e.updatedAt(),
+                    null,
+                    null);
         }
 
         EndpointView with(EndpointControls controls, EndpointStore.Health health) {
-            return new EndpointView(id, name, url, eventTypes, enabled, disabledReason, rotatingSecret, secret,
-                    createdAt, updatedAt, ControlsView.of(controls), health == null ? null : EndpointHealthView.of(health));
+            return new EndpointView(
+                    id,
+                    name,
+                    url,
+                    eventTypes,
+                    enabled,
+                    disabledReason,
+                    rotatingSecret,
+                    secret,
+                    createdAt,
+                    updatedAt,
+                    ControlsView.of(controls),
+                    health == null ? null : EndpointHealthView.of(health));
         }
     }
 
     /** The endpoint's pacing and body format; null limits are unlimited. */
-    public record ControlsView(Double rateLimit, Integer burst, Integer maxInFlight, boolean ordered,
-            String payloadFormat) {
+    public record ControlsView(
+            Double rateLimit, Integer burst, Integer maxInFlight, boolean ordered, String payloadFormat) {
         static ControlsView of(EndpointControls c) {
-            return new ControlsView(c.rateLimit(), c.rateLimit() == null ? null : c.effectiveBurst(), c.maxInFlight(),
-                    c.ordered(), c.payloadFormat());
+            return new ControlsView(
+                    c.rateLimit(),
+                    c.rateLimit() == null ? null : c.effectiveBurst(),
+                    c.maxInFlight(),
+                    c.ordered(),
+                    c.payloadFormat());
         }
     }
 
     @POST
-    @Operation(operationId = "createEndpoint", summary = "Register an endpoint; the answer shows its signing secret, once",
-            requestBody = @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
-                    schema = @Schema(implementation = NewEndpoint.class), examples = @ExampleObject(name = "receiver",
-                    value = "{\"name\": \"my-receiver\", \"url\": \"https://example.com/hooks\", \"eventTypes\": [\"order.*\"]}"))),
+    @Operation(
+            operationId = "createEndpoint",
+            summary = "Register an endpoint; the answer shows its signing secret, once",
+            requestBody =
+                    @RequestBody(
+                            required = true,
+                            content =
+                                    @Content(
+                                            mediaType = MediaType.APPLICATION_JSON,
+                                            schema = @Schema(implementation = NewEndpoint.class),
+                                            examples =
+                                                    @ExampleObject(
+                                                            name = "receiver",
+                                                            value =
+                                                                    "{\"name\": \"my-receiver\", \"url\": \"https://example.com/hooks\", \"eventTypes\": [\"order.*\"]}"))),
             responses = {
-                @ApiResponse(responseCode = "201", description = "created; the only answer that shows the secret",
+                @ApiResponse(
+                        responseCode = "201",
+                        description = "created; the only answer that shows the secret",
                         content = @Content(schema = @Schema(implementation = EndpointView.class))),
                 @ApiResponse(responseCode = "400", ref = OpenApiDocument.ERROR_REF),
                 @ApiResponse(responseCode = "409", ref = OpenApiDocument.ERROR_REF),
-                @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)})
+                @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
+            })
     public Response create(@NotNull @Valid NewEndpoint request) {
         checkUrl(request.url());
         checkBurst(request.burst(), request.rateLimit(), null);
         String secret = request.secret() == null ? WebhookSigner.newSecret() : request.secret();
         checkSecret(secret);
         List<String> eventTypes = request.eventTypes() == null ? List.of("*") : request.eventTypes();
-        EndpointControls controls = new EndpointControls(positiveOrNull(request.rateLimit()), request.burst(),
-                positiveOrNull(request.maxInFlight()), Boolean.TRUE.equals(request.ordered()),
+        EndpointControls controls = new EndpointControls(
+                positiveOrNull(request.rateLimit()),
+                request.burst(),
+                positiveOrNull(request.maxInFlight()),
+                Boolean.TRUE.equals(request.ordered()),
                 request.payloadFormat() == null ? EndpointControls.ENVELOPE : request.payloadFormat());
         Endpoint created = jdbi.inTransaction(h -> {
             EndpointStore store = h.attach(EndpointStore.class);
             Endpoint endpoint = store.insert(request.name(), request.url(), secret, eventTypes)
-                    .orElseThrow(() -> ApiException.conflict("endpoint_exists",
-                            "an endpoint named \"" + request.name() + "\" already exists"));
+                    .orElseThrow(() -> ApiException.conflict(
+                            "endpoint_exists", "an endpoint named \"" + request.name() + "\" already exists"));
             store.setControls(endpoint.id(), controls);
             return endpoint;
         });
@@ -143,20 +202,24 @@ public final class EndpointsResource {
 
     /** The whole JSON for one endpoint: its controls and its health over the last hour. */
     private EndpointView view(Endpoint endpoint, String revealedSecret) {
-        return jdbi.withExtension(EndpointStore.class, dao -> EndpointView.of(endpoint, revealedSecret).with(
-                dao.controls(endpoint.id()).orElse(EndpointControls.defaults()),
-                dao.health(endpoint.id(), Instant.now().minus(Duration.ofHours(1))).orElse(null)));
+        return jdbi.withExtension(
+                EndpointStore.class,
+                dao -> EndpointView.of(endpoint, revealedSecret)
+                        .with(
+                                dao.controls(endpoint.id()).orElse(EndpointControls.defaults()),
+                                dao.health(endpoint.id(), Instant.now().minus(Duration.ofHours(1)))
+                                        .orElse(null)));
     }
 
     @GET
     @Operation(operationId = "listEndpoints", summary = "Every endpoint")
     public List<EndpointView> list() {
         return jdbi.withExtension(EndpointStore.class, store -> {
-            Map<UUID, EndpointStore.Health> health = store.health(Instant.now().minus(Duration.ofHours(1)))
-                    .stream().collect(Collectors.toMap(EndpointStore.Health::endpointId, x -> x));
+            Map<UUID, EndpointStore.Health> health = store.health(Instant.now().minus(Duration.ofHours(1))).stream()
+                    .collect(Collectors.toMap(EndpointStore.Health::endpointId, x -> x));
             return store.list().stream()
-                    .map(e -> EndpointView.of(e, null).with(store.controls(e.id()).orElse(EndpointControls.defaults()),
-                            health.get(e.id())))
+                    .map(e -> EndpointView.of(e, null)
+                            .with(store.controls(e.id()).orElse(EndpointControls.defaults()), health.get(e.id())))
                     .toList();
         });
     }
@@ -170,7 +233,9 @@ public final class EndpointsResource {
 
     @PATCH
     @Path("/{id}")
-    @Operation(operationId = "changeEndpoint", summary = "Change an endpoint's URL or event types, enable or disable it, rotate its secret")
+    @Operation(
+            operationId = "changeEndpoint",
+            summary = "Change an endpoint's URL or event types, enable or disable it, rotate its secret")
     public EndpointView change(@PathParam("id") UUID id, @NotNull @Valid EndpointChange change) {
         if (change.url() != null) {
             checkUrl(change.url());
@@ -180,12 +245,20 @@ public final class EndpointsResource {
             Endpoint current = dao.find(id).orElseThrow(() -> notFound(id));
             changeControls(dao, id, change);
             if (change.url() != null || change.eventTypes() != null) {
-                dao.update(id, change.url() == null ? current.url() : change.url(),
+                dao.update(
+                        id,
+                        change.url() == null ? current.url() : change.url(),
                         change.eventTypes() == null ? current.eventTypes() : change.eventTypes());
             }
             if (change.enabled() != null) {
-                dao.setEnabled(id, change.enabled(), change.enabled() ? null
-                        : change.disabledReason() == null ? "disabled by an operator" : change.disabledReason());
+                dao.setEnabled(
+                        id,
+                        change.enabled(),
+                        change.enabled()
+                                ? null
+                                : change.disabledReason() == null
+                                        ? "disabled by an operator"
+                                        : change.disabledReason());
                 if (change.enabled() && !current.enabled()) {
                     // What arrived while it was disabled was kept, paused: it goes out now.
                     if (h.attach(DeliveryStore.class).resumePaused(id) > 0) {
@@ -207,11 +280,14 @@ public final class EndpointsResource {
         EndpointControls current = dao.controls(id).orElse(EndpointControls.defaults());
         Double rateLimit = change.rateLimit() == null ? current.rateLimit() : positiveOrNull(change.rateLimit());
         checkBurst(change.burst(), rateLimit, change.rateLimit());
-        dao.setControls(id, new EndpointControls(rateLimit,
-                change.burst() != null ? change.burst() : rateLimit == null ? null : current.burst(),
-                change.maxInFlight() == null ? current.maxInFlight() : positiveOrNull(change.maxInFlight()),
-                change.ordered() == null ? current.ordered() : change.ordered(),
-                change.payloadFormat() == null ? current.payloadFormat() : change.payloadFormat()));
+        dao.setControls(
+                id,
+                new EndpointControls(
+                        rateLimit,
+                        change.burst() != null ? change.burst() : rateLimit == null ? null : current.burst(),
+                        change.maxInFlight() == null ? current.maxInFlight() : positiveOrNull(change.maxInFlight()),
+                        change.ordered() == null ? current.ordered() : change.ordered(),
+                        change.payloadFormat() == null ? current.payloadFormat() : change.payloadFormat()));
         if (Boolean.TRUE.equals(change.enabled())) {
             // Re-enabled by an operator: start again with a closed circuit rather than the old failure streak.
             dao.closeCircuit(id);
@@ -220,8 +296,10 @@ public final class EndpointsResource {
 
     private static void checkBurst(Integer burst, Double rateLimit, Double requestedRate) {
         if (burst != null && rateLimit == null) {
-            throw new ApiException(422, "invalid_controls", requestedRate == null
-                    ? "burst needs a rateLimit" : "burst needs a rateLimit above 0");
+            throw new ApiException(
+                    422,
+                    "invalid_controls",
+                    requestedRate == null ? "burst needs a rateLimit" : "burst needs a rateLimit above 0");
         }
     }
 

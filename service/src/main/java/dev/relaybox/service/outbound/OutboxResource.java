@@ -76,43 +76,72 @@ public final class OutboxResource {
     @Schema(name = "OutboxEventRequest", additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
     public record EventRequest(
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED, pattern = EVENT_TYPE)
-            @NotNull @Pattern(regexp = EVENT_TYPE, message = NAME_RULE) String eventType,
+            @NotNull
+            @Pattern(regexp = EVENT_TYPE, message = NAME_RULE)
+            String eventType,
+
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED, pattern = AGGREGATE_TYPE)
-            @NotNull @Pattern(regexp = AGGREGATE_TYPE, message = NAME_RULE) String aggregateType,
-            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, maxLength = 200,
+            @NotNull
+            @Pattern(regexp = AGGREGATE_TYPE, message = NAME_RULE)
+            String aggregateType,
+
+            @Schema(
+                    requiredMode = Schema.RequiredMode.REQUIRED,
+                    maxLength = 200,
                     description = "at most 200 characters; an integer is accepted too")
-            @NotBlank @Size(max = 200) String aggregateId,
-            @Schema(requiredMode = Schema.RequiredMode.REQUIRED,
-                    description = "a JSON object (or array): the body receivers get") @NotNull JsonNode payload) {
+            @NotBlank
+            @Size(max = 200)
+            String aggregateId,
+
+            @Schema(
+                    requiredMode = Schema.RequiredMode.REQUIRED,
+                    description = "a JSON object (or array): the body receivers get")
+            @NotNull
+            JsonNode payload) {
         private static final List<Object> FIELDS = List.of("eventType", "aggregateType", "aggregateId", "payload");
 
         /** A misspelt field must not pass silently (the application's mapper ignores unknown fields elsewhere). */
         @JsonAnySetter
         void refuseUnknownField(String name, Object value) throws UnrecognizedPropertyException {
-            throw new UnrecognizedPropertyException(null, "unknown field \"" + name + "\"", JsonLocation.NA,
-                    EventRequest.class, name, FIELDS);
+            throw new UnrecognizedPropertyException(
+                    null, "unknown field \"" + name + "\"", JsonLocation.NA, EventRequest.class, name, FIELDS);
         }
     }
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @JsonBodyLimit.Limited
-    @Operation(operationId = "enqueueEvent", summary = "Enqueue an outbound event for delivery to every subscribed endpoint",
-            requestBody = @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
-                    schema = @Schema(implementation = EventRequest.class),
-                    examples = @ExampleObject(name = "order.shipped", value = EXAMPLE_REQUEST))),
+    @Operation(
+            operationId = "enqueueEvent",
+            summary = "Enqueue an outbound event for delivery to every subscribed endpoint",
+            requestBody =
+                    @RequestBody(
+                            required = true,
+                            content =
+                                    @Content(
+                                            mediaType = MediaType.APPLICATION_JSON,
+                                            schema = @Schema(implementation = EventRequest.class),
+                                            examples =
+                                                    @ExampleObject(name = "order.shipped", value = EXAMPLE_REQUEST))),
             responses = {
-                @ApiResponse(responseCode = "202", description = "stored; it is delivered after this answer",
+                @ApiResponse(
+                        responseCode = "202",
+                        description = "stored; it is delivered after this answer",
                         content = @Content(schema = @Schema(implementation = Accepted.class))),
-                @ApiResponse(responseCode = "200", description = "the same Idempotency-Key and body again: the first row",
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "the same Idempotency-Key and body again: the first row",
                         content = @Content(schema = @Schema(implementation = Accepted.class))),
                 @ApiResponse(responseCode = "400", ref = OpenApiDocument.ERROR_REF),
                 @ApiResponse(responseCode = "409", ref = OpenApiDocument.ERROR_REF),
                 @ApiResponse(responseCode = "413", ref = OpenApiDocument.ERROR_REF),
                 @ApiResponse(responseCode = "415", ref = OpenApiDocument.ERROR_REF),
-                @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)})
-    public Response enqueue(@Parameter(description = "makes retries safe: the same key and body store one row")
-            @HeaderParam("Idempotency-Key") String idempotencyKey,
+                @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
+            })
+    public Response enqueue(
+            @Parameter(description = "makes retries safe: the same key and body store one row")
+                    @HeaderParam("Idempotency-Key")
+                    String idempotencyKey,
             @NotNull(message = "is required: a JSON object") @Valid EventRequest request) {
         OutboxEvent event = event(request);
         if (idempotencyKey == null) {
@@ -124,7 +153,8 @@ public final class OutboxResource {
         }
         IdempotentEnqueue result = storing(() -> outbox.enqueueIdempotent(event, idempotencyKey, hash(event)));
         if (result.conflict()) {
-            throw ApiException.conflict("idempotency_key_reused",
+            throw ApiException.conflict(
+                    "idempotency_key_reused",
                     "Idempotency-Key " + idempotencyKey + " was already used for a different request");
         }
         return result.created()
@@ -135,17 +165,25 @@ public final class OutboxResource {
     /** What a valid request may still not ask for: a reserved event type, an aggregate type not configured. */
     private OutboxEvent event(EventRequest request) {
         if (JdbcOutbox.isReserved(request.eventType())) {
-            throw new ApiException(422, "reserved_event_type", "eventType \"" + request.eventType() + "\" is reserved: "
-                    + JdbcOutbox.RESERVED_PREFIX + "* events come only from Relaybox itself");
+            throw new ApiException(
+                    422,
+                    "reserved_event_type",
+                    "eventType \"" + request.eventType() + "\" is reserved: " + JdbcOutbox.RESERVED_PREFIX
+                            + "* events come only from Relaybox itself");
         }
         if (!aggregateTypes.isEmpty() && !aggregateTypes.contains(request.aggregateType())) {
-            throw new ApiException(422, "unknown_aggregate_type",
+            throw new ApiException(
+                    422,
+                    "unknown_aggregate_type",
                     "aggregateType \"" + request.aggregateType() + "\" is not one of " + aggregateTypes);
         }
         if (!request.payload().isContainerNode()) {
             throw ApiException.badRequest("invalid_request", "payload must be a JSON object or array");
         }
-        return new OutboxEvent(request.eventType(), request.aggregateType(), request.aggregateId(),
+        return new OutboxEvent(
+                request.eventType(),
+                request.aggregateType(),
+                request.aggregateId(),
                 request.payload().toString());
     }
 
@@ -160,7 +198,8 @@ public final class OutboxResource {
     private static String hash(OutboxEvent event) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            for (String part : List.of(event.eventType(), event.aggregateType(), event.aggregateId(), event.payloadJson())) {
+            for (String part :
+                    List.of(event.eventType(), event.aggregateType(), event.aggregateId(), event.payloadJson())) {
                 sha.update(part.getBytes(StandardCharsets.UTF_8));
                 sha.update((byte) 0);
             }

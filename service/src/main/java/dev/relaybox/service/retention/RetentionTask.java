@@ -42,8 +42,8 @@ public final class RetentionTask implements Managed {
     private final MeterRegistry registry;
     private ScheduledExecutorService scheduler;
 
-    public RetentionTask(Jdbi jdbi, Retention retention, Ages ages, int batchSize, Duration interval,
-            MeterRegistry registry) {
+    public RetentionTask(
+            Jdbi jdbi, Retention retention, Ages ages, int batchSize, Duration interval, MeterRegistry registry) {
         this.jdbi = jdbi;
         this.retention = retention;
         this.ages = ages;
@@ -65,7 +65,8 @@ public final class RetentionTask implements Managed {
             thread.setDaemon(true);
             return thread;
         });
-        scheduler.scheduleWithFixedDelay(this::runQuietly, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(
+                this::runQuietly, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -106,7 +107,9 @@ public final class RetentionTask implements Managed {
     }
 
     private Counter purgedCounter(String table) {
-        return Counter.builder("relaybox.retention.purged").tag("table", table)
-                .description("finished rows deleted by retention").register(registry);
+        return Counter.builder("relaybox.retention.purged")
+                .tag("table", table)
+                .description("finished rows deleted by retention")
+                .register(registry);
     }
 }

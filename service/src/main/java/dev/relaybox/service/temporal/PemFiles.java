@@ -26,28 +26,27 @@ import java.util.regex.Pattern;
  * Every failure is an {@link IllegalArgumentException} whose message starts with the setting's name.
  */
 final class PemFiles {
-    private static final Pattern PKCS8_KEY = Pattern.compile(
-            "-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
+    private static final Pattern PKCS8_KEY =
+            Pattern.compile("-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
     private static final Pattern OTHER_KEY = Pattern.compile("-----BEGIN ([A-Z ]*)PRIVATE KEY-----");
 
-    private PemFiles() {
-    }
+    private PemFiles() {}
 
     /** The certificates in a PEM file, in file order (a chain starts with its leaf). */
     static List<X509Certificate> certificates(String setting, Path file) {
         byte[] pem = read(setting, file).getBytes(StandardCharsets.ISO_8859_1);
         try {
-            List<X509Certificate> certificates = CertificateFactory.getInstance("X.509")
-                    .generateCertificates(new ByteArrayInputStream(pem)).stream()
-                    .map(X509Certificate.class::cast)
-                    .toList();
+            List<X509Certificate> certificates =
+                    CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(pem)).stream()
+                            .map(X509Certificate.class::cast)
+                            .toList();
             if (certificates.isEmpty()) {
                 throw new IllegalArgumentException(setting + ": " + file + " holds no PEM certificate");
             }
             return certificates;
         } catch (CertificateException e) {
-            throw new IllegalArgumentException(setting + ": " + file + " is not a PEM certificate file ("
-                    + e.getMessage() + ")", e);
+            throw new IllegalArgumentException(
+                    setting + ": " + file + " is not a PEM certificate file (" + e.getMessage() + ")", e);
         }
     }
 
@@ -66,15 +65,17 @@ final class PemFiles {
                         + "PRIVATE KEY'; convert it to PKCS#8: openssl pkcs8 -topk8 -nocrypt -in " + file
                         + " -out key.pem");
             }
-            throw new IllegalArgumentException(setting + ": " + file + " holds no PEM private key "
-                    + "('-----BEGIN PRIVATE KEY-----')");
+            throw new IllegalArgumentException(
+                    setting + ": " + file + " holds no PEM private key " + "('-----BEGIN PRIVATE KEY-----')");
         }
         try {
             byte[] der = Base64.getMimeDecoder().decode(pkcs8.group(1));
             return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
         } catch (GeneralSecurityException | IllegalArgumentException e) {
-            throw new IllegalArgumentException(setting + ": " + file + " is not a " + algorithm
-                    + " private key matching the certificate (" + e.getMessage() + ")", e);
+            throw new IllegalArgumentException(
+                    setting + ": " + file + " is not a " + algorithm + " private key matching the certificate ("
+                            + e.getMessage() + ")",
+                    e);
         }
     }
 

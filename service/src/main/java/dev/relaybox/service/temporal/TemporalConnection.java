@@ -52,8 +52,8 @@ public final class TemporalConnection {
     private final String apiKey;
     private final String description;
 
-    private TemporalConnection(String target, SslContext sslContext, String serverName, String apiKey,
-            String description) {
+    private TemporalConnection(
+            String target, SslContext sslContext, String serverName, String apiKey, String description) {
         this.target = target;
         this.sslContext = sslContext;
         this.serverName = serverName;
@@ -82,15 +82,23 @@ public final class TemporalConnection {
         }
         refuseContradictions(tls, tlsSettings, apiKey);
         if (!tls.enabled().orElse(!tlsSettings.isEmpty() || apiKey.isPresent())) {
-            return new TemporalConnection(config.getAddress(), null, null, apiKey.orElse(null),
+            return new TemporalConnection(
+                    config.getAddress(),
+                    null,
+                    null,
+                    apiKey.orElse(null),
                     apiKey.isPresent() ? "plaintext, API key" : "plaintext");
         }
         List<String> description = new ArrayList<>(List.of("TLS"));
         SslContext sslContext = sslContext(tls, description);
         tls.serverName().ifPresent(name -> description.add("server name " + name));
         apiKey.ifPresent(k -> description.add("API key"));
-        return new TemporalConnection(config.getAddress(), sslContext, tls.serverName().orElse(null),
-                apiKey.orElse(null), String.join(", ", description));
+        return new TemporalConnection(
+                config.getAddress(),
+                sslContext,
+                tls.serverName().orElse(null),
+                apiKey.orElse(null),
+                String.join(", ", description));
     }
 
     private static List<String> tlsSettingsGiven(TemporalTlsFactory tls) {
@@ -102,8 +110,8 @@ public final class TemporalConnection {
         return given;
     }
 
-    private static void refuseSecurityForTheEmbeddedServer(TemporalTlsFactory tls, List<String> tlsSettings,
-            Optional<String> apiKey) {
+    private static void refuseSecurityForTheEmbeddedServer(
+            TemporalTlsFactory tls, List<String> tlsSettings, Optional<String> apiKey) {
         List<String> given = new ArrayList<>();
         if (tls.enabled().orElse(false)) {
             given.add(ENABLED);
@@ -118,17 +126,18 @@ public final class TemporalConnection {
         }
     }
 
-    private static void refuseContradictions(TemporalTlsFactory tls, List<String> tlsSettings,
-            Optional<String> apiKey) {
+    private static void refuseContradictions(
+            TemporalTlsFactory tls, List<String> tlsSettings, Optional<String> apiKey) {
         if (!tls.enabled().orElse(true) && !tlsSettings.isEmpty()) {
             throw new IllegalArgumentException(ENABLED + " is false, but " + String.join(", ", tlsSettings)
                     + (tlsSettings.size() == 1 ? " is" : " are") + " set; remove TEMPORAL_TLS=false to use TLS, or "
                     + "unset " + (tlsSettings.size() == 1 ? "it" : "them"));
         }
         if (tls.clientCert().isPresent() != tls.clientKey().isPresent()) {
-            throw new IllegalArgumentException(tls.clientCert().isPresent()
-                    ? CERT + " is set without " + KEY + ": a client certificate needs its private key"
-                    : KEY + " is set without " + CERT + ": a private key needs its client certificate");
+            throw new IllegalArgumentException(
+                    tls.clientCert().isPresent()
+                            ? CERT + " is set without " + KEY + ": a client certificate needs its private key"
+                            : KEY + " is set without " + CERT + ": a private key needs its client certificate");
         }
         if (apiKey.filter(k -> k.chars().anyMatch(Character::isWhitespace)).isPresent()) {
             throw new IllegalArgumentException(API_KEY + " contains whitespace; give the key alone");
@@ -145,10 +154,11 @@ public final class TemporalConnection {
             X509Certificate leaf = chain.get(0);
             String subject = leaf.getSubjectX500Principal().getName();
             if (leaf.getNotAfter().toInstant().isBefore(Instant.now())) {
-                throw new IllegalArgumentException(CERT + ": " + cert + " expired on " + leaf.getNotAfter().toInstant()
-                        + " (" + subject + ")");
+                throw new IllegalArgumentException(
+                        CERT + ": " + cert + " expired on " + leaf.getNotAfter().toInstant() + " (" + subject + ")");
             }
-            PrivateKey privateKey = PemFiles.privateKey(KEY, key, leaf.getPublicKey().getAlgorithm());
+            PrivateKey privateKey =
+                    PemFiles.privateKey(KEY, key, leaf.getPublicKey().getAlgorithm());
             if (!PemFiles.belongTogether(privateKey, leaf.getPublicKey())) {
                 throw new IllegalArgumentException(KEY + ": " + key + " is not the private key of the certificate in "
                         + cert + " (" + subject + ")");

@@ -34,21 +34,29 @@ public final class TemporalRuntime implements Managed {
     private final Worker worker;
     private final Worker httpWorker;
 
-    private TemporalRuntime(Closeable embeddedServer, TemporalConnection connection, TemporalFactory config,
-            Scope metrics) {
+    private TemporalRuntime(
+            Closeable embeddedServer, TemporalConnection connection, TemporalFactory config, Scope metrics) {
         this.embeddedServer = embeddedServer;
         this.target = connection.target();
-        this.stubs = WorkflowServiceStubs.newServiceStubs(
-                connection.workflowServiceStubsOptions().setMetricsScope(metrics).build());
-        this.client = WorkflowClient.newInstance(
-                stubs, WorkflowClientOptions.newBuilder().setNamespace(config.getNamespace()).build());
-        this.workerFactory = WorkerFactory.newInstance(client);
-        this.worker = workerFactory.newWorker(config.getTaskQueue(), WorkerOptions.newBuilder()
-                .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentActivities())
-                .setMaxConcurrentWorkflowTaskExecutionSize(config.getMaxConcurrentWorkflowTasks())
-                .setStickyQueueScheduleToStartTimeout(config.getStickyScheduleToStartTimeout())
+        this.stubs = WorkflowServiceStubs.newServiceStubs(connection
+                .workflowServiceStubsOptions()
+                .setMetricsScope(metrics)
                 .build());
-        this.httpWorker = workerFactory.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(config.getTaskQueue()),
+        this.client = WorkflowClient.newInstance(
+                stubs,
+                WorkflowClientOptions.newBuilder()
+                        .setNamespace(config.getNamespace())
+                        .build());
+        this.workerFactory = WorkerFactory.newInstance(client);
+        this.worker = workerFactory.newWorker(
+                config.getTaskQueue(),
+                WorkerOptions.newBuilder()
+                        .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentActivities())
+                        .setMaxConcurrentWorkflowTaskExecutionSize(config.getMaxConcurrentWorkflowTasks())
+                        .setStickyQueueScheduleToStartTimeout(config.getStickyScheduleToStartTimeout())
+                        .build());
+        this.httpWorker = workerFactory.newWorker(
+                OutboxDeliveryWorkflow.httpTaskQueue(config.getTaskQueue()),
                 WorkerOptions.newBuilder()
                         .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentHttpAttempts())
                         .build());
@@ -68,8 +76,10 @@ public final class TemporalRuntime implements Managed {
         if (!config.isEmbedded()) {
             LOG.info("connecting to Temporal at {} ({})", connection.target(), connection.description());
             if (connection.sendsApiKeyInPlaintext()) {
-                LOG.warn("temporal.apiKey goes to {} without TLS because temporal.tls.enabled is false: anyone on "
-                        + "the network path can read it", connection.target());
+                LOG.warn(
+                        "temporal.apiKey goes to {} without TLS because temporal.tls.enabled is false: anyone on "
+                                + "the network path can read it",
+                        connection.target());
             }
             return new TemporalRuntime(null, connection, config, metrics);
         }
@@ -77,14 +87,17 @@ public final class TemporalRuntime implements Managed {
         EmbeddedTemporalServer server = EmbeddedTemporalServer.start(port);
         String target = server.target();
         registerSearchAttributes(target, config.getNamespace());
-        LOG.info("embedded Temporal server listening on {} (in memory: unfinished work is re-driven from "
-                + "the database after a restart)", target);
+        LOG.info(
+                "embedded Temporal server listening on {} (in memory: unfinished work is re-driven from "
+                        + "the database after a restart)",
+                target);
         return new TemporalRuntime(server, TemporalConnection.plaintext(target), config, metrics);
     }
 
     private static void registerSearchAttributes(String target, String namespace) {
-        WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-                TemporalConnection.plaintext(target).workflowServiceStubsOptions().build());
+        WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(TemporalConnection.plaintext(target)
+                .workflowServiceStubsOptions()
+                .build());
         try (TemporalSetup setup = new TemporalSetup(stubs, namespace, Duration.ofSeconds(10))) {
             setup.ensureSearchAttributes();
         } finally {

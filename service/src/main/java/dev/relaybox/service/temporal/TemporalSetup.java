@@ -67,17 +67,21 @@ public final class TemporalSetup implements AutoCloseable {
     }
 
     void awaitFrontend() {
-        retrying(Status.Code.UNAVAILABLE, () -> workflow.blockingStub()
-                .withDeadlineAfter(5, TimeUnit.SECONDS)
-                .getSystemInfo(GetSystemInfoRequest.getDefaultInstance()));
+        retrying(
+                Status.Code.UNAVAILABLE,
+                () -> workflow.blockingStub()
+                        .withDeadlineAfter(5, TimeUnit.SECONDS)
+                        .getSystemInfo(GetSystemInfoRequest.getDefaultInstance()));
     }
 
     /** Registers the namespace with {@code retention} unless it exists (its retention is then left alone). */
     public Step ensureNamespace(Duration retention) {
         String what = "namespace " + namespace;
         try {
-            workflow.blockingStub().describeNamespace(DescribeNamespaceRequest.newBuilder()
-                    .setNamespace(namespace).build());
+            workflow.blockingStub()
+                    .describeNamespace(DescribeNamespaceRequest.newBuilder()
+                            .setNamespace(namespace)
+                            .build());
             return new Step(what, false);
         } catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
@@ -85,11 +89,12 @@ public final class TemporalSetup implements AutoCloseable {
             }
         }
         try {
-            workflow.blockingStub().registerNamespace(RegisterNamespaceRequest.newBuilder()
-                    .setNamespace(namespace)
-                    .setWorkflowExecutionRetentionPeriod(com.google.protobuf.Duration.newBuilder()
-                            .setSeconds(retention.getSeconds()))
-                    .build());
+            workflow.blockingStub()
+                    .registerNamespace(RegisterNamespaceRequest.newBuilder()
+                            .setNamespace(namespace)
+                            .setWorkflowExecutionRetentionPeriod(
+                                    com.google.protobuf.Duration.newBuilder().setSeconds(retention.getSeconds()))
+                            .build());
             return new Step(what + " (retention " + retention + ")", true);
         } catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() == Status.Code.ALREADY_EXISTS) {
@@ -118,8 +123,12 @@ public final class TemporalSetup implements AutoCloseable {
     /** The namespace's custom search attributes, or null where the server cannot list them (the test server). */
     private Map<String, IndexedValueType> customSearchAttributes() {
         try {
-            return retrying(Status.Code.NOT_FOUND, () -> operator.blockingStub().listSearchAttributes(
-                    ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build()))
+            return retrying(
+                            Status.Code.NOT_FOUND,
+                            () -> operator.blockingStub()
+                                    .listSearchAttributes(ListSearchAttributesRequest.newBuilder()
+                                            .setNamespace(namespace)
+                                            .build()))
                     .getCustomAttributesMap();
         } catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
@@ -133,11 +142,13 @@ public final class TemporalSetup implements AutoCloseable {
     private boolean add(SearchAttributeKey<?> key) {
         try {
             // A namespace created a moment ago may not be visible to every frontend yet.
-            retrying(Status.Code.NOT_FOUND, () -> operator.blockingStub().addSearchAttributes(
-                    AddSearchAttributesRequest.newBuilder()
-                            .setNamespace(namespace)
-                            .putSearchAttributes(key.getName(), key.getValueType())
-                            .build()));
+            retrying(
+                    Status.Code.NOT_FOUND,
+                    () -> operator.blockingStub()
+                            .addSearchAttributes(AddSearchAttributesRequest.newBuilder()
+                                    .setNamespace(namespace)
+                                    .putSearchAttributes(key.getName(), key.getValueType())
+                                    .build()));
             return true;
         } catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() == Status.Code.ALREADY_EXISTS) {

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class AdminDeadLettersResourceTest {
     static final Jdbi JDBI = TestDatabase.fresh();
     static final AtomicInteger DISPATCHER_WAKE_UPS = new AtomicInteger();
-    static final ResourceExtension RESOURCES = ResourceTests.extension(new AdminDeadLettersResource(JDBI,
-            new TemporalLinks("http://temporal.test", "default", false), DISPATCHER_WAKE_UPS::incrementAndGet));
+    static final ResourceExtension RESOURCES = ResourceTests.extension(new AdminDeadLettersResource(
+            JDBI, new TemporalLinks("http://temporal.test", "default", false), DISPATCHER_WAKE_UPS::incrementAndGet));
 
     @Test
     void refusesFiltersThatCouldNeverMatchAndCursorsItDidNotHandOut() {
@@ -41,11 +41,14 @@ class AdminDeadLettersResourceTest {
         assertError(get("/admin/dead-letters?limit=501"), 400, "invalid_request");
         UUID open = deadLetter(Source.INBOX, UUID.randomUUID());
 
-        assertError(post("/admin/dead-letters/replay", Map.of("filter", Map.of("source", "sideways"))), 400,
+        assertError(
+                post("/admin/dead-letters/replay", Map.of("filter", Map.of("source", "sideways"))),
+                400,
                 "invalid_filter");
         assertError(post("/admin/dead-letters/replay", null), 400, "invalid_request");
 
-        assertThat(get("/admin/dead-letters/" + open).body().path("resolvedAt").isNull()).isTrue();
+        assertThat(get("/admin/dead-letters/" + open).body().path("resolvedAt").isNull())
+                .isTrue();
     }
 
     @Test
@@ -54,7 +57,9 @@ class AdminDeadLettersResourceTest {
 
         assertError(get("/admin/dead-letters/" + missing), 404, "dead_letter_not_found");
         assertError(post("/admin/dead-letters/" + missing + "/replay", Map.of()), 404, "dead_letter_not_found");
-        assertError(post("/admin/dead-letters/" + missing + "/discard", Map.of("reason", "gone")), 404,
+        assertError(
+                post("/admin/dead-letters/" + missing + "/discard", Map.of("reason", "gone")),
+                404,
                 "dead_letter_not_found");
     }
 
@@ -64,8 +69,7 @@ class AdminDeadLettersResourceTest {
 
         assertError(post("/admin/dead-letters/" + id + "/discard", Map.of()), 400, "invalid_request");
         Answer discarded = post("/admin/dead-letters/" + id + "/discard", Map.of("reason", "partner retired"));
-        assertError(post("/admin/dead-letters/" + id + "/discard", Map.of("reason", "again")), 409,
-                "already_resolved");
+        assertError(post("/admin/dead-letters/" + id + "/discard", Map.of("reason", "again")), 409, "already_resolved");
         assertError(post("/admin/dead-letters/" + id + "/replay", Map.of()), 409, "already_resolved");
 
         assertThat(discarded.status()).isEqualTo(200);
@@ -85,7 +89,8 @@ class AdminDeadLettersResourceTest {
 
         assertThat(bulk.body().path("replayed").asInt()).isZero();
         assertThat(bulk.body().path("skippedDisabledEndpoint").asInt()).isEqualTo(1);
-        assertThat(get("/admin/dead-letters/" + id).body().path("resolvedAt").isNull()).isTrue();
+        assertThat(get("/admin/dead-letters/" + id).body().path("resolvedAt").isNull())
+                .isTrue();
         assertThat(DISPATCHER_WAKE_UPS.get()).isEqualTo(wakeUpsBefore);
     }
 
@@ -95,19 +100,29 @@ class AdminDeadLettersResourceTest {
         UUID byAggregate = deadLetter(Source.OUTBOX, outboxId);
         UUID inbound = deadLetter(Source.INBOX, UUID.randomUUID());
 
-        List<String> inboxOnly = get("/admin/dead-letters?source=inbox&limit=500").body().path("items")
+        List<String> inboxOnly = get("/admin/dead-letters?source=inbox&limit=500")
+                .body()
+                .path("items")
                 .findValuesAsText("id");
-        List<String> ofAggregate = get("/admin/dead-letters?aggregate=invoice:inv-7").body().path("items")
+        List<String> ofAggregate = get("/admin/dead-letters?aggregate=invoice:inv-7")
+                .body()
+                .path("items")
                 .findValuesAsText("id");
-        List<String> all = get("/admin/dead-letters?limit=500").body().path("items").findValuesAsText("id");
-        List<String> emptyFilters = get("/admin/dead-letters?source=&peer=&limit=500").body().path("items")
+        List<String> all =
+                get("/admin/dead-letters?limit=500").body().path("items").findValuesAsText("id");
+        List<String> emptyFilters = get("/admin/dead-letters?source=&peer=&limit=500")
+                .body()
+                .path("items")
                 .findValuesAsText("id");
 
         assertThat(inboxOnly).contains(inbound.toString()).doesNotContain(byAggregate.toString());
         assertThat(ofAggregate).containsExactly(byAggregate.toString());
         assertThat(all).contains(inbound.toString(), byAggregate.toString());
         assertThat(emptyFilters).isEqualTo(all);
-        assertThat(get("/admin/dead-letters/" + byAggregate).body().path("aggregate").asText())
+        assertThat(get("/admin/dead-letters/" + byAggregate)
+                        .body()
+                        .path("aggregate")
+                        .asText())
                 .isEqualTo("invoice:inv-7");
     }
 
@@ -118,15 +133,18 @@ class AdminDeadLettersResourceTest {
         List<String> oldestFirst = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             // Two share a timestamp, so the id breaks the tie.
-            oldestFirst.add(inboundDeadLetter(peer, base.plusSeconds(i == 4 ? 3 : i)).toString());
+            oldestFirst.add(
+                    inboundDeadLetter(peer, base.plusSeconds(i == 4 ? 3 : i)).toString());
         }
         String query = "/admin/dead-letters?peer=" + peer + "&limit=2";
 
         JsonNode first = get(query).body();
         inboundDeadLetter(peer, Instant.now());
         inboundDeadLetter(peer, Instant.now().plusSeconds(1));
-        JsonNode second = get(query + "&cursor=" + first.path("nextCursor").asText()).body();
-        JsonNode third = get(query + "&cursor=" + second.path("nextCursor").asText()).body();
+        JsonNode second =
+                get(query + "&cursor=" + first.path("nextCursor").asText()).body();
+        JsonNode third =
+                get(query + "&cursor=" + second.path("nextCursor").asText()).body();
 
         List<String> seen = new ArrayList<>();
         for (JsonNode page : List.of(first, second, third)) {
@@ -143,21 +161,26 @@ class AdminDeadLettersResourceTest {
     @Test
     void onlyAdminsMayListOrReplay() {
         assertError(ResourceTests.call(RESOURCES, "GET", "/admin/dead-letters", null, null), 401, "unauthorized");
-        assertError(ResourceTests.call(RESOURCES, "POST", "/admin/dead-letters/replay", PRODUCER_TOKEN, Map.of()),
-                403, "forbidden");
+        assertError(
+                ResourceTests.call(RESOURCES, "POST", "/admin/dead-letters/replay", PRODUCER_TOKEN, Map.of()),
+                403,
+                "forbidden");
     }
 
     private static UUID deadLetter(Source source, UUID reference) {
-        return JDBI.withExtension(DeadLetterStore.class,
-                store -> store.insertOpen(source, reference, "gave up", "503", 4)).orElseThrow();
+        return JDBI.withExtension(
+                        DeadLetterStore.class, store -> store.insertOpen(source, reference, "gave up", "503", 4))
+                .orElseThrow();
     }
 
     private static UUID inboundDeadLetter(String partner, Instant at) {
         UUID inboxId = JDBI.withHandle(h -> h.createQuery("""
                         INSERT INTO webhook_inbox (partner_name, partner_event_id, payload, signature_verified, status)
                         VALUES (:partner, :eventId, '{}', true, 'QUARANTINED') RETURNING id""")
-                .bind("partner", partner).bind("eventId", UUID.randomUUID().toString())
-                .mapTo(UUID.class).one());
+                .bind("partner", partner)
+                .bind("eventId", UUID.randomUUID().toString())
+                .mapTo(UUID.class)
+                .one());
         UUID id = deadLetter(Source.INBOX, inboxId);
         JDBI.useHandle(h -> h.execute("UPDATE dead_letters SET created_at = ? WHERE id = ?", at, id));
         return id;
@@ -167,13 +190,21 @@ class AdminDeadLettersResourceTest {
         return JDBI.withHandle(h -> h.createQuery("""
                         INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, status)
                         VALUES (:type, :id, 'invoice.sent', '{}', 'QUARANTINED') RETURNING id""")
-                .bind("type", aggregateType).bind("id", aggregateId).mapTo(UUID.class).one());
+                .bind("type", aggregateType)
+                .bind("id", aggregateId)
+                .mapTo(UUID.class)
+                .one());
     }
 
     private static UUID deliveryToDisabledEndpoint() {
         UUID endpointId = JDBI.withExtension(EndpointStore.class, store -> {
-            UUID id = store.insert("disabled-receiver", "https://example.com/hooks",
-                    "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", List.of("*")).orElseThrow().id();
+            UUID id = store.insert(
+                            "disabled-receiver",
+                            "https://example.com/hooks",
+                            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                            List.of("*"))
+                    .orElseThrow()
+                    .id();
             store.setEnabled(id, false, "maintenance");
             return id;
         });
@@ -181,7 +212,10 @@ class AdminDeadLettersResourceTest {
         return JDBI.withHandle(h -> h.createQuery("""
                         INSERT INTO deliveries (outbox_id, endpoint_id, status) VALUES (:outbox, :endpoint, 'DEAD_LETTERED')
                         RETURNING id""")
-                .bind("outbox", outboxId).bind("endpoint", endpointId).mapTo(UUID.class).one());
+                .bind("outbox", outboxId)
+                .bind("endpoint", endpointId)
+                .mapTo(UUID.class)
+                .one());
     }
 
     private static Answer get(String path) {

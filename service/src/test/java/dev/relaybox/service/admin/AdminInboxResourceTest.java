@@ -37,7 +37,8 @@ class AdminInboxResourceTest {
                 return true;
             })
             // No Temporal here: releasing a deferred event is covered end to end in InboundApiTest.
-            .addResource(new AdminInboxResource(INBOX, null, new TemporalLinks("http://localhost:8233", "default", true)))
+            .addResource(
+                    new AdminInboxResource(INBOX, null, new TemporalLinks("http://localhost:8233", "default", true)))
             .addResource(new EntitiesResource(INBOX))
             .build();
 
@@ -51,9 +52,11 @@ class AdminInboxResourceTest {
         JsonNode first = list("partner=paging&limit=3");
         // Rows arriving between pages are newer than the cursor: they neither repeat nor shift what follows.
         receive("paging", "evt-page-late-1", "late-1");
-        JsonNode second = list("partner=paging&limit=3&cursor=" + first.path("nextCursor").asText());
+        JsonNode second =
+                list("partner=paging&limit=3&cursor=" + first.path("nextCursor").asText());
         receive("paging", "evt-page-late-2", "late-2");
-        JsonNode third = list("partner=paging&limit=3&cursor=" + second.path("nextCursor").asText());
+        JsonNode third = list(
+                "partner=paging&limit=3&cursor=" + second.path("nextCursor").asText());
 
         List<String> seen = new ArrayList<>();
         for (JsonNode page : List.of(first, second, third)) {
@@ -75,7 +78,11 @@ class AdminInboxResourceTest {
         assertThat(ids(list("partner=filter-a"))).hasSize(2);
         assertThat(ids(list("aggregate=order:f-2"))).hasSize(2);
         assertThat(ids(list("partner=filter-a&aggregate=order:f-2"))).hasSize(1);
-        assertThat(list("partner=filter-b&status=received").path("items").get(0).path("status").asText())
+        assertThat(list("partner=filter-b&status=received")
+                        .path("items")
+                        .get(0)
+                        .path("status")
+                        .asText())
                 .isEqualTo("RECEIVED");
         assertThat(ids(list("partner=filter-b&status=deferred"))).isEmpty();
     }
@@ -120,8 +127,15 @@ class AdminInboxResourceTest {
     }
 
     private static String receive(String partner, String eventId, String orderId) {
-        return INBOX.receive(new ReceivedEvent(partner, eventId, "order.created", "order", orderId,
-                "{\"type\": \"order.created\", \"data\": {\"orderId\": \"" + orderId + "\"}}")).id().toString();
+        return INBOX.receive(new ReceivedEvent(
+                        partner,
+                        eventId,
+                        "order.created",
+                        "order",
+                        orderId,
+                        "{\"type\": \"order.created\", \"data\": {\"orderId\": \"" + orderId + "\"}}"))
+                .id()
+                .toString();
     }
 
     private static JsonNode list(String query) {

@@ -51,8 +51,14 @@ class AdminOutboundListsTest {
 
         JsonNode first = get("/admin/outbox", q -> q + "&aggregate=paging:1&limit=2");
         List<String> newer = enqueue("paging", 3);
-        JsonNode second = get("/admin/outbox", q -> q + "&aggregate=paging:1&limit=2&cursor=" + first.path("nextCursor").asText());
-        JsonNode third = get("/admin/outbox", q -> q + "&aggregate=paging:1&limit=2&cursor=" + second.path("nextCursor").asText());
+        JsonNode second = get(
+                "/admin/outbox",
+                q -> q + "&aggregate=paging:1&limit=2&cursor="
+                        + first.path("nextCursor").asText());
+        JsonNode third = get(
+                "/admin/outbox",
+                q -> q + "&aggregate=paging:1&limit=2&cursor="
+                        + second.path("nextCursor").asText());
 
         List<String> seen = new ArrayList<>();
         for (JsonNode page : List.of(first, second, third)) {
@@ -71,8 +77,10 @@ class AdminOutboundListsTest {
 
         JsonNode first = get("/admin/deliveries", q -> q + "&aggregate=delivering:1&endpoint=shop&limit=2");
         List<String> newer = deliveries(enqueue("delivering", 2));
-        JsonNode second = get("/admin/deliveries",
-                q -> q + "&aggregate=delivering:1&endpoint=shop&limit=2&cursor=" + first.path("nextCursor").asText());
+        JsonNode second = get(
+                "/admin/deliveries",
+                q -> q + "&aggregate=delivering:1&endpoint=shop&limit=2&cursor="
+                        + first.path("nextCursor").asText());
 
         List<String> seen = new ArrayList<>();
         first.path("items").forEach(item -> seen.add(item.path("id").asText()));
@@ -86,8 +94,10 @@ class AdminOutboundListsTest {
     @Test
     void filtersNarrowOnlyByWhatIsGiven() {
         List<String> ids = enqueue("filtered", 2);
-        JDBI.useHandle(h -> h.createUpdate("UPDATE outbox_events SET status = 'PROCESSED', processed_at = now() WHERE id = CAST(:id AS uuid)")
-                .bind("id", ids.get(0)).execute());
+        JDBI.useHandle(h -> h.createUpdate(
+                        "UPDATE outbox_events SET status = 'PROCESSED', processed_at = now() WHERE id = CAST(:id AS uuid)")
+                .bind("id", ids.get(0))
+                .execute());
 
         JsonNode processed = get("/admin/outbox", q -> q + "&aggregate=filtered:1&status=processed");
         JsonNode all = get("/admin/outbox", q -> q + "&aggregate=filtered:1");
@@ -137,7 +147,10 @@ class AdminOutboundListsTest {
             ids.add(JDBI.inTransaction(h -> {
                 DeliveryStore store = h.attach(DeliveryStore.class);
                 store.createDeliveries(UUID.fromString(outboxId));
-                return store.unfinished(UUID.fromString(outboxId)).get(0).deliveryId().toString();
+                return store.unfinished(UUID.fromString(outboxId))
+                        .get(0)
+                        .deliveryId()
+                        .toString();
             }));
         }
         return ids;

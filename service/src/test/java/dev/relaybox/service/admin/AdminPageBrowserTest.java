@@ -46,11 +46,23 @@ class AdminPageBrowserTest {
         Browsers.requireChromium(CHROMIUM, CHROMEDRIVER);
         ChromeOptions options = new ChromeOptions()
                 .setBinary(CHROMIUM.toFile())
-                .addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        "--disable-dev-shm-usage", "--window-size=1400,1000");
-        browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build(), options);
+                .addArguments(
+                        "--headless",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--disable-quic",
+                        "--no-first-run",
+                        "--disable-background-networking",
+                        "--disable-component-update",
+                        "--disable-sync",
+                        "--disable-dev-shm-usage",
+                        "--window-size=1400,1000");
+        browser = new ChromeDriver(
+                new ChromeDriverService.Builder()
+                        .usingDriverExecutable(CHROMEDRIVER.toFile())
+                        .usingAnyFreePort()
+                        .build(),
+                options);
     }
 
     @AfterAll
@@ -64,10 +76,22 @@ class AdminPageBrowserTest {
     @Test
     void operatorFindsADeadLetterReplaysItAndSeesItResolved() throws Exception {
         RECEIVER.script("/page", TestReceiver.Reply.of(400));
-        API.admin("POST", "/admin/endpoints", Map.of("name", "page", "url", RECEIVER.url("/page"),
-                "eventTypes", List.of("order.*")));
-        API.producer("POST", "/outbox", Map.of("eventType", "order.refunded", "aggregateType", "order",
-                "aggregateId", "7", "payload", Map.of("amount", 12)));
+        API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of("name", "page", "url", RECEIVER.url("/page"), "eventTypes", List.of("order.*")));
+        API.producer(
+                "POST",
+                "/outbox",
+                Map.of(
+                        "eventType",
+                        "order.refunded",
+                        "aggregateType",
+                        "order",
+                        "aggregateId",
+                        "7",
+                        "payload",
+                        Map.of("amount", 12)));
         await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters() == 1);
 
         browser.get(API.url("/admin/"));
@@ -75,7 +99,8 @@ class AdminPageBrowserTest {
         browser.findElement(By.id("connect")).click();
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         WebElement row = wait.until(d -> d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).stream()
-                .findFirst().orElse(null));
+                .findFirst()
+                .orElse(null));
         assertThat(row.getText()).contains("order.refunded", "400 Bad Request", "outbound");
         assertThat(browser.findElement(By.id("count-dead")).getText()).isEqualTo("1");
         assertThat(row.findElement(By.linkText("History")).getAttribute("href")).contains("/admin/workflows/outbox-");
@@ -86,20 +111,49 @@ class AdminPageBrowserTest {
         row.findElement(By.xpath(".//button[text()='Replay']")).click();
 
         wait.until(d -> d.findElement(By.id("message")).getText().startsWith("Replayed dead letter"));
-        wait.until(d -> d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).isEmpty());
-        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/page").size() == 2);
+        wait.until(d ->
+                d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).isEmpty());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/page").size() == 2);
         assertThat(openDeadLetters()).isZero();
     }
 
     @Test
     void operatorSeesEachEndpointsHealthAndControls() {
-        API.admin("POST", "/admin/endpoints", Map.of("name", "health-page", "url", RECEIVER.url("/health-page"),
-                "eventTypes", List.of("invoice.*"), "rateLimit", 20, "maxInFlight", 4, "ordered", true));
-        API.producer("POST", "/outbox", Map.of("eventType", "invoice.paid", "aggregateType", "invoice",
-                "aggregateId", "9", "payload", Map.of("amount", 3)));
-        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/health-page").size() == 1);
-        await().atMost(Duration.ofSeconds(30)).until(() -> API.adminGet("/admin/endpoints").findValues("health")
-                .stream().anyMatch(h -> h.path("attemptsLastHour").asInt() == 1 && h.path("lastSuccessAt").isTextual()));
+        API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of(
+                        "name",
+                        "health-page",
+                        "url",
+                        RECEIVER.url("/health-page"),
+                        "eventTypes",
+                        List.of("invoice.*"),
+                        "rateLimit",
+                        20,
+                        "maxInFlight",
+                        4,
+                        "ordered",
+                        true));
+        API.producer(
+                "POST",
+                "/outbox",
+                Map.of(
+                        "eventType",
+                        "invoice.paid",
+                        "aggregateType",
+                        "invoice",
+                        "aggregateId",
+                        "9",
+                        "payload",
+                        Map.of("amount", 3)));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/health-page").size() == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> API.adminGet("/admin/endpoints").findValues("health").stream()
+                        .anyMatch(h -> h.path("attemptsLastHour").asInt() == 1
+                                && h.path("lastSuccessAt").isTextual()));
 
         browser.get(API.url("/admin/"));
         browser.findElement(By.id("token")).clear();
@@ -108,14 +162,27 @@ class AdminPageBrowserTest {
         // The page loads once on its own (the token is remembered) and again on the click: read fresh rows.
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         wait.ignoring(StaleElementReferenceException.class);
-        String row = wait.until(d -> d.findElements(By.cssSelector("#endpoint-rows tr[data-name='health-page']"))
-                .stream().findFirst().map(WebElement::getText).filter(text -> text.contains("100%")).orElse(null));
-        String circuit = wait.until(d -> d.findElements(
-                        By.cssSelector("#endpoint-rows tr[data-name='health-page'] .circuit-closed"))
-                .stream().findFirst().map(WebElement::getText).orElse(null));
+        String row =
+                wait.until(d -> d.findElements(By.cssSelector("#endpoint-rows tr[data-name='health-page']")).stream()
+                        .findFirst()
+                        .map(WebElement::getText)
+                        .filter(text -> text.contains("100%"))
+                        .orElse(null));
+        String circuit = wait.until(d ->
+                d.findElements(By.cssSelector("#endpoint-rows tr[data-name='health-page'] .circuit-closed")).stream()
+                        .findFirst()
+                        .map(WebElement::getText)
+                        .orElse(null));
 
-        assertThat(row).contains("health-page", "closed", "100% of 1", "20/s (burst 20)", "max 4 in flight", "ordered",
-                "envelope");
+        assertThat(row)
+                .contains(
+                        "health-page",
+                        "closed",
+                        "100% of 1",
+                        "20/s (burst 20)",
+                        "max 4 in flight",
+                        "ordered",
+                        "envelope");
         assertThat(circuit).isEqualTo("closed");
     }
 

@@ -17,7 +17,8 @@ final class Browsers {
     static void requireChromium(Path chromium, Path chromedriver) {
         boolean present = Files.isExecutable(chromium) && Files.isExecutable(chromedriver);
         if (!present && System.getenv("CI") != null) {
-            throw new IllegalStateException("install chromium and chromium-driver (apt-get install chromium chromium-driver)");
+            throw new IllegalStateException(
+                    "install chromium and chromium-driver (apt-get install chromium chromium-driver)");
         }
         Assumptions.assumeTrue(present, "chromium and chromium-driver are not installed; skipping the browser test");
     }
@@ -27,10 +28,22 @@ final class Browsers {
         requireChromium(CHROMIUM, CHROMEDRIVER);
         ChromeOptions options = new ChromeOptions()
                 .setBinary(CHROMIUM.toFile())
-                .addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        "--disable-dev-shm-usage", "--window-size=1400,1000");
-        return new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build(), options);
+                .addArguments(
+                        "--headless",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--disable-quic",
+                        "--no-first-run",
+                        "--disable-background-networking",
+                        "--disable-component-update",
+                        "--disable-sync",
+                        "--disable-dev-shm-usage",
+                        "--window-size=1400,1000");
+        return new ChromeDriver(
+                new ChromeDriverService.Builder()
+                        .usingDriverExecutable(CHROMEDRIVER.toFile())
+                        .usingAnyFreePort()
+                        .build(),
+                options);
     }
 }

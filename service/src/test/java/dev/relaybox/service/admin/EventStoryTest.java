@@ -1,6 +1,5 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.service.ShopWebhooks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,8 +8,8 @@ import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.ShopWebhooks;
 import dev.relaybox.service.TestApp;
-import dev.relaybox.service.config.AuthFactory;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
@@ -22,11 +21,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,7 +43,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class EventStoryTest {
     static final TestReceiver RECEIVER = new TestReceiver();
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort(),
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
+            TestApp.freePort(),
             ConfigOverride.config("delivery.retryDelays", "1s"),
             ConfigOverride.config("delivery.jitter", "0"));
     static final Api API = new Api(APP);
@@ -58,17 +55,24 @@ class EventStoryTest {
     @BeforeAll
     static void anOrderIsCreatedAndPaidAndOneReceiverIsDown() {
         RECEIVER.script("/down", TestReceiver.Reply.of(503));
-        API.admin("POST", "/admin/endpoints", Map.of("name", "story-ok", "url", RECEIVER.url("/ok"),
-                "eventTypes", List.of("order.*")));
-        API.admin("POST", "/admin/endpoints", Map.of("name", "story-down", "url", RECEIVER.url("/down"),
-                "eventTypes", List.of("order.*")));
+        API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of("name", "story-ok", "url", RECEIVER.url("/ok"), "eventTypes", List.of("order.*")));
+        API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of("name", "story-down", "url", RECEIVER.url("/down"), "eventTypes", List.of("order.*")));
         assertThat(send("evt-created-" + ORDER, "order.created").status()).isEqualTo(200);
         await().atMost(Duration.ofSeconds(30)).until(() -> entityState().equals("created"));
         assertThat(send("evt-paid-" + ORDER, "order.paid").status()).isEqualTo(200);
 
-        outboxRow = await().atMost(Duration.ofSeconds(60)).until(
-                () -> API.adminGet("/admin/outbox?aggregate=order:" + ORDER).path("items").get(0),
-                row -> row != null && row.path("status").asText().equals("PROCESSED"));
+        outboxRow = await().atMost(Duration.ofSeconds(60))
+                .until(
+                        () -> API.adminGet("/admin/outbox?aggregate=order:" + ORDER)
+                                .path("items")
+                                .get(0),
+                        row -> row != null && row.path("status").asText().equals("PROCESSED"));
     }
 
     @AfterAll
@@ -102,18 +106,30 @@ class EventStoryTest {
         assertThat(down.path("tries").findValuesAsText("statusCode")).containsExactly("503", "503");
         JsonNode deadLetters = byPartnerEventId.path("deadLetters");
         assertThat(deadLetters).hasSize(1);
-        assertThat(deadLetters.get(0).path("reference").asText()).isEqualTo(down.path("id").asText());
+        assertThat(deadLetters.get(0).path("reference").asText())
+                .isEqualTo(down.path("id").asText());
 
         // The webhook-id a receiver saw (the outbox id), a delivery id, the inbox id, the dead letter id and the
         // aggregate all lead to the same story, marking what was asked for.
         String webhookId = RECEIVER.received("/ok").get(0).header("webhook-id");
         assertThat(matchedOutbox(story(webhookId))).isTrue();
-        assertThat(delivery(story(down.path("id").asText()).path("outbox").get(0), "story-down").path("matched")
-                .asBoolean()).isTrue();
-        assertThat(story(inbox.get(0).path("id").asText()).path("inbox").get(0).path("matched").asBoolean()).isTrue();
+        assertThat(delivery(story(down.path("id").asText()).path("outbox").get(0), "story-down")
+                        .path("matched")
+                        .asBoolean())
+                .isTrue();
+        assertThat(story(inbox.get(0).path("id").asText())
+                        .path("inbox")
+                        .get(0)
+                        .path("matched")
+                        .asBoolean())
+                .isTrue();
         JsonNode byDeadLetter = story(deadLetters.get(0).path("id").asText());
-        assertThat(byDeadLetter.path("deadLetters").get(0).path("matched").asBoolean()).isTrue();
-        assertThat(delivery(byDeadLetter.path("outbox").get(0), "story-down").path("matched").asBoolean()).isTrue();
+        assertThat(byDeadLetter.path("deadLetters").get(0).path("matched").asBoolean())
+                .isTrue();
+        assertThat(delivery(byDeadLetter.path("outbox").get(0), "story-down")
+                        .path("matched")
+                        .asBoolean())
+                .isTrue();
         for (JsonNode story : List.of(story(webhookId), byDeadLetter, story("order:" + ORDER))) {
             assertThat(story.path("aggregate").asText()).isEqualTo("order:" + ORDER);
             assertThat(story.path("inbox")).hasSize(2);
@@ -128,12 +144,24 @@ class EventStoryTest {
     @Test
     void operatorSeesTheWholeStoryOnOneScreen() throws Exception {
         Browsers.requireChromium(AdminPageBrowserTest.CHROMIUM, AdminPageBrowserTest.CHROMEDRIVER);
-        ChromeDriver browser = new ChromeDriver(new ChromeDriverService.Builder()
-                .usingDriverExecutable(AdminPageBrowserTest.CHROMEDRIVER.toFile()).usingAnyFreePort().build(),
-                new ChromeOptions().setBinary(AdminPageBrowserTest.CHROMIUM.toFile()).addArguments("--headless",
-                        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        "--disable-dev-shm-usage", "--window-size=1400,1100"));
+        ChromeDriver browser = new ChromeDriver(
+                new ChromeDriverService.Builder()
+                        .usingDriverExecutable(AdminPageBrowserTest.CHROMEDRIVER.toFile())
+                        .usingAnyFreePort()
+                        .build(),
+                new ChromeOptions()
+                        .setBinary(AdminPageBrowserTest.CHROMIUM.toFile())
+                        .addArguments(
+                                "--headless",
+                                "--no-sandbox",
+                                "--disable-gpu",
+                                "--disable-quic",
+                                "--no-first-run",
+                                "--disable-background-networking",
+                                "--disable-component-update",
+                                "--disable-sync",
+                                "--disable-dev-shm-usage",
+                                "--window-size=1400,1100"));
         try {
             String webhookId = RECEIVER.received("/ok").get(0).header("webhook-id");
             browser.get(API.url("/admin/"));
@@ -153,8 +181,16 @@ class EventStoryTest {
             assertThat(steps.get(1).getText()).contains("order.paid", "APPLIED");
             WebElement outbound = steps.get(2);
             assertThat(outbound.getAttribute("class")).contains("outbound", "matched");
-            assertThat(outbound.getText()).contains("order.payment_confirmed", "webhook-id " + webhookId,
-                    "story-ok", "DELIVERED", "story-down", "DEAD_LETTERED", "503", "dead letter");
+            assertThat(outbound.getText())
+                    .contains(
+                            "order.payment_confirmed",
+                            "webhook-id " + webhookId,
+                            "story-ok",
+                            "DELIVERED",
+                            "story-down",
+                            "DEAD_LETTERED",
+                            "503",
+                            "dead letter");
             assertThat(outbound.findElement(By.linkText("Temporal")).getAttribute("href"))
                     .endsWith("/workflows/outbox-" + webhookId);
             assertThat(steps.get(1).findElement(By.linkText("Temporal")).getAttribute("href"))
@@ -200,5 +236,4 @@ class EventStoryTest {
                 .header("webhook-signature", ShopWebhooks.signature(eventId, timestamp, body))
                 .post(Entity.entity(body, MediaType.APPLICATION_JSON)));
     }
-
 }

@@ -19,8 +19,8 @@ class TemporalLinksTest {
     void withAnExternalServerTheLinkIsTheTemporalUiAndTheHistoryViewStaysAvailable() {
         TemporalLinks links = new TemporalLinks("https://temporal.example.com/", "relay box", false);
 
-        assertThat(links.workflow("outbox-1")).isEqualTo(
-                "https://temporal.example.com/namespaces/relay%20box/workflows/outbox-1");
+        assertThat(links.workflow("outbox-1"))
+                .isEqualTo("https://temporal.example.com/namespaces/relay%20box/workflows/outbox-1");
         assertThat(TemporalLinks.history("outbox-1")).isEqualTo("/admin/workflows/outbox-1");
     }
 }

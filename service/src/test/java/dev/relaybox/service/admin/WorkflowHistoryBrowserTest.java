@@ -1,6 +1,5 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.service.ShopWebhooks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,24 +8,19 @@ import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.ShopWebhooks;
 import dev.relaybox.service.TestApp;
-import dev.relaybox.service.config.AuthFactory;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.core.MediaType;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,7 +40,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 class WorkflowHistoryBrowserTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     // A long recheck and a long second wait: only a signal can move either workflow on within the test.
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort(),
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
+            TestApp.freePort(),
             ConfigOverride.config("inbox.recheckInterval", "1h"),
             ConfigOverride.config("delivery.retryDelays", "1s,1h"),
             ConfigOverride.config("delivery.jitter", "0"));
@@ -73,70 +68,103 @@ class WorkflowHistoryBrowserTest {
         send("evt-c-" + order, event("order.created", order));
         await().atMost(Duration.ofSeconds(30)).until(() -> entityState(order).equals("created"));
         String shippedId = send("evt-s-" + order, event("order.shipped", order)).text("id");
-        await().atMost(Duration.ofSeconds(30)).until(() -> inboxStatus(shippedId).equals("DEFERRED"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> inboxStatus(shippedId).equals("DEFERRED"));
 
         openAdminPage();
-        String historyUrl = wait(browser).until(d -> row("#deferred-rows", "order:" + order)
-                .findElement(By.linkText("History")).getAttribute("href"));
+        String historyUrl = wait(browser)
+                .until(d -> row("#deferred-rows", "order:" + order)
+                        .findElement(By.linkText("History"))
+                        .getAttribute("href"));
         assertThat(row("#deferred-rows", "order:" + order).findElements(By.linkText("Temporal UI")))
-                .as("no Temporal UI for the embedded server").isEmpty();
+                .as("no Temporal UI for the embedded server")
+                .isEmpty();
 
         send("evt-p-" + order, event("order.paid", order));
         await().atMost(Duration.ofSeconds(30)).until(() -> entityState(order).equals("shipped"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> API.adminGet(
-                "/admin/workflows/inbox-shop-evt-s-" + order + "/history").path("status").asText().equals("completed"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> API.adminGet("/admin/workflows/inbox-shop-evt-s-" + order + "/history")
+                        .path("status")
+                        .asText()
+                        .equals("completed"));
 
         browser.get(historyUrl);
         List<String> timeline = timeline();
         screenshot("workflow-history-inbox.png");
         assertThat(browser.findElement(By.id("status")).getText()).isEqualTo("completed");
         assertThat(timeline.get(0)).startsWith("completed");
-        assertInOrder(timeline,
+        assertInOrder(
+                timeline,
                 "completed",
                 "activity decide order.shipped for order:" + order + " (InboxDecide) | result {\"outcome\":\"APPLIED\"",
                 "timer 'recheck order.shipped (waiting for order.paid)' cancelled",
                 "signal release received",
                 "timer 'recheck order.shipped (waiting for order.paid)' started for 1h",
                 "search attributes set | RelayAttempts = 1, RelayStatus = deferred",
-                "activity decide order.shipped for order:" + order + " (InboxDecide) | result {\"outcome\":\"DEFERRED\"",
+                "activity decide order.shipped for order:" + order
+                        + " (InboxDecide) | result {\"outcome\":\"DEFERRED\"",
                 "started InboxEvent | apply order.shipped from shop to order:" + order);
     }
 
     @Test
     void threeAttemptDeliveryShowsBothWaitsAndTheRetryNowSignalInOrder() throws Exception {
         RECEIVER.script("/three", TestReceiver.Reply.of(503), TestReceiver.Reply.of(503), TestReceiver.Reply.of(200));
-        API.admin("POST", "/admin/endpoints", Map.of("name", "three", "url", RECEIVER.url("/three"),
-                "eventTypes", List.of("invoice.*")));
-        String outboxId = API.producer("POST", "/outbox", Map.of("eventType", "invoice.paid", "aggregateType", "invoice",
-                "aggregateId", "3", "payload", Map.of("total", 30))).text("id");
-        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/three").size() == 2
-                && retrying(outboxId) != null);
+        API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of("name", "three", "url", RECEIVER.url("/three"), "eventTypes", List.of("invoice.*")));
+        String outboxId = API.producer(
+                        "POST",
+                        "/outbox",
+                        Map.of(
+                                "eventType",
+                                "invoice.paid",
+                                "aggregateType",
+                                "invoice",
+                                "aggregateId",
+                                "3",
+                                "payload",
+                                Map.of("total", 30)))
+                .text("id");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/three").size() == 2 && retrying(outboxId) != null);
 
         openAdminPage();
-        String historyUrl = wait(browser).until(d -> row("#retrying-rows", "invoice.paid")
-                .findElement(By.linkText("History")).getAttribute("href"));
+        String historyUrl = wait(browser)
+                .until(d -> row("#retrying-rows", "invoice.paid")
+                        .findElement(By.linkText("History"))
+                        .getAttribute("href"));
         assertThat(historyUrl).endsWith("/admin/workflows/outbox-" + outboxId);
         wait(browser).until(d -> {
-            row("#retrying-rows", "invoice.paid").findElement(By.xpath(".//button[text()='Retry now']")).click();
+            row("#retrying-rows", "invoice.paid")
+                    .findElement(By.xpath(".//button[text()='Retry now']"))
+                    .click();
             return true;
         });
-        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/three").size() == 3);
-        await().atMost(Duration.ofSeconds(30)).until(() -> API.adminGet("/admin/workflows/outbox-" + outboxId
-                + "/history").path("status").asText().equals("completed"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/three").size() == 3);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> API.adminGet("/admin/workflows/outbox-" + outboxId + "/history")
+                        .path("status")
+                        .asText()
+                        .equals("completed"));
 
         browser.get(historyUrl);
         List<String> timeline = timeline();
         screenshot("workflow-history-delivery.png");
         String url = RECEIVER.url("/three");
-        assertInOrder(timeline,
+        assertInOrder(
+                timeline,
                 "completed",
                 "activity attempt 3 to " + url + " (DeliveryAttempt) | result {\"outcome\":\"DELIVERED\"",
                 "signal retryNow received",
                 "timer 'wait before attempt 3 to " + url + "' started for 1h",
-                "activity attempt 2 to " + url + " (DeliveryAttempt) | result {\"outcome\":\"RETRYABLE\",\"statusCode\":503",
+                "activity attempt 2 to " + url
+                        + " (DeliveryAttempt) | result {\"outcome\":\"RETRYABLE\",\"statusCode\":503",
                 "timer 'wait before attempt 2 to " + url + "' fired",
                 "timer 'wait before attempt 2 to " + url + "' started for 1s",
-                "activity attempt 1 to " + url + " (DeliveryAttempt) | result {\"outcome\":\"RETRYABLE\",\"statusCode\":503",
+                "activity attempt 1 to " + url
+                        + " (DeliveryAttempt) | result {\"outcome\":\"RETRYABLE\",\"statusCode\":503",
                 "started OutboxDelivery");
     }
 
@@ -150,7 +178,8 @@ class WorkflowHistoryBrowserTest {
                     found = i;
                 }
             }
-            assertThat(found).as("'%s' after line %d of%n%s", expected, from, String.join("\n", timeline))
+            assertThat(found)
+                    .as("'%s' after line %d of%n%s", expected, from, String.join("\n", timeline))
                     .isNotNegative();
             from = found + 1;
         }
@@ -177,11 +206,15 @@ class WorkflowHistoryBrowserTest {
             if (items.isEmpty()) {
                 return null;
             }
-            return items.stream().map(li -> {
-                String title = li.findElement(By.className("title")).getText();
-                List<WebElement> detail = li.findElements(By.className("detail"));
-                return detail.isEmpty() ? title : title + " | " + detail.get(0).getText();
-            }).toList();
+            return items.stream()
+                    .map(li -> {
+                        String title = li.findElement(By.className("title")).getText();
+                        List<WebElement> detail = li.findElements(By.className("detail"));
+                        return detail.isEmpty()
+                                ? title
+                                : title + " | " + detail.get(0).getText();
+                    })
+                    .toList();
         });
     }
 
@@ -198,13 +231,17 @@ class WorkflowHistoryBrowserTest {
     }
 
     private static WebElement row(String tbody, String containing) {
-        return wait(browser).until(d -> d.findElements(By.cssSelector(tbody + " tr")).stream()
-                .filter(r -> r.getText().contains(containing)).findFirst().orElse(null));
+        return wait(browser)
+                .until(d -> d.findElements(By.cssSelector(tbody + " tr")).stream()
+                        .filter(r -> r.getText().contains(containing))
+                        .findFirst()
+                        .orElse(null));
     }
 
     private static JsonNode retrying(String outboxId) {
         for (JsonNode d : API.adminGet("/admin/deliveries?status=retrying").path("items")) {
-            if (d.path("outboxId").asText().equals(outboxId) && d.path("attempts").asInt() == 2) {
+            if (d.path("outboxId").asText().equals(outboxId)
+                    && d.path("attempts").asInt() == 2) {
                 return d;
             }
         }
@@ -232,5 +269,4 @@ class WorkflowHistoryBrowserTest {
                 .header("webhook-signature", ShopWebhooks.signature(eventId, timestamp, body))
                 .post(Entity.entity(body, MediaType.APPLICATION_JSON)));
     }
-
 }

@@ -31,11 +31,16 @@ class WorkflowTimelineTest {
 
         assertThat(view.workflowType()).isEqualTo("OutboxDelivery");
         assertThat(view.status()).isEqualTo("completed");
-        assertThat(view.runId()).as("the run as recorded, not the SDK's replay placeholder")
-                .isNotBlank().isNotEqualTo("run_id_in_replay");
+        assertThat(view.runId())
+                .as("the run as recorded, not the SDK's replay placeholder")
+                .isNotBlank()
+                .isNotEqualTo("run_id_in_replay");
         List<String> lines = lines(view);
-        assertThat(lines).as("an activity that returns nothing shows no result").contains("activity: activity DeliveryFinish");
-        WorkflowHistoryBrowserTest.assertInOrder(lines,
+        assertThat(lines)
+                .as("an activity that returns nothing shows no result")
+                .contains("activity: activity DeliveryFinish");
+        WorkflowHistoryBrowserTest.assertInOrder(
+                lines,
                 "completed: completed",
                 "activity: activity attempt 3 to http://127.0.0.1:34671/three (DeliveryAttempt) | result "
                         + "{\"outcome\":\"DELIVERED\",\"statusCode\":200",
@@ -51,7 +56,8 @@ class WorkflowTimelineTest {
                 "search-attributes: search attributes set | RelayAggregate = invoice:3, RelayDirection = outbound, "
                         + "RelayEventType = invoice.paid",
                 "started: started OutboxDelivery | input ");
-        assertThat(lines).as("the engine's workflow tasks are not part of the story")
+        assertThat(lines)
+                .as("the engine's workflow tasks are not part of the story")
                 .noneMatch(line -> line.contains("WorkflowTask") || line.contains("workflow task"));
         assertThat(view.entries()).isSortedAccordingTo((a, b) -> b.at().compareTo(a.at()));
     }
@@ -63,7 +69,8 @@ class WorkflowTimelineTest {
         assertThat(view.workflowType()).isEqualTo("InboxEvent");
         assertThat(view.summary()).isEqualTo("apply order.shipped from shop to order:hist-1712725460714");
         assertThat(view.status()).isEqualTo("completed");
-        WorkflowHistoryBrowserTest.assertInOrder(lines(view),
+        WorkflowHistoryBrowserTest.assertInOrder(
+                lines(view),
                 "completed: completed",
                 "activity: activity decide order.shipped for order:hist-1712725460714 (InboxDecide) | result "
                         + "{\"outcome\":\"APPLIED\"",
@@ -87,32 +94,50 @@ class WorkflowTimelineTest {
         WorkflowTimeline.View view = WorkflowTimeline.of(events.subList(0, scheduled + 1));
 
         assertThat(view.status()).isEqualTo("running");
-        assertThat(lines(view).get(0)).startsWith("activity-running: activity read inbox event ")
+        assertThat(lines(view).get(0))
+                .startsWith("activity-running: activity read inbox event ")
                 .endsWith("(InboxPlan) running");
     }
 
     @Test
     void localActivitiesReadAsActivitiesWithTheirSummaryAndResult() {
         Timestamp at = Timestamp.newBuilder().setSeconds(1_700_000_000).build();
-        HistoryEvent decided = HistoryEvent.newBuilder().setEventId(5).setEventTime(at)
+        HistoryEvent decided = HistoryEvent.newBuilder()
+                .setEventId(5)
+                .setEventTime(at)
                 .setEventType(EventType.EVENT_TYPE_MARKER_RECORDED)
                 .setUserMetadata(UserMetadata.newBuilder().setSummary(json("\"decide order.paid for order:7\"")))
-                .setMarkerRecordedEventAttributes(MarkerRecordedEventAttributes.newBuilder().setMarkerName("LocalActivity")
-                        .putDetails("type", Payloads.newBuilder().addPayloads(json("\"InboxDecide\"")).build())
-                        .putDetails("result", Payloads.newBuilder().addPayloads(json("{\"outcome\":\"APPLIED\"}")).build()))
+                .setMarkerRecordedEventAttributes(MarkerRecordedEventAttributes.newBuilder()
+                        .setMarkerName("LocalActivity")
+                        .putDetails(
+                                "type",
+                                Payloads.newBuilder()
+                                        .addPayloads(json("\"InboxDecide\""))
+                                        .build())
+                        .putDetails(
+                                "result",
+                                Payloads.newBuilder()
+                                        .addPayloads(json("{\"outcome\":\"APPLIED\"}"))
+                                        .build()))
                 .build();
-        HistoryEvent version = HistoryEvent.newBuilder().setEventId(6).setEventTime(at)
+        HistoryEvent version = HistoryEvent.newBuilder()
+                .setEventId(6)
+                .setEventTime(at)
                 .setEventType(EventType.EVENT_TYPE_MARKER_RECORDED)
-                .setMarkerRecordedEventAttributes(MarkerRecordedEventAttributes.newBuilder().setMarkerName("Version"))
+                .setMarkerRecordedEventAttributes(
+                        MarkerRecordedEventAttributes.newBuilder().setMarkerName("Version"))
                 .build();
 
-        assertThat(lines(WorkflowTimeline.of(List.of(decided, version)))).containsExactly(
-                "activity: activity decide order.paid for order:7 (InboxDecide) | result {\"outcome\":\"APPLIED\"}");
+        assertThat(lines(WorkflowTimeline.of(List.of(decided, version))))
+                .containsExactly(
+                        "activity: activity decide order.paid for order:7 (InboxDecide) | result {\"outcome\":\"APPLIED\"}");
     }
 
     private static Payload json(String text) {
-        return Payload.newBuilder().putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
-                .setData(ByteString.copyFromUtf8(text)).build();
+        return Payload.newBuilder()
+                .putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
+                .setData(ByteString.copyFromUtf8(text))
+                .build();
     }
 
     @Test
@@ -124,13 +149,15 @@ class WorkflowTimelineTest {
     }
 
     private static List<String> lines(WorkflowTimeline.View view) {
-        return view.entries().stream().map(e -> e.kind() + ": " + e.title()
-                + (e.detail().isEmpty() ? "" : " | " + e.detail())).toList();
+        return view.entries().stream()
+                .map(e -> e.kind() + ": " + e.title() + (e.detail().isEmpty() ? "" : " | " + e.detail()))
+                .toList();
     }
 
     private static List<HistoryEvent> recorded(String name) throws IOException {
         try (InputStream in = WorkflowTimelineTest.class.getResourceAsStream("/histories/" + name)) {
-            return WorkflowExecutionHistory.fromJson(new String(in.readAllBytes(), StandardCharsets.UTF_8)).getEvents();
+            return WorkflowExecutionHistory.fromJson(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+                    .getEvents();
         }
     }
 }

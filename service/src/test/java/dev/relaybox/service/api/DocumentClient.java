@@ -56,7 +56,8 @@ final class DocumentClient {
 
     Located locate(String operationId) {
         for (Map.Entry<String, PathItem> path : document.getPaths().entrySet()) {
-            for (Map.Entry<PathItem.HttpMethod, Operation> op : path.getValue().readOperationsMap().entrySet()) {
+            for (Map.Entry<PathItem.HttpMethod, Operation> op :
+                    path.getValue().readOperationsMap().entrySet()) {
                 if (operationId.equals(op.getValue().getOperationId())) {
                     return new Located(op.getKey().name(), path.getKey(), op.getValue());
                 }
@@ -77,10 +78,13 @@ final class DocumentClient {
         String path = located.path();
         StringJoiner query = new StringJoiner("&", "?", "").setEmptyValue("");
         HttpRequest.Builder request = HttpRequest.newBuilder();
-        for (Parameter parameter : operation.getParameters() == null ? List.<Parameter>of() : operation.getParameters()) {
+        for (Parameter parameter :
+                operation.getParameters() == null ? List.<Parameter>of() : operation.getParameters()) {
             String value = unused.remove(parameter.getName());
             if (value == null) {
-                assertThat(parameter.getRequired()).as("required parameter " + parameter.getName()).isNotEqualTo(true);
+                assertThat(parameter.getRequired())
+                        .as("required parameter " + parameter.getName())
+                        .isNotEqualTo(true);
                 continue;
             }
             switch (parameter.getIn()) {
@@ -90,12 +94,18 @@ final class DocumentClient {
                 default -> throw new AssertionError("unexpected parameter location " + parameter.getIn());
             }
         }
-        assertThat(unused).as("parameters the document does not declare for " + operationId).isEmpty();
+        assertThat(unused)
+                .as("parameters the document does not declare for " + operationId)
+                .isEmpty();
         if (authenticate && operation.getSecurity() != null) {
             for (SecurityRequirement requirement : operation.getSecurity()) {
                 String scheme = requirement.keySet().iterator().next();
                 if (tokensByScheme.containsKey(scheme)) {
-                    assertThat(document.getComponents().getSecuritySchemes().get(scheme).getScheme()).isEqualTo("bearer");
+                    assertThat(document.getComponents()
+                                    .getSecuritySchemes()
+                                    .get(scheme)
+                                    .getScheme())
+                            .isEqualTo("bearer");
                     request.header("Authorization", "Bearer " + tokensByScheme.get(scheme));
                     break;
                 }
@@ -103,7 +113,12 @@ final class DocumentClient {
         }
         HttpRequest.BodyPublisher publisher = HttpRequest.BodyPublishers.noBody();
         if (operation.getRequestBody() != null) {
-            Map.Entry<String, MediaType> content = operation.getRequestBody().getContent().entrySet().iterator().next();
+            Map.Entry<String, MediaType> content = operation
+                    .getRequestBody()
+                    .getContent()
+                    .entrySet()
+                    .iterator()
+                    .next();
             JsonNode sent = body != null ? body : example(content.getValue());
             request.header("Content-Type", content.getKey());
             publisher = HttpRequest.BodyPublishers.ofString(sent.toString());

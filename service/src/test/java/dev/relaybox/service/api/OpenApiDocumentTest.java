@@ -11,13 +11,12 @@ import dev.relaybox.service.TestApp;
 import dev.relaybox.service.auth.Caller;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
-import io.swagger.v3.parser.OpenAPIV3Parser;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.PathItem;
 import io.swagger.v3.oas.models.media.Schema;
-import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
+import io.swagger.v3.parser.OpenAPIV3Parser;
 import io.swagger.v3.parser.core.models.SwaggerParseResult;
 import jakarta.annotation.security.RolesAllowed;
 import java.lang.reflect.Method;
@@ -50,8 +49,11 @@ class OpenApiDocumentTest {
 
     @BeforeAll
     static void readTheDocument() throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create(API.url("/openapi.json"))).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(API.url("/openapi.json")))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
         SwaggerParseResult parsed = new OpenAPIV3Parser().readContents(response.body(), null, null);
         assertThat(parsed.getMessages()).as("parser messages").isEmpty();
@@ -76,19 +78,30 @@ class OpenApiDocumentTest {
             PathItem item = document.getPaths().get(route.path());
             assertThat(item).as("path %s in the document", route.path()).isNotNull();
             Operation operation = item.readOperationsMap().get(PathItem.HttpMethod.valueOf(route.method()));
-            assertThat(operation).as("%s %s in the document", route.method(), route.path()).isNotNull();
-            assertThat(operation.getSummary()).as("summary of %s %s", route.method(), route.path()).isNotBlank();
+            assertThat(operation)
+                    .as("%s %s in the document", route.method(), route.path())
+                    .isNotNull();
+            assertThat(operation.getSummary())
+                    .as("summary of %s %s", route.method(), route.path())
+                    .isNotBlank();
             assertThat(operation.getResponses()).containsKey("default");
 
-            Set<String> schemes = operation.getSecurity() == null ? Set.of() : operation.getSecurity().stream()
-                    .flatMap(requirement -> requirement.keySet().stream()).collect(Collectors.toSet());
+            Set<String> schemes = operation.getSecurity() == null
+                    ? Set.of()
+                    : operation.getSecurity().stream()
+                            .flatMap(requirement -> requirement.keySet().stream())
+                            .collect(Collectors.toSet());
             Set<String> roles = rolesAllowed(route.javaMethod());
             if (roles.contains(Caller.PRODUCER)) {
-                assertThat(schemes).as("%s %s", route.method(), route.path()).containsExactlyInAnyOrder("producer", "admin");
+                assertThat(schemes)
+                        .as("%s %s", route.method(), route.path())
+                        .containsExactlyInAnyOrder("producer", "admin");
             } else if (roles.contains(Caller.ADMIN)) {
                 assertThat(schemes).as("%s %s", route.method(), route.path()).containsExactly("admin");
             } else {
-                assertThat(schemes).as("%s %s is open", route.method(), route.path()).isEmpty();
+                assertThat(schemes)
+                        .as("%s %s is open", route.method(), route.path())
+                        .isEmpty();
             }
             if (!roles.isEmpty()) {
                 assertThat(operation.getResponses()).containsKey("401");
@@ -106,21 +119,36 @@ class OpenApiDocumentTest {
         });
         Schema<?> error = document.getComponents().getSchemas().get("ApiError");
         assertThat(error.getProperties()).containsOnlyKeys("error", "reason");
-        assertThat(document.getComponents().getResponses().get("Error").getContent().get("application/json")
-                .getExamples()).isNotEmpty();
-        assertThat(document.getPaths().get("/outbox").getPost().getRequestBody().getContent().get("application/json")
-                .getExamples()).isNotEmpty();
+        assertThat(document.getComponents()
+                        .getResponses()
+                        .get("Error")
+                        .getContent()
+                        .get("application/json")
+                        .getExamples())
+                .isNotEmpty();
+        assertThat(document.getPaths()
+                        .get("/outbox")
+                        .getPost()
+                        .getRequestBody()
+                        .getContent()
+                        .get("application/json")
+                        .getExamples())
+                .isNotEmpty();
     }
 
     @Test
     void generatedClientCallsRoutesAndGetsTheDocumentedAnswers() {
-        DocumentClient client = new DocumentClient(document, API.url(""),
-                Map.of("producer", TestApp.PRODUCER_TOKEN, "admin", TestApp.ADMIN_TOKEN));
-        DocumentClient producerOnly = new DocumentClient(document, API.url(""), Map.of("producer", TestApp.PRODUCER_TOKEN));
+        DocumentClient client = new DocumentClient(
+                document, API.url(""), Map.of("producer", TestApp.PRODUCER_TOKEN, "admin", TestApp.ADMIN_TOKEN));
+        DocumentClient producerOnly =
+                new DocumentClient(document, API.url(""), Map.of("producer", TestApp.PRODUCER_TOKEN));
 
         // The documented example of an endpoint, pointed at a local receiver.
-        ObjectNode endpoint = (ObjectNode) DocumentClient.example(client.locate("createEndpoint").operation()
-                .getRequestBody().getContent().get("application/json"));
+        ObjectNode endpoint = (ObjectNode) DocumentClient.example(client.locate("createEndpoint")
+                .operation()
+                .getRequestBody()
+                .getContent()
+                .get("application/json"));
         endpoint.put("url", RECEIVER.url("/hooks"));
         DocumentClient.Answer created = client.call("createEndpoint", Map.of(), endpoint, true);
         created.assertDocumentedStatus(201);
@@ -134,7 +162,8 @@ class OpenApiDocumentTest {
         assertHasSchemaProperties(enqueued.body(), "Accepted");
         DocumentClient.Answer again = producerOnly.call("enqueueEvent", Map.of("Idempotency-Key", "openapi-1"));
         again.assertDocumentedStatus(200);
-        assertThat(again.body().path("id").asText()).isEqualTo(enqueued.body().path("id").asText());
+        assertThat(again.body().path("id").asText())
+                .isEqualTo(enqueued.body().path("id").asText());
 
         client.call("listDeadLetters", Map.of("limit", "5", "open", "true")).assertDocumentedStatus(200);
         client.call("overview", Map.of()).assertDocumentedStatus(200);
@@ -147,11 +176,16 @@ class OpenApiDocumentTest {
         DocumentClient.Answer producerOnAdmin = producerOnly.call("overview", Map.of());
         producerOnAdmin.assertDocumentedStatus(401);
         assertHasSchemaProperties(producerOnAdmin.body(), "ApiError");
-        DocumentClient.Answer missing = client.call("getDelivery", Map.of("id", UUID.randomUUID().toString()));
+        DocumentClient.Answer missing =
+                client.call("getDelivery", Map.of("id", UUID.randomUUID().toString()));
         assertThat(missing.status()).isEqualTo(404);
         assertHasSchemaProperties(missing.body(), "ApiError");
-        ObjectNode unknownField = ((ObjectNode) DocumentClient.example(client.locate("enqueueEvent").operation()
-                .getRequestBody().getContent().get("application/json"))).put("extra", 1);
+        ObjectNode unknownField = ((ObjectNode) DocumentClient.example(client.locate("enqueueEvent")
+                        .operation()
+                        .getRequestBody()
+                        .getContent()
+                        .get("application/json")))
+                .put("extra", 1);
         DocumentClient.Answer refused = producerOnly.call("enqueueEvent", Map.of(), unknownField, true);
         refused.assertDocumentedStatus(400);
         assertHasSchemaProperties(refused.body(), "ApiError");
@@ -163,14 +197,19 @@ class OpenApiDocumentTest {
         assertThat(schema).as("schema " + schemaName).isNotNull();
         List<String> fields = new ArrayList<>();
         body.fieldNames().forEachRemaining(fields::add);
-        assertThat(fields).as("fields of a " + schemaName).containsAll(schema.getProperties().keySet());
+        assertThat(fields)
+                .as("fields of a " + schemaName)
+                .containsAll(schema.getProperties().keySet());
     }
 
     /** The routes Jersey serves, walked from its runtime resource model (not from a list kept by hand). */
     private static List<Route> jerseyRoutes() {
         ServletContainer jersey = (ServletContainer) APP.getEnvironment().getJerseyServletContainer();
-        List<Resource> roots = jersey.getApplicationHandler().getInjectionManager()
-                .getInstance(ExtendedResourceContext.class).getResourceModel().getRootResources();
+        List<Resource> roots = jersey.getApplicationHandler()
+                .getInjectionManager()
+                .getInstance(ExtendedResourceContext.class)
+                .getResourceModel()
+                .getRootResources();
         List<Route> routes = new ArrayList<>();
         roots.forEach(root -> walk(root, "", routes));
         return routes;
@@ -183,14 +222,16 @@ class OpenApiDocumentTest {
         String path = (parent + "/" + resource.getPath()).replaceAll("/+", "/").replaceAll("(.)/$", "$1");
         for (ResourceMethod method : resource.getResourceMethods()) {
             if (!method.isExtended()) {
-                routes.add(new Route(method.getHttpMethod(), path, method.getInvocable().getDefinitionMethod()));
+                routes.add(new Route(
+                        method.getHttpMethod(), path, method.getInvocable().getDefinitionMethod()));
             }
         }
         resource.getChildResources().forEach(child -> walk(child, path, routes));
     }
 
     private static Set<String> rolesAllowed(Method method) {
-        RolesAllowed roles = method.isAnnotationPresent(RolesAllowed.class) ? method.getAnnotation(RolesAllowed.class)
+        RolesAllowed roles = method.isAnnotationPresent(RolesAllowed.class)
+                ? method.getAnnotation(RolesAllowed.class)
                 : method.getDeclaringClass().getAnnotation(RolesAllowed.class);
         return roles == null ? Set.of() : Set.of(roles.value());
     }

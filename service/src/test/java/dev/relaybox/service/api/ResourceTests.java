@@ -56,7 +56,8 @@ public final class ResourceTests {
         if (token != null) {
             request = request.header("Authorization", "Bearer " + token);
         }
-        try (Response response = body == null ? request.method(method)
+        try (Response response = body == null
+                ? request.method(method)
                 : request.method(method, body instanceof String text ? Entity.json(text) : Entity.json(body))) {
             String text = response.hasEntity() ? response.readEntity(String.class) : "";
             return new Answer(response.getStatus(), text.isEmpty() ? JSON.missingNode() : JSON.readTree(text));
@@ -67,8 +68,9 @@ public final class ResourceTests {
 
     private static AuthFactory authConfig() {
         try {
-            return JSON.readValue("{\"adminTokens\": \"" + ADMIN_TOKEN + "\", \"producerTokens\": \""
-                    + PRODUCER_TOKEN + "\"}", AuthFactory.class);
+            return JSON.readValue(
+                    "{\"adminTokens\": \"" + ADMIN_TOKEN + "\", \"producerTokens\": \"" + PRODUCER_TOKEN + "\"}",
+                    AuthFactory.class);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -11,8 +11,8 @@ import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.inbound.InboxSettings;
 import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
+import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.statemachine.StateMachine;
@@ -62,15 +62,19 @@ class DispatcherFaultsTest {
         RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(jdbi,
-                DeliverySettings.defaults().withAllowPrivateNetworks(true), DeadLetters.loggingOnly(),
+        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
+                jdbi,
+                DeliverySettings.defaults().withAllowPrivateNetworks(true),
+                DeadLetters.loggingOnly(),
                 new SimpleMeterRegistry());
-        worker.registerActivitiesImplementations(delivery,
+        worker.registerActivitiesImplementations(
+                delivery,
                 new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()),
                 new InboxActivitiesImpl(jdbi, orderMachine(), InboxSettings.defaults(), DeadLetters.loggingOnly()));
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
-        jdbi.useExtension(EndpointStore.class,
+        jdbi.useExtension(
+                EndpointStore.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));
     }
 
@@ -118,27 +122,39 @@ class DispatcherFaultsTest {
         CompletableFuture<Integer> pass = CompletableFuture.supplyAsync(dispatcher::dispatchAll);
 
         assertThat(pass).succeedsWithin(Duration.ofMinutes(2)).isEqualTo(110);
-        await().atMost(Duration.ofSeconds(60)).until(() -> receiver.received("/hooks").size() >= 80);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> receiver.received("/hooks").size() >= 80);
         await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM entities") == 30);
         assertThat(receiver.received("/hooks")).hasSize(80);
-        assertThat(count("SELECT count(*) FROM outbox_events WHERE status = 'QUARANTINED' AND dispatched_at IS NOT NULL"))
+        assertThat(
+                        count(
+                                "SELECT count(*) FROM outbox_events WHERE status = 'QUARANTINED' AND dispatched_at IS NOT NULL"))
                 .isEqualTo(50);
-        assertThat(count("SELECT count(*) FROM webhook_inbox WHERE status = 'QUARANTINED'")).isZero();
-        List<String> reasons = jdbi.withHandle(h -> h.createQuery("SELECT reason FROM dead_letters WHERE resolved_at IS NULL")
-                .mapTo(String.class).list());
+        assertThat(count("SELECT count(*) FROM webhook_inbox WHERE status = 'QUARANTINED'"))
+                .isZero();
+        List<String> reasons =
+                jdbi.withHandle(h -> h.createQuery("SELECT reason FROM dead_letters WHERE resolved_at IS NULL")
+                        .mapTo(String.class)
+                        .list());
         assertThat(reasons).hasSize(50).allSatisfy(r -> assertThat(r).contains("payload is larger than 2 MiB"));
         // What visibility shows of a long field is cut to a keyword's size, never the reason a row stays behind.
-        UUID longAggregate = jdbi.withHandle(h -> h.createQuery(
-                "SELECT id FROM outbox_events WHERE aggregate_id = repeat('a', 3000) || '1'").mapTo(UUID.class).one());
-        String shown = Visibility.attribute(env.getWorkflowClient(), OutboxDeliveryWorkflow.workflowId(longAggregate),
+        UUID longAggregate = jdbi.withHandle(
+                h -> h.createQuery("SELECT id FROM outbox_events WHERE aggregate_id = repeat('a', 3000) || '1'")
+                        .mapTo(UUID.class)
+                        .one());
+        String shown = Visibility.attribute(
+                env.getWorkflowClient(),
+                OutboxDeliveryWorkflow.workflowId(longAggregate),
                 RelaySearchAttributes.AGGREGATE);
         assertThat(shown).startsWith("order:aaa").endsWith("…");
         assertThat(VisibilityLimits.utf8Bytes(shown)).isLessThanOrEqualTo(VisibilityLimits.KEYWORD_BYTES);
 
         List<String> in = new ArrayList<>();
         List<String> poison = new ArrayList<>();
-        jdbi.useHandle(h -> h.createQuery("SELECT id::text AS id, aggregate_id LIKE 'big-%' AS poison FROM outbox_events")
-                .mapToMap().forEach(row -> {
+        jdbi.useHandle(h -> h.createQuery(
+                        "SELECT id::text AS id, aggregate_id LIKE 'big-%' AS poison FROM outbox_events")
+                .mapToMap()
+                .forEach(row -> {
                     if ((Boolean) row.get("poison")) {
                         poison.add((String) row.get("id"));
                         in.add((String) row.get("id"));
@@ -147,12 +163,21 @@ class DispatcherFaultsTest {
                     }
                 }));
         in.addAll(jdbi.withHandle(h -> h.createQuery("SELECT partner_event_id FROM webhook_inbox")
-                .mapTo(String.class).list()));
+                .mapTo(String.class)
+                .list()));
         List<String> seen = new ArrayList<>(FaultFigures.appliedInbound(jdbi));
-        receiver.received("/hooks").stream().filter(r -> r.status() == 200)
+        receiver.received("/hooks").stream()
+                .filter(r -> r.status() == 200)
                 .forEach(r -> seen.add(FaultFigures.delivery(r.header("webhook-id"), "receiver")));
-        FaultFigures.count("50 unstartable rows (payload over 2 MiB) ahead of 110 good or long-but-valid ones",
-                getClass(), in, seen, FaultFigures.deadLetters(jdbi), poison).print().assertTargets();
+        FaultFigures.count(
+                        "50 unstartable rows (payload over 2 MiB) ahead of 110 good or long-but-valid ones",
+                        getClass(),
+                        in,
+                        seen,
+                        FaultFigures.deadLetters(jdbi),
+                        poison)
+                .print()
+                .assertTargets();
     }
 
     @Test
@@ -162,18 +187,25 @@ class DispatcherFaultsTest {
                 SELECT 'order', 'down-' || g, 'order.created', '{}' FROM generate_series(1, 5) g"""));
         // A frontend address where nothing listens.
         WorkflowServiceStubs unreachable = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
-                .setTarget("127.0.0.1:" + TestApp.freePort()).build());
+                .setTarget("127.0.0.1:" + TestApp.freePort())
+                .build());
         CountDownLatch starting = new CountDownLatch(1);
-        DispatcherFactory config = new ObjectMapper().convertValue(Map.of("startTimeout", "3s"), DispatcherFactory.class);
-        Dispatcher dispatcher = new Dispatcher(jdbi, List.of(new WatchedSource(
-                new OutboxDispatchSource(new WorkflowStarter(WorkflowClient.newInstance(unreachable), QUEUE)),
-                row -> starting.countDown())), config, DeadLetters.loggingOnly());
+        DispatcherFactory config =
+                new ObjectMapper().convertValue(Map.of("startTimeout", "3s"), DispatcherFactory.class);
+        Dispatcher dispatcher = new Dispatcher(
+                jdbi,
+                List.of(new WatchedSource(
+                        new OutboxDispatchSource(new WorkflowStarter(WorkflowClient.newInstance(unreachable), QUEUE)),
+                        row -> starting.countDown())),
+                config,
+                DeadLetters.loggingOnly());
         CompletableFuture<Integer> pass = CompletableFuture.supplyAsync(dispatcher::dispatchAll);
 
         assertThat(starting.await(30, TimeUnit.SECONDS)).isTrue();
         // While the starts fail, another transaction can lock every row, and no session sits in a transaction.
         List<UUID> locked = jdbi.inTransaction(h -> h.createQuery("SELECT id FROM outbox_events FOR UPDATE NOWAIT")
-                .mapTo(UUID.class).list());
+                .mapTo(UUID.class)
+                .list());
         assertThat(locked).hasSize(5);
         assertThat(count("""
                 SELECT count(*) FROM pg_stat_activity
@@ -186,20 +218,39 @@ class DispatcherFaultsTest {
         assertThat(count("SELECT count(*) FROM dead_letters")).isZero();
 
         // Temporal is back: the same rows are dispatched and delivered.
-        assertThat(dispatcher(env.getWorkflowClient(), new DispatcherFactory()).dispatchAll()).isEqualTo(5);
-        await().atMost(Duration.ofSeconds(60)).until(() -> receiver.received("/hooks").size() == 5);
+        assertThat(dispatcher(env.getWorkflowClient(), new DispatcherFactory()).dispatchAll())
+                .isEqualTo(5);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> receiver.received("/hooks").size() == 5);
 
-        List<String> in = jdbi.withHandle(h -> h.createQuery("SELECT id FROM outbox_events").mapTo(UUID.class).list())
-                .stream().map(id -> FaultFigures.delivery(id, "receiver")).toList();
-        List<String> seen = receiver.received("/hooks").stream().filter(r -> r.status() == 200)
-                .map(r -> FaultFigures.delivery(r.header("webhook-id"), "receiver")).toList();
-        FaultFigures.count("Temporal unreachable while the dispatcher starts workflows", getClass(), in, seen,
-                FaultFigures.deadLetters(jdbi)).print().assertTargets();
+        List<String> in =
+                jdbi
+                        .withHandle(h -> h.createQuery("SELECT id FROM outbox_events")
+                                .mapTo(UUID.class)
+                                .list())
+                        .stream()
+                        .map(id -> FaultFigures.delivery(id, "receiver"))
+                        .toList();
+        List<String> seen = receiver.received("/hooks").stream()
+                .filter(r -> r.status() == 200)
+                .map(r -> FaultFigures.delivery(r.header("webhook-id"), "receiver"))
+                .toList();
+        FaultFigures.count(
+                        "Temporal unreachable while the dispatcher starts workflows",
+                        getClass(),
+                        in,
+                        seen,
+                        FaultFigures.deadLetters(jdbi))
+                .print()
+                .assertTargets();
     }
 
     private Dispatcher dispatcher(WorkflowClient client, DispatcherFactory config) {
         WorkflowStarter starter = new WorkflowStarter(client, QUEUE);
-        return new Dispatcher(jdbi, List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)), config,
+        return new Dispatcher(
+                jdbi,
+                List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)),
+                config,
                 DeadLetters.loggingOnly());
     }
 
@@ -208,7 +259,11 @@ class DispatcherFaultsTest {
     }
 
     private static Map<String, StateMachine> orderMachine() {
-        return StateMachine.fromConfig(Map.of("order", new StateMachineConfig(List.of("created"), "created",
-                Map.of("order.created", new TransitionConfig(List.of("none"), "created", null)))));
+        return StateMachine.fromConfig(Map.of(
+                "order",
+                new StateMachineConfig(
+                        List.of("created"),
+                        "created",
+                        Map.of("order.created", new TransitionConfig(List.of("none"), "created", null)))));
     }
 }

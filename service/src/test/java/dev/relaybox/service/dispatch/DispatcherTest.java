@@ -6,14 +6,14 @@ import static org.awaitility.Awaitility.await;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.producer.Outbox;
-import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
@@ -55,15 +55,19 @@ class DispatcherTest {
         RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
-        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(),
-                new SimpleMeterRegistry());
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(jdbi,
-                DeliverySettings.defaults().withAllowPrivateNetworks(true), DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry(), controls);
+        EndpointControlActivitiesImpl controls =
+                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry());
+        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
+                jdbi,
+                DeliverySettings.defaults().withAllowPrivateNetworks(true),
+                DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry(),
+                controls);
         worker.registerActivitiesImplementations(delivery, controls);
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
-        jdbi.useExtension(EndpointStore.class,
+        jdbi.useExtension(
+                EndpointStore.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));
     }
 
@@ -100,7 +104,8 @@ class DispatcherTest {
         assertThat(starts).hasSize(300);
         assertThat(starts.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
         assertThat(undispatched()).isZero();
-        await().atMost(Duration.ofSeconds(60)).until(() -> receiver.received("/hooks").size() == 300);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> receiver.received("/hooks").size() == 300);
     }
 
     @Test
@@ -111,7 +116,8 @@ class DispatcherTest {
 
         dispatcher(new DispatcherFactory()).dispatchAll();
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> receiver.received("/hooks").size() == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> receiver.received("/hooks").size() == 1);
         assertThat(new String(receiver.received("/hooks").get(0).body()))
                 .contains("\"type\" : \"invoice.issued\"", "\"data\" : {\"total\": 12.5}");
     }
@@ -128,7 +134,8 @@ class DispatcherTest {
         assertThat(dispatcher.dispatchAll()).isZero();
         assertThat(dispatcher.reconcile(Instant.now())).isEqualTo(1);
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> receiver.received("/hooks").size() == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> receiver.received("/hooks").size() == 1);
         assertThat(receiver.received("/hooks").get(0).header("webhook-id")).isEqualTo(id.toString());
     }
 
@@ -138,7 +145,8 @@ class DispatcherTest {
         UUID id = enqueue("order.paid", "{}");
         Dispatcher dispatcher = dispatcher(new DispatcherFactory());
         dispatcher.dispatchAll();
-        await().atMost(Duration.ofSeconds(30)).until(() -> receiver.received("/hooks").size() == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> receiver.received("/hooks").size() == 1);
         String firstRun = runId(id);
 
         // A pass long after the next attempt was due: the row is overdue, so the reconciler looks at it.
@@ -152,13 +160,23 @@ class DispatcherTest {
     }
 
     private String runId(UUID outboxId) {
-        return env.getWorkflowClient().newUntypedWorkflowStub("outbox-" + outboxId).describe().getExecution().getRunId();
+        return env.getWorkflowClient()
+                .newUntypedWorkflowStub("outbox-" + outboxId)
+                .describe()
+                .getExecution()
+                .getRunId();
     }
 
     private Dispatcher dispatcher(DispatcherFactory config) {
         OutboxDispatchSource real = new OutboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE));
-        return new Dispatcher(jdbi, List.of(new WatchedSource(real,
-                row -> starts.computeIfAbsent(row.id(), id -> new AtomicInteger()).incrementAndGet())), config, DeadLetters.loggingOnly());
+        return new Dispatcher(
+                jdbi,
+                List.of(new WatchedSource(
+                        real,
+                        row -> starts.computeIfAbsent(row.id(), id -> new AtomicInteger())
+                                .incrementAndGet())),
+                config,
+                DeadLetters.loggingOnly());
     }
 
     private UUID enqueue(String eventType, String payload) {
@@ -167,6 +185,7 @@ class DispatcherTest {
 
     private int undispatched() {
         return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events WHERE dispatched_at IS NULL")
-                .mapTo(int.class).one());
+                .mapTo(int.class)
+                .one());
     }
 }

@@ -50,12 +50,17 @@ class InboxWorkflowIdsTest {
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
         // A long recheck: a deferred event that moves quickly was moved by a release signal.
-        worker.registerActivitiesImplementations(new InboxActivitiesImpl(jdbi, orderMachine(),
-                new InboxSettings(Duration.ofHours(1), Duration.ofHours(24)), DeadLetters.loggingOnly()));
+        worker.registerActivitiesImplementations(new InboxActivitiesImpl(
+                jdbi,
+                orderMachine(),
+                new InboxSettings(Duration.ofHours(1), Duration.ofHours(24)),
+                DeadLetters.loggingOnly()));
         env.start();
-        dispatcher = new Dispatcher(jdbi,
+        dispatcher = new Dispatcher(
+                jdbi,
                 List.of(new InboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE))),
-                new DispatcherFactory(), DeadLetters.loggingOnly());
+                new DispatcherFactory(),
+                DeadLetters.loggingOnly());
     }
 
     @AfterEach
@@ -106,9 +111,18 @@ class InboxWorkflowIdsTest {
         String earlierId = "inbox-shop-eu-1";
         jdbi.useHandle(h -> h.createUpdate(
                         "UPDATE webhook_inbox SET workflow_id = :workflowId, dispatched_at = now() WHERE id = :id")
-                .bind("workflowId", earlierId).bind("id", shipped).execute());
-        WorkflowClient.start(env.getWorkflowClient().newWorkflowStub(InboxEventWorkflow.class,
-                WorkflowOptions.newBuilder().setTaskQueue(QUEUE).setWorkflowId(earlierId).build())::process, shipped);
+                .bind("workflowId", earlierId)
+                .bind("id", shipped)
+                .execute());
+        WorkflowClient.start(
+                env.getWorkflowClient()
+                        .newWorkflowStub(
+                                InboxEventWorkflow.class,
+                                WorkflowOptions.newBuilder()
+                                        .setTaskQueue(QUEUE)
+                                        .setWorkflowId(earlierId)
+                                        .build())::process,
+                shipped);
         awaitStatus(shipped, "DEFERRED");
 
         // A pass after its recheck was due: the reconciler looks at the row, and finds its workflow running.
@@ -118,7 +132,8 @@ class InboxWorkflowIdsTest {
 
         awaitEntity("B", "shipped");
         assertThatThrownBy(() -> env.getWorkflowClient()
-                .newUntypedWorkflowStub(InboxEventWorkflow.workflowId("shop-eu", "1")).describe())
+                        .newUntypedWorkflowStub(InboxEventWorkflow.workflowId("shop-eu", "1"))
+                        .describe())
                 .isInstanceOf(WorkflowNotFoundException.class);
     }
 
@@ -127,8 +142,8 @@ class InboxWorkflowIdsTest {
         transitions.put("order.created", new TransitionConfig(List.of("none"), "created", null));
         transitions.put("order.paid", new TransitionConfig(List.of("created"), "paid", null));
         transitions.put("order.shipped", new TransitionConfig(List.of("paid"), "shipped", null));
-        return StateMachine.fromConfig(Map.of("order", new StateMachineConfig(
-                List.of("created", "paid", "shipped"), "created", transitions)));
+        return StateMachine.fromConfig(
+                Map.of("order", new StateMachineConfig(List.of("created", "paid", "shipped"), "created", transitions)));
     }
 
     private UUID receive(String partner, String eventId, String eventType, String orderId) {
@@ -137,14 +152,19 @@ class InboxWorkflowIdsTest {
                                                    payload, signature_verified)
                         VALUES (:partner, :eventId, :eventType, 'order', :orderId, '{}', true)
                         RETURNING id""")
-                .bind("partner", partner).bind("eventId", eventId).bind("eventType", eventType)
+                .bind("partner", partner)
+                .bind("eventId", eventId)
+                .bind("eventType", eventType)
                 .bind("orderId", orderId)
-                .mapTo(UUID.class).one());
+                .mapTo(UUID.class)
+                .one());
     }
 
     private String status(UUID inboxId) {
         return jdbi.withHandle(h -> h.createQuery("SELECT status FROM webhook_inbox WHERE id = :id")
-                .bind("id", inboxId).mapTo(String.class).one());
+                .bind("id", inboxId)
+                .mapTo(String.class)
+                .one());
     }
 
     private void awaitStatus(UUID inboxId, String expected) {
@@ -152,8 +172,13 @@ class InboxWorkflowIdsTest {
     }
 
     private void awaitEntity(String orderId, String state) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> jdbi.withHandle(h -> h.createQuery(
-                        "SELECT state FROM entities WHERE aggregate_type = 'order' AND aggregate_id = :id")
-                .bind("id", orderId).mapTo(String.class).findOne().orElse("")).equals(state));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> jdbi.withHandle(h -> h.createQuery(
+                                        "SELECT state FROM entities WHERE aggregate_type = 'order' AND aggregate_id = :id")
+                                .bind("id", orderId)
+                                .mapTo(String.class)
+                                .findOne()
+                                .orElse(""))
+                        .equals(state));
     }
 }

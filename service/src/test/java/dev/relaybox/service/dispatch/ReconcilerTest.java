@@ -10,12 +10,12 @@ import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
-import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -65,7 +65,8 @@ class ReconcilerTest {
         jdbi = TestDatabase.fresh();
         receiver = new TestReceiver();
         receiver.script("/hooks", TestReceiver.Reply.of(503));
-        jdbi.useExtension(EndpointStore.class,
+        jdbi.useExtension(
+                EndpointStore.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));
         startEngine();
     }
@@ -78,20 +79,34 @@ class ReconcilerTest {
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         // No circuit breaker: every delivery keeps to the schedule, none waits for probes.
-        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi,
-                CircuitSettings.defaults().withFailureThreshold(0), metrics);
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(jdbi, DeliverySettings.defaults()
-                .withSchedule(new DeliverySchedule(List.of(BACKOFF), 0, Duration.ofHours(1)))
-                .withAllowPrivateNetworks(true), DeadLetters.loggingOnly(), metrics, controls);
-        worker.registerActivitiesImplementations(delivery, controls, new InboxActivitiesImpl(jdbi, orderMachine(),
-                new InboxSettings(BACKOFF, Duration.ofHours(24)), DeadLetters.loggingOnly()));
+        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(
+                jdbi, CircuitSettings.defaults().withFailureThreshold(0), metrics);
+        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
+                jdbi,
+                DeliverySettings.defaults()
+                        .withSchedule(new DeliverySchedule(List.of(BACKOFF), 0, Duration.ofHours(1)))
+                        .withAllowPrivateNetworks(true),
+                DeadLetters.loggingOnly(),
+                metrics,
+                controls);
+        worker.registerActivitiesImplementations(
+                delivery,
+                controls,
+                new InboxActivitiesImpl(
+                        jdbi,
+                        orderMachine(),
+                        new InboxSettings(BACKOFF, Duration.ofHours(24)),
+                        DeadLetters.loggingOnly()));
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
         WorkflowStarter starter = new WorkflowStarter(env.getWorkflowClient(), QUEUE);
-        dispatcher = new Dispatcher(jdbi, List.of(
-                new WatchedSource(new OutboxDispatchSource(starter), row -> restartCalls.incrementAndGet()),
-                new WatchedSource(new InboxDispatchSource(starter), row -> restartCalls.incrementAndGet())),
-                new DispatcherFactory(), DeadLetters.loggingOnly());
+        dispatcher = new Dispatcher(
+                jdbi,
+                List.of(
+                        new WatchedSource(new OutboxDispatchSource(starter), row -> restartCalls.incrementAndGet()),
+                        new WatchedSource(new InboxDispatchSource(starter), row -> restartCalls.incrementAndGet())),
+                new DispatcherFactory(),
+                DeadLetters.loggingOnly());
     }
 
     @AfterEach
@@ -125,7 +140,9 @@ class ReconcilerTest {
         receiver.script("/hooks", TestReceiver.Reply.of(200));
 
         // Nothing is due yet: the rows wait, as their workflows would have.
-        assertThat(dispatcher.reconcile(Instant.now())).as("re-driven before anything fell due").isZero();
+        assertThat(dispatcher.reconcile(Instant.now()))
+                .as("re-driven before anything fell due")
+                .isZero();
 
         // The events the deferred ones wait for arrive; their release signals find no workflow to wake, but the
         // release is recorded in the rows, so the next pass past the grace re-drives exactly those.
@@ -134,7 +151,8 @@ class ReconcilerTest {
         }
         dispatcher.dispatchAll();
         await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM entities") == DEFERRED);
-        assertThat(dispatcher.reconcile(Instant.now().plus(Duration.ofMinutes(1)))).isEqualTo(DEFERRED);
+        assertThat(dispatcher.reconcile(Instant.now().plus(Duration.ofMinutes(1))))
+                .isEqualTo(DEFERRED);
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> count("SELECT count(*) FROM entities WHERE state = 'paid'") == DEFERRED);
 
@@ -152,11 +170,14 @@ class ReconcilerTest {
                               FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
                              WHERE d.outbox_id = :id ORDER BY a.attempt""")
                     .bind("id", outboxId)
-                    .map((rs, ctx) -> new Attempt(rs.getObject("id", UUID.class), rs.getInt("attempt"),
+                    .map((rs, ctx) -> new Attempt(
+                            rs.getObject("id", UUID.class),
+                            rs.getInt("attempt"),
                             rs.getTimestamp("started_at").toInstant()))
                     .list());
             assertThat(attempts).extracting(Attempt::number).containsExactly(1, 2);
-            assertThat(attempts.get(1).startedAt()).as("attempt 2 of %s not before its recorded time", outboxId)
+            assertThat(attempts.get(1).startedAt())
+                    .as("attempt 2 of %s not before its recorded time", outboxId)
                     .isAfterOrEqualTo(recordedNext.get(attempts.get(1).deliveryId()));
         }
         assertThat(count("SELECT count(*) FROM dead_letters")).isZero();
@@ -169,16 +190,18 @@ class ReconcilerTest {
         List<UUID> outboxIds = new ArrayList<>();
         for (int i = 0; i < OUTBOUND; i++) {
             int n = i;
-            outboxIds.add(jdbi.inTransaction(h -> Outbox.enqueue(h,
-                    new OutboxEvent("order.updated", "order", "out-" + n, "{}"))));
+            outboxIds.add(jdbi.inTransaction(
+                    h -> Outbox.enqueue(h, new OutboxEvent("order.updated", "order", "out-" + n, "{}"))));
         }
         for (int i = 0; i < DEFERRED; i++) {
             receive("paid-" + i, "order.paid", "order-" + i);
         }
         dispatcher.dispatchAll();
-        await().atMost(Duration.ofSeconds(90)).until(() -> count(
-                "SELECT count(*) FROM deliveries WHERE status = 'RETRYING' AND next_attempt_at IS NOT NULL") == OUTBOUND
-                && count("SELECT count(*) FROM webhook_inbox WHERE status = 'DEFERRED'") == DEFERRED);
+        await().atMost(Duration.ofSeconds(90))
+                .until(() -> count(
+                                        "SELECT count(*) FROM deliveries WHERE status = 'RETRYING' AND next_attempt_at IS NOT NULL")
+                                == OUTBOUND
+                        && count("SELECT count(*) FROM webhook_inbox WHERE status = 'DEFERRED'") == DEFERRED);
         restartCalls.set(0);
         return outboxIds;
     }
@@ -193,7 +216,8 @@ class ReconcilerTest {
     private Map<UUID, Instant> nextAttempts() {
         Map<UUID, Instant> next = new LinkedHashMap<>();
         jdbi.useHandle(h -> h.createQuery("SELECT id, next_attempt_at FROM deliveries")
-                .map((rs, ctx) -> next.put(rs.getObject("id", UUID.class),
+                .map((rs, ctx) -> next.put(
+                        rs.getObject("id", UUID.class),
                         rs.getTimestamp("next_attempt_at").toInstant()))
                 .list());
         return next;
@@ -203,8 +227,8 @@ class ReconcilerTest {
         Map<String, TransitionConfig> transitions = new LinkedHashMap<>();
         transitions.put("order.created", new TransitionConfig(List.of("none"), "created", null));
         transitions.put("order.paid", new TransitionConfig(List.of("created"), "paid", null));
-        return StateMachine.fromConfig(Map.of("order", new StateMachineConfig(
-                List.of("created", "paid"), "created", transitions)));
+        return StateMachine.fromConfig(
+                Map.of("order", new StateMachineConfig(List.of("created", "paid"), "created", transitions)));
     }
 
     private void receive(String eventId, String eventType, String orderId) {
@@ -212,7 +236,9 @@ class ReconcilerTest {
                         INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type,
                                                    aggregate_id, payload, signature_verified)
                         VALUES ('shop', :eventId, :eventType, 'order', :orderId, '{}', true)""")
-                .bind("eventId", eventId).bind("eventType", eventType).bind("orderId", orderId)
+                .bind("eventId", eventId)
+                .bind("eventType", eventType)
+                .bind("orderId", orderId)
                 .execute());
     }
 

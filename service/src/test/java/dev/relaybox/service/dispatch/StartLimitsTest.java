@@ -11,18 +11,19 @@ class StartLimitsTest {
     @Test
     void aTemporalNotSetUpYetRefusesNoRowForGood() {
         // What a new, empty cluster answers until `relaybox temporal setup` has registered the search attributes.
-        StatusRuntimeException notSetUp = new StatusRuntimeException(Status.INVALID_ARGUMENT
-                .withDescription("search attribute RelayDirection is not defined"));
+        StatusRuntimeException notSetUp = new StatusRuntimeException(
+                Status.INVALID_ARGUMENT.withDescription("search attribute RelayDirection is not defined"));
 
-        assertThat(StartLimits.refusedForGood(new RuntimeException("start failed", notSetUp))).isEmpty();
+        assertThat(StartLimits.refusedForGood(new RuntimeException("start failed", notSetUp)))
+                .isEmpty();
     }
 
     @Test
     void anInvalidArgumentOfTheRowItselfIsRefusedForGood() {
-        StatusRuntimeException tooLong = new StatusRuntimeException(Status.INVALID_ARGUMENT
-                .withDescription("search attribute RelayAggregate exceeds size limit 2048"));
+        StatusRuntimeException tooLong = new StatusRuntimeException(
+                Status.INVALID_ARGUMENT.withDescription("search attribute RelayAggregate exceeds size limit 2048"));
 
-        assertThat(StartLimits.refusedForGood(tooLong)).hasValueSatisfying(reason -> assertThat(reason)
-                .contains("exceeds size limit"));
+        assertThat(StartLimits.refusedForGood(tooLong))
+                .hasValueSatisfying(reason -> assertThat(reason).contains("exceeds size limit"));
     }
 }

@@ -1,6 +1,5 @@
 package dev.relaybox.service.inbound;
 
-import dev.relaybox.service.ShopWebhooks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.ShopWebhooks;
 import dev.relaybox.service.TestApp;
 import dev.relaybox.service.config.AuthFactory;
 import io.dropwizard.testing.ConfigOverride;
@@ -36,21 +36,23 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class InboundApiTest {
     // A long recheck: anything that happens quickly was caused by a release signal.
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort(),
-            ConfigOverride.config("inbox.recheckInterval", "1h"));
+    static final DropwizardAppExtension<RelayboxConfiguration> APP =
+            TestApp.extension(TestApp.freePort(), ConfigOverride.config("inbox.recheckInterval", "1h"));
     static final Api API = new Api(APP);
 
     @Test
     void shippedBeforePaidIsDeferredThenAppliedWhenPaidArrives() {
         String order = "ord-" + System.nanoTime();
-        assertThat(send("evt-c-" + order, event("order.created", order)).status()).isEqualTo(200);
+        assertThat(send("evt-c-" + order, event("order.created", order)).status())
+                .isEqualTo(200);
         awaitEntity(order, "created");
 
         Answer shipped = send("evt-s-" + order, event("order.shipped", order));
         assertThat(shipped.text("status")).isEqualTo("accepted");
-        JsonNode deferred = await().atMost(Duration.ofSeconds(30)).until(
-                () -> API.adminGet("/admin/inbox/" + shipped.text("id")).path("event"),
-                e -> e.path("status").asText().equals("DEFERRED"));
+        JsonNode deferred = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> API.adminGet("/admin/inbox/" + shipped.text("id")).path("event"),
+                        e -> e.path("status").asText().equals("DEFERRED"));
         assertThat(deferred.path("deferReason").asText()).isEqualTo("waiting for order.paid: entity is created");
 
         send("evt-p-" + order, event("order.paid", order));
@@ -79,8 +81,11 @@ class InboundApiTest {
 
         assertThat(statuses).containsOnly("accepted", "duplicate").containsOnlyOnce("accepted");
         assertThat(awaitEntity(order, "created").path("version").asInt()).isEqualTo(1);
-        int rows = API.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox WHERE partner_event_id = :id")
-                .bind("id", "evt-dup-" + order).mapTo(int.class).one());
+        int rows = API.jdbi()
+                .withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox WHERE partner_event_id = :id")
+                        .bind("id", "evt-dup-" + order)
+                        .mapTo(int.class)
+                        .one());
         assertThat(rows).isEqualTo(1);
     }
 
@@ -88,11 +93,14 @@ class InboundApiTest {
     void poisonEventIsAcceptedThenQuarantinedAsADeadLetter() {
         Answer receipt = send("evt-poison-" + System.nanoTime(), "{\"type\": \"order.paid\", \"data\": {}}");
 
-        JsonNode event = await().atMost(Duration.ofSeconds(30)).until(
-                () -> API.adminGet("/admin/inbox/" + receipt.text("id")).path("event"),
-                e -> e.path("status").asText().equals("QUARANTINED"));
+        JsonNode event = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> API.adminGet("/admin/inbox/" + receipt.text("id")).path("event"),
+                        e -> e.path("status").asText().equals("QUARANTINED"));
         assertThat(event.path("lastError").asText()).contains("no aggregate id");
-        assertThat(API.adminGet("/admin/dead-letters?source=inbox").path("items").findValuesAsText("reference"))
+        assertThat(API.adminGet("/admin/dead-letters?source=inbox")
+                        .path("items")
+                        .findValuesAsText("reference"))
                 .contains(receipt.text("id"));
     }
 
@@ -102,12 +110,19 @@ class InboundApiTest {
         send("evt-c-" + order, event("order.created", order));
         awaitEntity(order, "created");
         String shippedId = send("evt-s-" + order, event("order.shipped", order)).text("id");
-        await().atMost(Duration.ofSeconds(30)).until(
-                () -> API.adminGet("/admin/inbox/" + shippedId).path("event").path("status").asText(), "DEFERRED"::equals);
+        await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> API.adminGet("/admin/inbox/" + shippedId)
+                                .path("event")
+                                .path("status")
+                                .asText(),
+                        "DEFERRED"::equals);
         // An operator settles the payment by hand; nothing signals the deferred event.
-        API.jdbi().useHandle(h -> h.createUpdate(
-                        "UPDATE entities SET state = 'paid', version = version + 1 WHERE aggregate_type = 'order' AND aggregate_id = :id")
-                .bind("id", order).execute());
+        API.jdbi()
+                .useHandle(h -> h.createUpdate(
+                                "UPDATE entities SET state = 'paid', version = version + 1 WHERE aggregate_type = 'order' AND aggregate_id = :id")
+                        .bind("id", order)
+                        .execute());
 
         Answer released = API.admin("POST", "/admin/inbox/" + shippedId + "/release", Map.of());
 
@@ -119,12 +134,20 @@ class InboundApiTest {
     @Test
     void metricsCountIntakeResultsAndShowTemporalWorkerMetrics() {
         send("evt-m-" + System.nanoTime(), event("order.created", "metrics-" + System.nanoTime()));
-        post("/webhooks/shop", "evt-m-bad", Instant.now().getEpochSecond(), "{}", "whsec_"
-                + Base64.getEncoder().encodeToString("wrong-secret-wrong-secret-wrong".getBytes()));
+        post(
+                "/webhooks/shop",
+                "evt-m-bad",
+                Instant.now().getEpochSecond(),
+                "{}",
+                "whsec_" + Base64.getEncoder().encodeToString("wrong-secret-wrong-secret-wrong".getBytes()));
 
-        String metrics = await().atMost(Duration.ofSeconds(30)).until(
-                () -> APP.client().target("http://localhost:" + APP.getAdminPort() + "/metrics").request().get(String.class),
-                text -> text.contains("temporal_"));
+        String metrics = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> APP.client()
+                                .target("http://localhost:" + APP.getAdminPort() + "/metrics")
+                                .request()
+                                .get(String.class),
+                        text -> text.contains("temporal_"));
 
         assertThat(metrics).contains("relaybox_inbox_requests_total{partner=\"shop\",reason=\"\",result=\"accepted\"}");
         assertThat(metrics).contains("reason=\"invalid_signature\",result=\"rejected\"");
@@ -144,8 +167,8 @@ class InboundApiTest {
     }
 
     /** Signs {@code signedBody} but sends {@code body}: equal unless the test tampers. */
-    private static Answer post(String path, String eventId, long timestamp, String body, String secret,
-            String signedBody) {
+    private static Answer post(
+            String path, String eventId, long timestamp, String body, String secret, String signedBody) {
         return Answer.of(API.request(path, null)
                 .header("webhook-id", eventId)
                 .header("webhook-timestamp", Long.toString(timestamp))
@@ -154,10 +177,13 @@ class InboundApiTest {
     }
 
     private static JsonNode awaitEntity(String orderId, String state) {
-        return await().atMost(Duration.ofSeconds(30)).until(() -> {
-            Answer answer = API.producer("GET", "/entities/order/" + orderId, null);
-            return answer.status() == 200 ? answer.body() : null;
-        }, entity -> entity != null && entity.path("state").asText().equals(state));
+        return await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> {
+                            Answer answer = API.producer("GET", "/entities/order/" + orderId, null);
+                            return answer.status() == 200 ? answer.body() : null;
+                        },
+                        entity ->
+                                entity != null && entity.path("state").asText().equals(state));
     }
-
 }

@@ -43,8 +43,11 @@ class WebhookIntakeResourceTest {
                 JsonErrorMappers.register(context);
                 return true;
             })
-            .addResource(new WebhookIntakeResource(JDBI.onDemand(InboxStore.class), Jackson.newObjectMapper(),
-                    Map.of("shop", partner("{header: webhook-id}"), "bodyid", partner("{pointer: /id}")), METRICS))
+            .addResource(new WebhookIntakeResource(
+                    JDBI.onDemand(InboxStore.class),
+                    Jackson.newObjectMapper(),
+                    Map.of("shop", partner("{header: webhook-id}"), "bodyid", partner("{pointer: /id}")),
+                    METRICS))
             .build();
 
     @Test
@@ -57,9 +60,14 @@ class WebhookIntakeResourceTest {
         Map<String, Object> row = JDBI.withHandle(h -> h.createQuery("""
                         SELECT partner_name, event_type, aggregate_type, aggregate_id, status FROM webhook_inbox
                          WHERE id = CAST(:id AS uuid)""")
-                .bind("id", receipt.path("id").asText()).mapToMap().one());
-        assertThat(row).containsEntry("partner_name", "shop").containsEntry("event_type", "order.paid")
-                .containsEntry("aggregate_type", "order").containsEntry("aggregate_id", "42")
+                .bind("id", receipt.path("id").asText())
+                .mapToMap()
+                .one());
+        assertThat(row)
+                .containsEntry("partner_name", "shop")
+                .containsEntry("event_type", "order.paid")
+                .containsEntry("aggregate_type", "order")
+                .containsEntry("aggregate_id", "42")
                 .containsEntry("status", "RECEIVED");
     }
 
@@ -99,14 +107,22 @@ class WebhookIntakeResourceTest {
     void wrongSecretStaleTimestampAndMissingSignatureAreUnauthorized() {
         String body = "{\"type\": \"order.paid\", \"data\": {\"orderId\": \"1\"}}";
         long now = Instant.now().getEpochSecond();
-        String otherSecret = "whsec_" + Base64.getEncoder().encodeToString("another-secret-of-enough-length".getBytes());
+        String otherSecret =
+                "whsec_" + Base64.getEncoder().encodeToString("another-secret-of-enough-length".getBytes());
 
-        assertError(RESOURCE.target("/webhooks/shop").request()
-                .header("webhook-id", "evt-r-secret").header("webhook-timestamp", Long.toString(now))
-                .header("webhook-signature", ShopWebhooks.signature(otherSecret, "evt-r-secret", now, body))
-                .post(Entity.entity(body, MediaType.APPLICATION_JSON)), 401, "invalid_signature");
-        assertError(request("shop", "evt-r-stale", now - 3600, body)
-                .post(Entity.entity(body, MediaType.APPLICATION_JSON)), 401, "invalid_signature");
+        assertError(
+                RESOURCE.target("/webhooks/shop")
+                        .request()
+                        .header("webhook-id", "evt-r-secret")
+                        .header("webhook-timestamp", Long.toString(now))
+                        .header("webhook-signature", ShopWebhooks.signature(otherSecret, "evt-r-secret", now, body))
+                        .post(Entity.entity(body, MediaType.APPLICATION_JSON)),
+                401,
+                "invalid_signature");
+        assertError(
+                request("shop", "evt-r-stale", now - 3600, body).post(Entity.entity(body, MediaType.APPLICATION_JSON)),
+                401,
+                "invalid_signature");
         assertError(RESOURCE.target("/webhooks/shop").request().post(Entity.json(body)), 401, "invalid_signature");
         assertThat(rows("evt-r-secret") + rows("evt-r-stale")).isZero();
         assertThat(METRICS.rejections).contains("shop:invalid_signature");
@@ -125,7 +141,9 @@ class WebhookIntakeResourceTest {
         String body = "{\"type\": \"order.paid\", \"data\": {\"orderId\": \"1\"}}";
         long now = Instant.now().getEpochSecond();
 
-        assertError(request("shop", "evt-r-text", now, body).post(Entity.entity(body, MediaType.TEXT_PLAIN)), 415,
+        assertError(
+                request("shop", "evt-r-text", now, body).post(Entity.entity(body, MediaType.TEXT_PLAIN)),
+                415,
                 "unsupported_media_type");
         assertThat(rows("evt-r-text")).isZero();
     }
@@ -156,10 +174,11 @@ class WebhookIntakeResourceTest {
     @Test
     void eventWithoutAnEventIdOrWithAnOverlongOneIsABadRequest() {
         assertError(send("bodyid", "evt-r-noid", "{\"type\": \"order.paid\"}"), 400, "missing_event_id");
-        assertError(send("bodyid", "evt-r-longid", "{\"id\": \"" + "i".repeat(501) + "\"}"), 400,
-                "invalid_event_id");
-        int stored = JDBI.withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox WHERE partner_name = 'bodyid'")
-                .mapTo(int.class).one());
+        assertError(send("bodyid", "evt-r-longid", "{\"id\": \"" + "i".repeat(501) + "\"}"), 400, "invalid_event_id");
+        int stored =
+                JDBI.withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox WHERE partner_name = 'bodyid'")
+                        .mapTo(int.class)
+                        .one());
         assertThat(stored).isZero();
     }
 
@@ -177,7 +196,8 @@ class WebhookIntakeResourceTest {
 
     /** Signed for {@code signedBody} with the development secret of the example partner. */
     private static Invocation.Builder request(String partner, String eventId, long timestamp, String signedBody) {
-        return RESOURCE.target("/webhooks/" + partner).request()
+        return RESOURCE.target("/webhooks/" + partner)
+                .request()
                 .header("webhook-id", eventId)
                 .header("webhook-timestamp", Long.toString(timestamp))
                 .header("webhook-signature", ShopWebhooks.signature(eventId, timestamp, signedBody));
@@ -185,13 +205,16 @@ class WebhookIntakeResourceTest {
 
     private static int rows(String eventId) {
         return JDBI.withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox WHERE partner_event_id = :id")
-                .bind("id", eventId).mapTo(int.class).one());
+                .bind("id", eventId)
+                .mapTo(int.class)
+                .one());
     }
 
     /** The shipped example partner, signing with the development secret, with the event id found at {@code eventId}. */
     private static PartnerFactory partner(String eventId) {
         try {
-            return Jackson.newObjectMapper(new YAMLFactory()).readValue("""
+            return Jackson.newObjectMapper(new YAMLFactory())
+                    .readValue("""
                     signature: {scheme: standard-webhooks, secrets: %s}
                     eventId: %s
                     eventType: {pointer: /type}

@@ -22,22 +22,40 @@ class DeadLetterAlertsTest {
         DeadLetters deadLetters = deadLetters(true);
 
         UUID reference = UUID.randomUUID();
-        var created = jdbi.inTransaction(h -> deadLetters.record(h, Source.OUTBOX, reference, "https://shop.example",
-                "order.paid", "gave up after 4 attempts", "503 Service Unavailable", 4));
+        var created = jdbi.inTransaction(h -> deadLetters.record(
+                h,
+                Source.OUTBOX,
+                reference,
+                "https://shop.example",
+                "order.paid",
+                "gave up after 4 attempts",
+                "503 Service Unavailable",
+                4));
         created.ifPresent(deadLetters::announce);
 
         List<String> alerts = alertPayloads();
-        assertThat(alerts).singleElement().satisfies(payload -> assertThat(payload)
-                .contains(reference.toString(), "gave up after 4 attempts", "order.paid"));
-        assertThat(metrics.counter("relaybox.dead_letters.created", "source", "outbox").count()).isEqualTo(1);
+        assertThat(alerts)
+                .singleElement()
+                .satisfies(payload ->
+                        assertThat(payload).contains(reference.toString(), "gave up after 4 attempts", "order.paid"));
+        assertThat(metrics.counter("relaybox.dead_letters.created", "source", "outbox")
+                        .count())
+                .isEqualTo(1);
     }
 
     @Test
     void deadLetteredAlertRaisesNoAlertOfItsOwn() {
         DeadLetters deadLetters = deadLetters(true);
 
-        jdbi.useTransaction(h -> deadLetters.record(h, Source.OUTBOX, UUID.randomUUID(), "https://alerts.example",
-                DeadLetterAlerts.ALERT_EVENT, "gave up after 4 attempts", "503", 4));
+        jdbi.useTransaction(h -> deadLetters.record(
+                h,
+                Source.OUTBOX,
+                UUID.randomUUID(),
+                "https://alerts.example",
+                DeadLetterAlerts.ALERT_EVENT,
+                "gave up after 4 attempts",
+                "503",
+                4));
 
         assertThat(alertPayloads()).isEmpty();
     }
@@ -62,8 +80,8 @@ class DeadLetterAlertsTest {
     void withoutAnAlertEndpointNoEventIsEnqueued() {
         DeadLetters deadLetters = deadLetters(false);
 
-        jdbi.useTransaction(h -> deadLetters.record(h, Source.INBOX, UUID.randomUUID(), "shop", "order.paid",
-                "poison", null, 1));
+        jdbi.useTransaction(
+                h -> deadLetters.record(h, Source.INBOX, UUID.randomUUID(), "shop", "order.paid", "poison", null, 1));
 
         assertThat(alertPayloads()).isEmpty();
     }
@@ -74,6 +92,8 @@ class DeadLetterAlertsTest {
 
     private List<String> alertPayloads() {
         return jdbi.withHandle(h -> h.createQuery("SELECT payload::text FROM outbox_events WHERE event_type = :type")
-                .bind("type", DeadLetterAlerts.ALERT_EVENT).mapTo(String.class).list());
+                .bind("type", DeadLetterAlerts.ALERT_EVENT)
+                .mapTo(String.class)
+                .list());
     }
 }

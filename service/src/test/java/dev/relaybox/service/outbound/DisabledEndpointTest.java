@@ -25,7 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class DisabledEndpointTest {
     static final TestReceiver RECEIVER = new TestReceiver();
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort(),
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
+            TestApp.freePort(),
             ConfigOverride.config("delivery.retryDelays", "1s,1s"),
             ConfigOverride.config("delivery.jitter", "0"));
     static final Api API = new Api(APP);
@@ -37,47 +38,77 @@ class DisabledEndpointTest {
 
     @Test
     void eventsForAnEndpointDisabledByGoneAreKeptAndDeliveredWhenItIsEnabledAgain() {
-        Answer created = API.admin("POST", "/admin/endpoints", Map.of(
-                "name", "moving", "url", RECEIVER.url("/moving"), "eventTypes", List.of("order.*")));
+        Answer created = API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of("name", "moving", "url", RECEIVER.url("/moving"), "eventTypes", List.of("order.*")));
         String endpointId = created.text("id");
         RECEIVER.script("/moving", Reply.of(410), Reply.of(200));
 
         String gone = produce("G-1");
-        await().atMost(Duration.ofSeconds(30)).until(
-                () -> !API.adminGet("/admin/endpoints/" + endpointId).path("enabled").asBoolean());
-        await().atMost(Duration.ofSeconds(30)).until(() -> deliveries("dead_lettered").size() == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !API.adminGet("/admin/endpoints/" + endpointId)
+                        .path("enabled")
+                        .asBoolean());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> deliveries("dead_lettered").size() == 1);
 
         List<String> whileDisabled = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             whileDisabled.add(produce("D-" + i));
         }
-        List<JsonNode> paused = await().atMost(Duration.ofSeconds(30)).until(
-                () -> deliveries("paused"), items -> items.size() == 3);
-        assertThat(paused).extracting(d -> d.path("outboxId").asText()).containsExactlyInAnyOrderElementsOf(whileDisabled);
+        List<JsonNode> paused =
+                await().atMost(Duration.ofSeconds(30)).until(() -> deliveries("paused"), items -> items.size() == 3);
+        assertThat(paused)
+                .extracting(d -> d.path("outboxId").asText())
+                .containsExactlyInAnyOrderElementsOf(whileDisabled);
         assertThat(RECEIVER.received("/moving")).hasSize(1);
 
-        assertThat(API.admin("PATCH", "/admin/endpoints/" + endpointId, Map.of("enabled", true)).status()).isEqualTo(200);
-        String deadLetter = API.adminGet("/admin/dead-letters").path("items").get(0).path("id").asText();
-        assertThat(API.admin("POST", "/admin/dead-letters/" + deadLetter + "/replay", Map.of()).status()).isEqualTo(200);
+        assertThat(API.admin("PATCH", "/admin/endpoints/" + endpointId, Map.of("enabled", true))
+                        .status())
+                .isEqualTo(200);
+        String deadLetter = API.adminGet("/admin/dead-letters")
+                .path("items")
+                .get(0)
+                .path("id")
+                .asText();
+        assertThat(API.admin("POST", "/admin/dead-letters/" + deadLetter + "/replay", Map.of())
+                        .status())
+                .isEqualTo(200);
 
         List<String> all = new ArrayList<>(whileDisabled);
         all.add(gone);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(RECEIVER.received("/moving"))
-                .extracting(r -> r.header("webhook-id")).containsAll(all));
-        await().atMost(Duration.ofSeconds(30)).until(() -> deliveries("delivered").size() == 4);
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat(RECEIVER.received("/moving"))
+                        .extracting(r -> r.header("webhook-id"))
+                        .containsAll(all));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> deliveries("delivered").size() == 4);
         assertThat(deliveries("paused")).isEmpty();
     }
 
     private static String produce(String aggregateId) {
-        Answer answer = API.producer("POST", "/outbox", Map.of("eventType", "order.shipped", "aggregateType", "order",
-                "aggregateId", aggregateId, "payload", Map.of("id", aggregateId)));
+        Answer answer = API.producer(
+                "POST",
+                "/outbox",
+                Map.of(
+                        "eventType",
+                        "order.shipped",
+                        "aggregateType",
+                        "order",
+                        "aggregateId",
+                        aggregateId,
+                        "payload",
+                        Map.of("id", aggregateId)));
         assertThat(answer.status()).isEqualTo(202);
         return answer.text("id");
     }
 
     private static List<JsonNode> deliveries(String status) {
         List<JsonNode> items = new ArrayList<>();
-        API.adminGet("/admin/deliveries?status=" + status + "&endpoint=moving").path("items").forEach(items::add);
+        API.adminGet("/admin/deliveries?status=" + status + "&endpoint=moving")
+                .path("items")
+                .forEach(items::add);
         return items;
     }
 }

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class EndpointControlsApiTest {
     static final TestReceiver RECEIVER = new TestReceiver();
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort(),
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
+            TestApp.freePort(),
             ConfigOverride.config("delivery.retryDelays", "1s,1s,1s"),
             ConfigOverride.config("delivery.jitter", "0"),
             ConfigOverride.config("delivery.circuitBreaker.failureThreshold", "2"),
@@ -38,8 +39,23 @@ class EndpointControlsApiTest {
 
     @Test
     void controlsAreSetShownAndChanged() {
-        Answer created = API.admin("POST", "/admin/endpoints", endpoint("paced", "/paced", Map.of(
-                "rateLimit", 5, "burst", 10, "maxInFlight", 2, "ordered", true, "payloadFormat", "raw")));
+        Answer created = API.admin(
+                "POST",
+                "/admin/endpoints",
+                endpoint(
+                        "paced",
+                        "/paced",
+                        Map.of(
+                                "rateLimit",
+                                5,
+                                "burst",
+                                10,
+                                "maxInFlight",
+                                2,
+                                "ordered",
+                                true,
+                                "payloadFormat",
+                                "raw")));
 
         assertThat(created.status()).isEqualTo(201);
         JsonNode controls = created.body().path("controls");
@@ -51,7 +67,9 @@ class EndpointControlsApiTest {
         assertThat(created.body().path("health").path("circuit").asText()).isEqualTo("closed");
 
         String id = created.text("id");
-        Answer changed = API.admin("PATCH", "/admin/endpoints/" + id,
+        Answer changed = API.admin(
+                "PATCH",
+                "/admin/endpoints/" + id,
                 Map.of("rateLimit", 0, "payloadFormat", "envelope", "maxInFlight", 3));
 
         assertThat(changed.status()).isEqualTo(200);
@@ -59,8 +77,13 @@ class EndpointControlsApiTest {
         assertThat(changed.body().path("controls").path("burst").isNull()).isTrue();
         assertThat(changed.body().path("controls").path("maxInFlight").asInt()).isEqualTo(3);
         assertThat(changed.body().path("controls").path("ordered").asBoolean()).isTrue();
-        assertThat(changed.body().path("controls").path("payloadFormat").asText()).isEqualTo("envelope");
-        assertThat(API.adminGet("/admin/endpoints/" + id).path("controls").path("maxInFlight").asInt()).isEqualTo(3);
+        assertThat(changed.body().path("controls").path("payloadFormat").asText())
+                .isEqualTo("envelope");
+        assertThat(API.adminGet("/admin/endpoints/" + id)
+                        .path("controls")
+                        .path("maxInFlight")
+                        .asInt())
+                .isEqualTo(3);
     }
 
     @Test
@@ -77,7 +100,8 @@ class EndpointControlsApiTest {
         assertThat(API.adminGet("/admin/endpoints").findValuesAsText("name"))
                 .doesNotContain("bad-rate", "bad-format", "bad-burst", "bad-slots");
 
-        String id = API.admin("POST", "/admin/endpoints", endpoint("patched", "/patched", Map.of())).text("id");
+        String id = API.admin("POST", "/admin/endpoints", endpoint("patched", "/patched", Map.of()))
+                .text("id");
         API.admin("PATCH", "/admin/endpoints/" + id, Map.of("burst", 3)).assertError(422, "invalid_controls");
         API.admin("PATCH", "/admin/endpoints/" + id, Map.of("url", RECEIVER.url("/moved"), "maxInFlight", -2))
                 .assertError(400, "invalid_request");
@@ -88,49 +112,69 @@ class EndpointControlsApiTest {
 
     @Test
     void healthAndMetricsFollowDeliveries() {
-        String id = API.admin("POST", "/admin/endpoints", endpoint("healthy", "/healthy", Map.of())).text("id");
+        String id = API.admin("POST", "/admin/endpoints", endpoint("healthy", "/healthy", Map.of()))
+                .text("id");
         RECEIVER.script("/healthy", TestReceiver.Reply.of(500), TestReceiver.Reply.of(200));
 
         post("health.checked", "h-1");
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> RECEIVER.received("/healthy").size() == 2);
-        await().atMost(Duration.ofSeconds(30)).until(() -> API.adminGet("/admin/endpoints/" + id)
-                .path("health").path("attemptsLastHour").asInt() == 2);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> RECEIVER.received("/healthy").size() == 2);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> API.adminGet("/admin/endpoints/" + id)
+                                .path("health")
+                                .path("attemptsLastHour")
+                                .asInt()
+                        == 2);
         JsonNode health = API.adminGet("/admin/endpoints/" + id).path("health");
         assertThat(health.path("successRateLastHour").asDouble()).isEqualTo(0.5);
         assertThat(health.path("consecutiveFailures").asInt()).isZero();
         assertThat(health.path("lastSuccessAt").asText()).isNotBlank();
         assertThat(health.path("p50LatencyMs").isNumber()).isTrue();
         assertThat(health.path("p99LatencyMs").isNumber()).isTrue();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(metrics())
-                .contains("relaybox_endpoint_success_ratio{endpoint=\"healthy\"} 0.5")
-                .contains("relaybox_endpoint_circuit_open{endpoint=\"healthy\"} 0.0")
-                .contains("relaybox_endpoint_latency_seconds{endpoint=\"healthy\",quantile=\"0.99\"}"));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(metrics())
+                        .contains("relaybox_endpoint_success_ratio{endpoint=\"healthy\"} 0.5")
+                        .contains("relaybox_endpoint_circuit_open{endpoint=\"healthy\"} 0.0")
+                        .contains("relaybox_endpoint_latency_seconds{endpoint=\"healthy\",quantile=\"0.99\"}"));
     }
 
     @Test
     void circuitOpensWithItsNextProbeShownThenClosesAndDeliversEverything() {
-        String id = API.admin("POST", "/admin/endpoints", endpoint("outage", "/outage", Map.of())).text("id");
+        String id = API.admin("POST", "/admin/endpoints", endpoint("outage", "/outage", Map.of()))
+                .text("id");
         RECEIVER.script("/outage", TestReceiver.Reply.of(503));
 
         for (int i = 0; i < 5; i++) {
             post("outage.tested", "o-" + i);
         }
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> "open".equals(
-                API.adminGet("/admin/endpoints/" + id).path("health").path("circuit").asText()));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> "open"
+                        .equals(API.adminGet("/admin/endpoints/" + id)
+                                .path("health")
+                                .path("circuit")
+                                .asText()));
         JsonNode open = API.adminGet("/admin/endpoints/" + id).path("health");
         assertThat(open.path("consecutiveFailures").asInt()).isGreaterThanOrEqualTo(2);
         assertThat(open.path("nextProbeAt").asText()).isNotBlank();
         assertThat(open.path("failingSince").asText()).isNotBlank();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(metrics())
-                .contains("relaybox_endpoint_circuit_open{endpoint=\"outage\"} 1.0"));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() ->
+                        assertThat(metrics()).contains("relaybox_endpoint_circuit_open{endpoint=\"outage\"} 1.0"));
 
         RECEIVER.script("/outage", TestReceiver.Reply.of(200));
 
-        await().atMost(Duration.ofSeconds(90)).until(() -> API.adminGet(
-                "/admin/deliveries?status=delivered&endpoint=outage").path("items").size() == 5);
-        assertThat(API.adminGet("/admin/endpoints/" + id).path("health").path("circuit").asText()).isEqualTo("closed");
+        await().atMost(Duration.ofSeconds(90))
+                .until(() -> API.adminGet("/admin/deliveries?status=delivered&endpoint=outage")
+                                .path("items")
+                                .size()
+                        == 5);
+        assertThat(API.adminGet("/admin/endpoints/" + id)
+                        .path("health")
+                        .path("circuit")
+                        .asText())
+                .isEqualTo("closed");
         assertThat(API.adminGet("/admin/dead-letters").path("items").findValuesAsText("peer"))
                 .doesNotContain(RECEIVER.url("/outage"));
     }
@@ -139,16 +183,33 @@ class EndpointControlsApiTest {
         Map<String, Object> body = new HashMap<>(controls);
         body.put("name", name);
         body.put("url", RECEIVER.url(path));
-        body.put("eventTypes", List.of(name.equals("healthy") ? "health.*" : name.equals("outage") ? "outage.*" : "none"));
+        body.put(
+                "eventTypes",
+                List.of(name.equals("healthy") ? "health.*" : name.equals("outage") ? "outage.*" : "none"));
         return body;
     }
 
     private static void post(String eventType, String aggregateId) {
-        assertThat(API.producer("POST", "/outbox", Map.of("eventType", eventType, "aggregateType", "order",
-                "aggregateId", aggregateId, "payload", Map.of("id", aggregateId))).status()).isEqualTo(202);
+        assertThat(API.producer(
+                                "POST",
+                                "/outbox",
+                                Map.of(
+                                        "eventType",
+                                        eventType,
+                                        "aggregateType",
+                                        "order",
+                                        "aggregateId",
+                                        aggregateId,
+                                        "payload",
+                                        Map.of("id", aggregateId)))
+                        .status())
+                .isEqualTo(202);
     }
 
     private static String metrics() {
-        return APP.client().target("http://localhost:" + APP.getAdminPort() + "/metrics").request().get(String.class);
+        return APP.client()
+                .target("http://localhost:" + APP.getAdminPort() + "/metrics")
+                .request()
+                .get(String.class);
     }
 }

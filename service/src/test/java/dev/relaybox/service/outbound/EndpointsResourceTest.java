@@ -26,10 +26,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class EndpointsResourceTest {
     static final Jdbi JDBI = TestDatabase.fresh();
     /** example.com is public (a documentation address); IP literals are themselves. No DNS is asked. */
-    static final EndpointUrlPolicy URL_POLICY = new EndpointUrlPolicy(false, host -> List.of(
-            InetAddress.getByName(host.equals("example.com") ? "93.184.215.14" : host)));
-    static final ResourceExtension RESOURCES = ResourceTests.extension(
-            new EndpointsResource(JDBI, URL_POLICY, Duration.ofHours(1)));
+    static final EndpointUrlPolicy URL_POLICY = new EndpointUrlPolicy(
+            false, host -> List.of(InetAddress.getByName(host.equals("example.com") ? "93.184.215.14" : host)));
+
+    static final ResourceExtension RESOURCES =
+            ResourceTests.extension(new EndpointsResource(JDBI, URL_POLICY, Duration.ofHours(1)));
 
     @Test
     void refusesInvalidControlsWithTheOneErrorShapeAndCreatesNothing() {
@@ -50,8 +51,8 @@ class EndpointsResourceTest {
         privateUrl.put("url", "http://127.0.0.1:9/hooks");
         assertError(call("POST", "/admin/endpoints", privateUrl), 422, "url_refused");
         assertError(create("short-secret", Map.of("secret", "whsec_c2hvcnQ=")), 422, "invalid_secret");
-        assertError(create("no-prefix", Map.of("secret", "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0")), 422,
-                "invalid_secret");
+        assertError(
+                create("no-prefix", Map.of("secret", "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0")), 422, "invalid_secret");
 
         assertThat(names()).doesNotContain("private", "short-secret", "no-prefix");
     }
@@ -66,22 +67,27 @@ class EndpointsResourceTest {
 
     @Test
     void changesToAMissingEndpointOrInvalidChangesAreRefusedAndLeaveItAsItWas() {
-        assertError(call("PATCH", "/admin/endpoints/" + UUID.randomUUID(), Map.of("ordered", true)), 404,
+        assertError(
+                call("PATCH", "/admin/endpoints/" + UUID.randomUUID(), Map.of("ordered", true)),
+                404,
                 "endpoint_not_found");
         assertError(call("GET", "/admin/endpoints/not-a-uuid", null), 404, "not_found");
         String id = create("patched", Map.of()).body().path("id").asText();
 
         assertError(call("PATCH", "/admin/endpoints/" + id, Map.of("burst", 3)), 422, "invalid_controls");
-        assertError(call("PATCH", "/admin/endpoints/" + id, Map.of("url", "https://example.com/moved",
-                "maxInFlight", -2)), 400, "invalid_request");
-        assertError(call("PATCH", "/admin/endpoints/" + id, Map.of("url", "http://10.0.0.1/hooks")), 422,
-                "url_refused");
+        assertError(
+                call("PATCH", "/admin/endpoints/" + id, Map.of("url", "https://example.com/moved", "maxInFlight", -2)),
+                400,
+                "invalid_request");
+        assertError(
+                call("PATCH", "/admin/endpoints/" + id, Map.of("url", "http://10.0.0.1/hooks")), 422, "url_refused");
         assertError(call("PATCH", "/admin/endpoints/" + id, "null"), 400, "invalid_request");
 
         Answer unchanged = call("GET", "/admin/endpoints/" + id, null);
         assertThat(unchanged.body().path("url").asText()).isEqualTo("https://example.com/patched");
         assertThat(unchanged.body().path("controls").path("burst").isNull()).isTrue();
-        assertThat(unchanged.body().path("controls").path("maxInFlight").isNull()).isTrue();
+        assertThat(unchanged.body().path("controls").path("maxInFlight").isNull())
+                .isTrue();
     }
 
     @Test
@@ -92,7 +98,11 @@ class EndpointsResourceTest {
                 INSERT INTO endpoint_state (endpoint_id, circuit, consecutive_failures, opened_at)
                 VALUES (?, 'OPEN', 7, now())""", endpointId));
         JDBI.useExtension(EndpointStore.class, store -> store.setEnabled(endpointId, false, "failing"));
-        assertThat(call("GET", "/admin/endpoints/" + id, null).body().path("health").path("circuit").asText())
+        assertThat(call("GET", "/admin/endpoints/" + id, null)
+                        .body()
+                        .path("health")
+                        .path("circuit")
+                        .asText())
                 .isEqualTo("open");
 
         Answer enabled = call("PATCH", "/admin/endpoints/" + id, Map.of("enabled", true));
@@ -100,15 +110,18 @@ class EndpointsResourceTest {
         assertThat(enabled.status()).isEqualTo(200);
         assertThat(enabled.body().path("enabled").asBoolean()).isTrue();
         assertThat(enabled.body().path("health").path("circuit").asText()).isEqualTo("closed");
-        assertThat(enabled.body().path("health").path("consecutiveFailures").asInt()).isZero();
+        assertThat(enabled.body().path("health").path("consecutiveFailures").asInt())
+                .isZero();
     }
 
     @Test
     void onlyAdminsMayListOrChangeEndpoints() {
         assertError(ResourceTests.call(RESOURCES, "GET", "/admin/endpoints", null, null), 401, "unauthorized");
         assertError(ResourceTests.call(RESOURCES, "GET", "/admin/endpoints", "wrong", null), 401, "unauthorized");
-        assertError(ResourceTests.call(RESOURCES, "POST", "/admin/endpoints", PRODUCER_TOKEN, body("sneaky",
-                Map.of())), 403, "forbidden");
+        assertError(
+                ResourceTests.call(RESOURCES, "POST", "/admin/endpoints", PRODUCER_TOKEN, body("sneaky", Map.of())),
+                403,
+                "forbidden");
         assertThat(names()).doesNotContain("sneaky");
     }
 

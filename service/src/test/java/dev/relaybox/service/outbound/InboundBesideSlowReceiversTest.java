@@ -29,7 +29,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class InboundBesideSlowReceiversTest {
     static final int SLOTS = 8;
     static final SlowReceiver SLOW = new SlowReceiver(1000);
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort(),
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
+            TestApp.freePort(),
             ConfigOverride.config("temporal.maxConcurrentActivities", Integer.toString(SLOTS)),
             ConfigOverride.config("temporal.maxConcurrentHttpAttempts", Integer.toString(SLOTS)),
             ConfigOverride.config("delivery.requestTimeout", "90s"));
@@ -43,11 +44,33 @@ class InboundBesideSlowReceiversTest {
     @Test
     void inboundWebhooksAreAppliedWhileEveryHttpSlotIsHeldBySlowReceivers() {
         for (int i = 0; i < SLOTS + 2; i++) {
-            assertThat(API.admin("POST", "/admin/endpoints", Map.of("name", "slow-" + i,
-                    "url", SLOW.url("/trickle/" + i), "eventTypes", List.of("slow.ping"))).status()).isEqualTo(201);
+            assertThat(API.admin(
+                                    "POST",
+                                    "/admin/endpoints",
+                                    Map.of(
+                                            "name",
+                                            "slow-" + i,
+                                            "url",
+                                            SLOW.url("/trickle/" + i),
+                                            "eventTypes",
+                                            List.of("slow.ping")))
+                            .status())
+                    .isEqualTo(201);
         }
-        assertThat(API.producer("POST", "/outbox", Map.of("eventType", "slow.ping", "aggregateType", "ping",
-                "aggregateId", "1", "payload", Map.of())).status()).isEqualTo(202);
+        assertThat(API.producer(
+                                "POST",
+                                "/outbox",
+                                Map.of(
+                                        "eventType",
+                                        "slow.ping",
+                                        "aggregateType",
+                                        "ping",
+                                        "aggregateId",
+                                        "1",
+                                        "payload",
+                                        Map.of()))
+                        .status())
+                .isEqualTo(202);
         await().atMost(Duration.ofSeconds(60)).until(() -> SLOW.holding() >= SLOTS);
 
         List<String> orders = new ArrayList<>();
@@ -58,11 +81,19 @@ class InboundBesideSlowReceiversTest {
             assertThat(accepted.status()).isEqualTo(200);
         }
 
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(orders).allSatisfy(order -> assertThat(
-                API.producer("GET", "/entities/order/" + order, null).text("state")).isEqualTo("created")));
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat(orders)
+                        .allSatisfy(order -> assertThat(API.producer("GET", "/entities/order/" + order, null)
+                                        .text("state"))
+                                .isEqualTo("created")));
         assertThat(SLOW.holding()).as("every HTTP slot is still held").isGreaterThanOrEqualTo(SLOTS);
-        FaultFigures.count("every HTTP attempt slot held by a slow receiver, inbound events beside them", getClass(),
-                orders.stream().map(order -> "evt-" + order).toList(), FaultFigures.appliedInbound(API.jdbi()),
-                FaultFigures.deadLetters(API.jdbi())).print().assertTargets();
+        FaultFigures.count(
+                        "every HTTP attempt slot held by a slow receiver, inbound events beside them",
+                        getClass(),
+                        orders.stream().map(order -> "evt-" + order).toList(),
+                        FaultFigures.appliedInbound(API.jdbi()),
+                        FaultFigures.deadLetters(API.jdbi()))
+                .print()
+                .assertTargets();
     }
 }

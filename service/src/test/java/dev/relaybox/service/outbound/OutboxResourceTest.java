@@ -35,8 +35,7 @@ class OutboxResourceTest {
     private static ResourceExtension resource() {
         ResourceExtension.Builder builder = ResourceExtension.builder().setRegisterDefaultExceptionMappers(false);
         JsonErrorMappers.providers().forEach(builder::addProvider);
-        return builder
-                .addProvider(new JsonBodyLimit(Jackson.newObjectMapper(), 2048))
+        return builder.addProvider(new JsonBodyLimit(Jackson.newObjectMapper(), 2048))
                 .addResource(new OutboxResource(JDBI.onDemand(OutboxStore.class), List.of("order", "invoice")))
                 .build();
     }
@@ -56,20 +55,24 @@ class OutboxResourceTest {
         String stored = JDBI.withHandle(h -> h.createQuery("""
                         SELECT event_type || ' ' || aggregate_type || ':' || aggregate_id || ' ' || payload::text
                           FROM outbox_events WHERE id = CAST(:id AS uuid)""")
-                .bind("id", body.path("id").asText()).mapTo(String.class).one());
+                .bind("id", body.path("id").asText())
+                .mapTo(String.class)
+                .one());
         assertThat(stored).isEqualTo("order.shipped order:A-1 {\"carrier\": \"DHL\"}");
     }
 
     @Test
     void integerAggregateIdIsStoredAsText() {
-        Response response = post(Entity.json(Map.of("eventType", "order.paid", "aggregateType", "order",
-                "aggregateId", 77, "payload", List.of(1, 2))));
+        Response response = post(Entity.json(Map.of(
+                "eventType", "order.paid", "aggregateType", "order", "aggregateId", 77, "payload", List.of(1, 2))));
 
         assertThat(response.getStatus()).isEqualTo(202);
         String id = response.readEntity(JsonNode.class).path("id").asText();
-        String aggregateId = JDBI.withHandle(h -> h.createQuery(
-                        "SELECT aggregate_id FROM outbox_events WHERE id = CAST(:id AS uuid)")
-                .bind("id", id).mapTo(String.class).one());
+        String aggregateId = JDBI.withHandle(
+                h -> h.createQuery("SELECT aggregate_id FROM outbox_events WHERE id = CAST(:id AS uuid)")
+                        .bind("id", id)
+                        .mapTo(String.class)
+                        .one());
         assertThat(aggregateId).isEqualTo("77");
     }
 
@@ -82,42 +85,60 @@ class OutboxResourceTest {
     @Test
     void jsonPostgresCannotStoreIsRefused() {
         assertRefused(post(Entity.json("""
-                {"eventType": "order.paid", "aggregateType": "order", "aggregateId": "1", "payload": {"n": "a\\u0000b"}}""")),
-                400, "invalid_json");
+                {"eventType": "order.paid", "aggregateType": "order", "aggregateId": "1", "payload": {"n": "a\\u0000b"}}""")), 400, "invalid_json");
         assertRefused(post(Entity.json("""
-                {"eventType": "order.paid", "aggregateType": "order", "aggregateId": "1", "payload": {}} {"more": 1}""")),
-                400, "invalid_json");
+                {"eventType": "order.paid", "aggregateType": "order", "aggregateId": "1", "payload": {}} {"more": 1}""")), 400, "invalid_json");
     }
 
     @Test
     void missingFieldsAreRefusedNamingThem() {
-        JsonNode error = assertRefused(post(Entity.json(Map.of("aggregateType", "order", "payload", Map.of()))),
-                400, "invalid_request");
+        JsonNode error = assertRefused(
+                post(Entity.json(Map.of("aggregateType", "order", "payload", Map.of()))), 400, "invalid_request");
 
         assertThat(error.path("reason").asText()).contains("eventType").contains("aggregateId");
     }
 
     @Test
     void unknownFieldIsRefused() {
-        assertRefused(post(Entity.json(Map.of("eventType", "order.paid", "aggregateType", "order", "aggregateId", "1",
-                "payload", Map.of(), "extra", 1))), 400, "unknown_field");
+        assertRefused(
+                post(Entity.json(Map.of(
+                        "eventType",
+                        "order.paid",
+                        "aggregateType",
+                        "order",
+                        "aggregateId",
+                        "1",
+                        "payload",
+                        Map.of(),
+                        "extra",
+                        1))),
+                400,
+                "unknown_field");
     }
 
     @Test
     void malformedFieldsAreRefused() {
         assertRefused(post(Entity.json(event("order paid!", "order", "1", Map.of()))), 400, "invalid_request");
         assertRefused(post(Entity.json(event("order.paid", "order", " ", Map.of()))), 400, "invalid_request");
-        assertRefused(post(Entity.json(event("order.paid", "order", "x".repeat(201), Map.of()))), 400, "invalid_request");
-        assertRefused(post(Entity.json(Map.of("eventType", "order.paid", "aggregateType", "order", "aggregateId", "1",
-                "payload", "text"))), 400, "invalid_request");
+        assertRefused(
+                post(Entity.json(event("order.paid", "order", "x".repeat(201), Map.of()))), 400, "invalid_request");
+        assertRefused(
+                post(Entity.json(Map.of(
+                        "eventType", "order.paid", "aggregateType", "order", "aggregateId", "1", "payload", "text"))),
+                400,
+                "invalid_request");
     }
 
     @Test
     void relayboxEventTypesAreReserved() {
-        assertRefused(post(Entity.json(event("relaybox.dead_letter.created", "order", "1", Map.of()))),
-                422, "reserved_event_type");
-        assertRefused(withKey("forged", Entity.json(event("Relaybox.anything", "order", "1", Map.of()))),
-                422, "reserved_event_type");
+        assertRefused(
+                post(Entity.json(event("relaybox.dead_letter.created", "order", "1", Map.of()))),
+                422,
+                "reserved_event_type");
+        assertRefused(
+                withKey("forged", Entity.json(event("Relaybox.anything", "order", "1", Map.of()))),
+                422,
+                "reserved_event_type");
     }
 
     @Test
@@ -127,14 +148,18 @@ class OutboxResourceTest {
 
     @Test
     void bodyOverTheLimitIsRefused() {
-        assertRefused(post(Entity.json(event("order.paid", "order", "1", Map.of("blob", "x".repeat(4000))))),
-                413, "payload_too_large");
+        assertRefused(
+                post(Entity.json(event("order.paid", "order", "1", Map.of("blob", "x".repeat(4000))))),
+                413,
+                "payload_too_large");
     }
 
     @Test
     void otherContentTypesAreRefused() {
-        assertRefused(post(Entity.entity("eventType=x", MediaType.APPLICATION_FORM_URLENCODED)),
-                415, "unsupported_media_type");
+        assertRefused(
+                post(Entity.entity("eventType=x", MediaType.APPLICATION_FORM_URLENCODED)),
+                415,
+                "unsupported_media_type");
     }
 
     @Test
@@ -146,24 +171,30 @@ class OutboxResourceTest {
         assertThat(first.getStatus()).isEqualTo(202);
         assertThat(again.getStatus()).isEqualTo(200);
         JsonNode duplicate = again.readEntity(JsonNode.class);
-        assertThat(duplicate.path("id").asText()).isEqualTo(first.readEntity(JsonNode.class).path("id").asText());
+        assertThat(duplicate.path("id").asText())
+                .isEqualTo(first.readEntity(JsonNode.class).path("id").asText());
         assertThat(duplicate.path("status").asText()).isEqualTo("duplicate");
         rowsBefore = rows();
-        assertRefused(withKey("pay-77", Entity.json(event("order.paid", "order", "77", Map.of("amount", 11)))),
-                409, "idempotency_key_reused");
+        assertRefused(
+                withKey("pay-77", Entity.json(event("order.paid", "order", "77", Map.of("amount", 11)))),
+                409,
+                "idempotency_key_reused");
     }
 
     @Test
     void blankOrOverlongIdempotencyKeyIsRefused() {
-        assertRefused(withKey(" ", Entity.json(event("order.paid", "order", "1", Map.of()))),
-                400, "invalid_idempotency_key");
-        assertRefused(withKey("k".repeat(201), Entity.json(event("order.paid", "order", "1", Map.of()))),
-                400, "invalid_idempotency_key");
+        assertRefused(
+                withKey(" ", Entity.json(event("order.paid", "order", "1", Map.of()))), 400, "invalid_idempotency_key");
+        assertRefused(
+                withKey("k".repeat(201), Entity.json(event("order.paid", "order", "1", Map.of()))),
+                400,
+                "invalid_idempotency_key");
     }
 
-    private static Map<String, Object> event(String eventType, String aggregateType, String aggregateId, Object payload) {
-        return Map.of("eventType", eventType, "aggregateType", aggregateType, "aggregateId", aggregateId,
-                "payload", payload);
+    private static Map<String, Object> event(
+            String eventType, String aggregateType, String aggregateId, Object payload) {
+        return Map.of(
+                "eventType", eventType, "aggregateType", aggregateType, "aggregateId", aggregateId, "payload", payload);
     }
 
     private static Response post(Entity<?> body) {
@@ -190,6 +221,8 @@ class OutboxResourceTest {
     }
 
     private static int rows() {
-        return JDBI.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events").mapTo(int.class).one());
+        return JDBI.withHandle(h -> h.createQuery("SELECT count(*) FROM outbox_events")
+                .mapTo(int.class)
+                .one());
     }
 }

@@ -40,7 +40,8 @@ class SlowReceiversTest {
     static final int SLOW_ENDPOINTS = 70;
     static final SlowReceiver SLOW = new SlowReceiver(1000);
     static final TestReceiver FAST = new TestReceiver();
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort(),
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
+            TestApp.freePort(),
             ConfigOverride.config("delivery.requestTimeout", "3s"),
             ConfigOverride.config("delivery.retryDelays", "1s,1s,1s,1s,1s,1s,1s,1s"),
             ConfigOverride.config("delivery.jitter", "0"));
@@ -73,12 +74,17 @@ class SlowReceiversTest {
         }
 
         await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-            assertThat(FAST.received("/fast")).extracting(r -> r.header("webhook-id")).containsAll(fastIds);
-            assertThat(orders).allSatisfy(order -> assertThat(API.producer("GET", "/entities/order/" + order, null)
-                    .text("state")).isEqualTo("created"));
+            assertThat(FAST.received("/fast"))
+                    .extracting(r -> r.header("webhook-id"))
+                    .containsAll(fastIds);
+            assertThat(orders)
+                    .allSatisfy(order -> assertThat(API.producer("GET", "/entities/order/" + order, null)
+                                    .text("state"))
+                            .isEqualTo("created"));
         });
         Jdbi jdbi = API.jdbi();
-        int slowDelivered = jdbi.withHandle(h -> h.createQuery("""
+        int slowDelivered =
+                jdbi.withHandle(h -> h.createQuery("""
                 SELECT count(*) FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
                  WHERE e.name <> 'fast' AND d.status = 'DELIVERED'""").mapTo(int.class).one());
         assertThat(slowDelivered).as("slow receivers are still stalled").isZero();
@@ -89,21 +95,38 @@ class SlowReceiversTest {
         fastIds.forEach(id -> in.add(FaultFigures.delivery(id, "fast")));
         orders.forEach(order -> in.add("evt-" + order));
         List<String> seen = new ArrayList<>(FaultFigures.appliedInbound(jdbi));
-        FAST.received("/fast").stream().filter(r -> r.status() == 200)
+        FAST.received("/fast").stream()
+                .filter(r -> r.status() == 200)
                 .forEach(r -> seen.add(FaultFigures.delivery(r.header("webhook-id"), "fast")));
-        FaultFigures.count(SLOW_ENDPOINTS + " slow receivers and a silent one beside a fast endpoint and inbound events",
-                getClass(), in, seen, FaultFigures.deadLetters(jdbi)).print().assertTargets();
+        FaultFigures.count(
+                        SLOW_ENDPOINTS + " slow receivers and a silent one beside a fast endpoint and inbound events",
+                        getClass(),
+                        in,
+                        seen,
+                        FaultFigures.deadLetters(jdbi))
+                .print()
+                .assertTargets();
     }
 
     private static void endpoint(String name, String url, String eventType) {
-        Answer created = API.admin("POST", "/admin/endpoints", Map.of(
-                "name", name, "url", url, "eventTypes", List.of(eventType)));
+        Answer created = API.admin(
+                "POST", "/admin/endpoints", Map.of("name", name, "url", url, "eventTypes", List.of(eventType)));
         assertThat(created.status()).isEqualTo(201);
     }
 
     private static String produce(String eventType, String aggregateId) {
-        Answer answer = API.producer("POST", "/outbox", Map.of("eventType", eventType, "aggregateType", "ping",
-                "aggregateId", aggregateId, "payload", Map.of("n", aggregateId)));
+        Answer answer = API.producer(
+                "POST",
+                "/outbox",
+                Map.of(
+                        "eventType",
+                        eventType,
+                        "aggregateType",
+                        "ping",
+                        "aggregateId",
+                        aggregateId,
+                        "payload",
+                        Map.of("n", aggregateId)));
         assertThat(answer.status()).isEqualTo(202);
         return answer.text("id");
     }

@@ -54,8 +54,8 @@ class EngineLossIT {
                 FailingFirstReceiver receiver = new FailingFirstReceiver(FAILURES_PER_WEBHOOK)) {
             int port = TestApp.freePort();
             int adminPort = TestApp.freePort();
-            Map<String, String> environment = production.relayboxEnvironment(Production.operatorVariables(), port,
-                    adminPort);
+            Map<String, String> environment =
+                    production.relayboxEnvironment(Production.operatorVariables(), port, adminPort);
             // Attempt 2 comes 20s after attempt 1, so the kill finds every delivery waiting; a reconciler that looks
             // every second and re-drives what is 2s overdue keeps the drill short.
             environment.put("DELIVERY_RETRY_DELAYS", "[20s, 3s, 3s, 3s]");
@@ -77,9 +77,12 @@ class EngineLossIT {
 
             List<String> outboxIds = new ArrayList<>();
             for (int e = 0; e < ENDPOINTS; e++) {
-                HttpResponse<String> endpoint = production.post(api + "/admin/endpoints", Production.ADMIN_TOKEN,
-                        Map.of(), JSON.writeValueAsString(Map.of("name", "drill-" + e, "url", receiver.url(e),
-                                "eventTypes", List.of("drill.e" + e))));
+                HttpResponse<String> endpoint = production.post(
+                        api + "/admin/endpoints",
+                        Production.ADMIN_TOKEN,
+                        Map.of(),
+                        JSON.writeValueAsString(Map.of(
+                                "name", "drill-" + e, "url", receiver.url(e), "eventTypes", List.of("drill.e" + e))));
                 assertThat(endpoint.statusCode()).as(endpoint.body()).isEqualTo(201);
                 for (int n = 0; n < EVENTS_PER_ENDPOINT; n++) {
                     outboxIds.add(sendOutbound(production, api, "drill.e" + e, e + "-" + n));
@@ -91,17 +94,22 @@ class EngineLossIT {
                 orders.add(order);
                 sendInbound(production, api, order, i % 2 == 0 ? "order.paid" : "order.created");
             }
-            await("every delivery backing off, half the orders deferred").atMost(Duration.ofSeconds(60))
+            await("every delivery backing off, half the orders deferred")
+                    .atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> count(database, "SELECT count(*) FROM deliveries WHERE status = 'RETRYING'"
-                            + " AND next_attempt_at > now() AND attempts = 1") == outboxIds.size()
+                    .until(() -> count(
+                                            database,
+                                            "SELECT count(*) FROM deliveries WHERE status = 'RETRYING'"
+                                                    + " AND next_attempt_at > now() AND attempts = 1")
+                                    == outboxIds.size()
                             && count(database, "SELECT count(*) FROM webhook_inbox WHERE status = 'DEFERRED'")
                                     == ORDERS / 2);
             Map<String, Instant> recordedNext = new HashMap<>();
             database.useHandle(h -> h.createQuery("""
                             SELECT outbox_id::text AS id, next_attempt_at FROM deliveries""")
-                    .map((rs, ctx) -> recordedNext.put(rs.getString("id"), rs.getTimestamp("next_attempt_at")
-                            .toInstant()))
+                    .map((rs, ctx) -> recordedNext.put(
+                            rs.getString("id"),
+                            rs.getTimestamp("next_attempt_at").toInstant()))
                     .list());
 
             production.killTemporal();
@@ -111,41 +119,67 @@ class EngineLossIT {
             }
             production.switchToEmptyTemporal();
 
-            await("every outbound event delivered").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+            await("every outbound event delivered")
+                    .atMost(Duration.ofMinutes(3))
+                    .pollInterval(Duration.ofSeconds(1))
                     .until(() -> receiver.deliveredIds().containsAll(outboxIds));
-            await("every order paid").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
-                    .until(() -> orders.stream().allMatch(order -> "paid".equals(
-                            entity(production, api, order).path("state").asText())));
+            await("every order paid")
+                    .atMost(Duration.ofMinutes(3))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> orders.stream()
+                            .allMatch(order -> "paid"
+                                    .equals(entity(production, api, order)
+                                            .path("state")
+                                            .asText())));
 
-            int delivered = (int) outboxIds.stream().filter(receiver.deliveredIds()::contains).count();
-            int deliveredTwice = (int) outboxIds.stream().filter(id -> receiver.successes(id) > 1).count();
+            int delivered = (int)
+                    outboxIds.stream().filter(receiver.deliveredIds()::contains).count();
+            int deliveredTwice = (int)
+                    outboxIds.stream().filter(id -> receiver.successes(id) > 1).count();
             int applied = 0;
             int appliedTwice = 0;
             for (String order : orders) {
                 Map<String, Integer> byType = new HashMap<>();
-                entity(production, api, order).path("events")
+                entity(production, api, order)
+                        .path("events")
                         .forEach(event -> byType.merge(event.path("eventType").asText(), 1, Integer::sum));
                 applied += byType.size();
-                appliedTwice += (int) byType.values().stream().filter(times -> times > 1).count();
+                appliedTwice += (int)
+                        byType.values().stream().filter(times -> times > 1).count();
             }
             int deadLettered = count(database, "SELECT count(*) FROM dead_letters");
             int eventsIn = outboxIds.size() + 2 * ORDERS;
             // Nothing here is meant to be dead-lettered: every dead letter is a wrong one.
-            new FaultFigures("Temporal process killed and restarted, all engine state lost (production-mode setup)",
-                    EngineLossIT.class.getSimpleName(), eventsIn, delivered + applied, eventsIn - delivered - applied,
-                    deliveredTwice + appliedTwice, deadLettered, deadLettered).print().assertTargets();
+            new FaultFigures(
+                            "Temporal process killed and restarted, all engine state lost (production-mode setup)",
+                            EngineLossIT.class.getSimpleName(),
+                            eventsIn,
+                            delivered + applied,
+                            eventsIn - delivered - applied,
+                            deliveredTwice + appliedTwice,
+                            deadLettered,
+                            deadLettered)
+                    .print()
+                    .assertTargets();
             assertThat(delivered + applied).isEqualTo(eventsIn);
-            assertThat(deliveredTwice + appliedTwice).as("delivered or applied twice").isZero();
+            assertThat(deliveredTwice + appliedTwice)
+                    .as("delivered or applied twice")
+                    .isZero();
             assertThat(deadLettered).as("dead letters").isZero();
             for (String outboxId : outboxIds) {
                 // Attempt 2 came no earlier than the row said before the kill; the count went on from there.
-                assertThat(receiver.arrivals(outboxId)).as("requests for %s", outboxId).hasSize(3);
-                assertThat(receiver.arrivals(outboxId).get(1)).as("attempt 2 of %s", outboxId)
+                assertThat(receiver.arrivals(outboxId))
+                        .as("requests for %s", outboxId)
+                        .hasSize(3);
+                assertThat(receiver.arrivals(outboxId).get(1))
+                        .as("attempt 2 of %s", outboxId)
                         .isAfterOrEqualTo(recordedNext.get(outboxId));
                 List<Integer> attempts = database.withHandle(h -> h.createQuery("""
                                 SELECT a.attempt FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
                                  WHERE d.outbox_id = CAST(:id AS uuid) ORDER BY a.attempt""")
-                        .bind("id", outboxId).mapTo(Integer.class).list());
+                        .bind("id", outboxId)
+                        .mapTo(Integer.class)
+                        .list());
                 assertThat(attempts).as("attempt numbers of %s", outboxId).containsExactly(1, 2, 3);
             }
         }
@@ -153,7 +187,10 @@ class EngineLossIT {
 
     private static String sendOutbound(Production production, String api, String eventType, String id)
             throws IOException {
-        HttpResponse<String> accepted = production.post(api + "/outbox", Production.PRODUCER_TOKEN, Map.of(),
+        HttpResponse<String> accepted = production.post(
+                api + "/outbox",
+                Production.PRODUCER_TOKEN,
+                Map.of(),
                 "{\"eventType\":\"" + eventType + "\",\"aggregateType\":\"drill\",\"aggregateId\":\"" + id + "\","
                         + "\"payload\":{\"id\":\"" + id + "\"}}");
         assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
@@ -164,17 +201,23 @@ class EngineLossIT {
         String eventId = type + "-" + order;
         String body = "{\"type\":\"" + type + "\",\"data\":{\"orderId\":\"" + order + "\"}}";
         String timestamp = Long.toString(Instant.now().getEpochSecond());
-        HttpResponse<String> receipt = production.post(api + "/webhooks/shop", null, Map.of(
-                "webhook-id", eventId,
-                "webhook-timestamp", timestamp,
-                "webhook-signature", Signatures.standardWebhooks(Production.SHOP_SECRET, eventId, timestamp, body)),
+        HttpResponse<String> receipt = production.post(
+                api + "/webhooks/shop",
+                null,
+                Map.of(
+                        "webhook-id", eventId,
+                        "webhook-timestamp", timestamp,
+                        "webhook-signature",
+                                Signatures.standardWebhooks(Production.SHOP_SECRET, eventId, timestamp, body)),
                 body);
         assertThat(receipt.statusCode()).as(receipt.body()).isEqualTo(200);
     }
 
     private static JsonNode entity(Production production, String api, String order) {
         try {
-            return JSON.readTree(production.get(api + "/entities/order/" + order, Production.PRODUCER_TOKEN).body());
+            return JSON.readTree(production
+                    .get(api + "/entities/order/" + order, Production.PRODUCER_TOKEN)
+                    .body());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -203,7 +246,8 @@ class EngineLossIT {
                     in.readAllBytes();
                 }
                 String webhookId = exchange.getRequestHeaders().getFirst("webhook-id");
-                int n = requests.computeIfAbsent(webhookId, id -> new AtomicInteger()).incrementAndGet();
+                int n = requests.computeIfAbsent(webhookId, id -> new AtomicInteger())
+                        .incrementAndGet();
                 int status = n <= this.failures ? 503 : 200;
                 arrivals.add(new Arrival(webhookId, at, status));
                 exchange.sendResponseHeaders(status, -1);
@@ -217,16 +261,26 @@ class EngineLossIT {
         }
 
         List<String> deliveredIds() {
-            return arrivals.stream().filter(a -> a.status() == 200).map(Arrival::webhookId).distinct().toList();
+            return arrivals.stream()
+                    .filter(a -> a.status() == 200)
+                    .map(Arrival::webhookId)
+                    .distinct()
+                    .toList();
         }
 
         long successes(String webhookId) {
-            return arrivals.stream().filter(a -> a.webhookId().equals(webhookId) && a.status() == 200).count();
+            return arrivals.stream()
+                    .filter(a -> a.webhookId().equals(webhookId) && a.status() == 200)
+                    .count();
         }
 
         /** When each request for the webhook arrived, in order. */
         List<Instant> arrivals(String webhookId) {
-            return arrivals.stream().filter(a -> a.webhookId().equals(webhookId)).map(Arrival::at).sorted().toList();
+            return arrivals.stream()
+                    .filter(a -> a.webhookId().equals(webhookId))
+                    .map(Arrival::at)
+                    .sorted()
+                    .toList();
         }
 
         @Override

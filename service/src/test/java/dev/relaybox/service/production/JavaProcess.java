@@ -33,9 +33,8 @@ final class JavaProcess implements AutoCloseable {
         command.add("-Xmx384m");
         command.add("-XX:+UseSerialGC");
         command.addAll(List.of(arguments));
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().clear();
         builder.environment().putAll(environment);
         try {

@@ -42,9 +42,10 @@ final class LocalPostgres implements AutoCloseable {
         }
         try (Stream<Path> versions = Files.list(root)) {
             return versions.map(version -> version.resolve("bin"))
-                    .filter(bin -> Files.isExecutable(bin.resolve("initdb")) && Files.isExecutable(bin.resolve("pg_ctl")))
-                    .max(Comparator.comparing(bin -> Integer.parseInt(bin.getParent().getFileName().toString()
-                            .replaceAll("\\D", "0"))));
+                    .filter(bin ->
+                            Files.isExecutable(bin.resolve("initdb")) && Files.isExecutable(bin.resolve("pg_ctl")))
+                    .max(Comparator.comparing(bin -> Integer.parseInt(
+                            bin.getParent().getFileName().toString().replaceAll("\\D", "0"))));
         } catch (IOException e) {
             return Optional.empty();
         }
@@ -58,17 +59,50 @@ final class LocalPostgres implements AutoCloseable {
             run(logs.resolve("chown.log"), null, "chown", "-R", "postgres:postgres", directory.toString());
         }
         Path data = directory.resolve("data");
-        postgres.runAsPostgres(logs.resolve("initdb.log"), Map.of(), bin.resolve("initdb").toString(),
-                "-D", data.toString(), "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256",
+        postgres.runAsPostgres(
+                logs.resolve("initdb.log"),
+                Map.of(),
+                bin.resolve("initdb").toString(),
+                "-D",
+                data.toString(),
+                "-U",
+                "postgres",
+                "--auth-local=trust",
+                "--auth-host=scram-sha-256",
                 "--encoding=UTF8");
-        postgres.runAsPostgres(logs.resolve("pg_ctl-start.log"), Map.of(), bin.resolve("pg_ctl").toString(),
-                "-D", data.toString(), "-l", directory.resolve("server.log").toString(), "-w", "-t", "60",
-                "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1", "start");
+        postgres.runAsPostgres(
+                logs.resolve("pg_ctl-start.log"),
+                Map.of(),
+                bin.resolve("pg_ctl").toString(),
+                "-D",
+                data.toString(),
+                "-l",
+                directory.resolve("server.log").toString(),
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1",
+                "start");
         // docker/postgres/init.sql, as the image's entrypoint runs it on a fresh volume.
-        postgres.runAsPostgres(logs.resolve("init-sql.log"), INIT_SQL,
+        postgres.runAsPostgres(
+                logs.resolve("init-sql.log"),
+                INIT_SQL,
                 Map.of("RELAYBOX_DB_PASSWORD", RELAYBOX_PASSWORD, "TEMPORAL_DB_PASSWORD", "temporal-it-password"),
-                bin.resolve("psql").toString(), "-h", directory.toString(), "-p", Integer.toString(port),
-                "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-q", "-f", "-");
+                bin.resolve("psql").toString(),
+                "-h",
+                directory.toString(),
+                "-p",
+                Integer.toString(port),
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-q",
+                "-f",
+                "-");
         return postgres;
     }
 
@@ -92,12 +126,20 @@ final class LocalPostgres implements AutoCloseable {
     @Override
     public void close() throws Exception {
         try {
-            runAsPostgres(logs.resolve("pg_ctl-stop.log"), Map.of(),
-                    bin.resolve("pg_ctl").toString(), "-D", directory.resolve("data").toString(), "-m", "immediate",
-                    "-w", "stop");
+            runAsPostgres(
+                    logs.resolve("pg_ctl-stop.log"),
+                    Map.of(),
+                    bin.resolve("pg_ctl").toString(),
+                    "-D",
+                    directory.resolve("data").toString(),
+                    "-m",
+                    "immediate",
+                    "-w",
+                    "stop");
         } finally {
             try (Stream<Path> files = Files.walk(directory)) {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                files.sorted(Comparator.reverseOrder())
+                        .forEach(path -> path.toFile().delete());
             }
         }
     }
@@ -119,7 +161,8 @@ final class LocalPostgres implements AutoCloseable {
     }
 
     private static void run(Path log, Path input, String... command) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         if (input != null) {
             builder.redirectInput(input.toFile());
         }
@@ -129,8 +172,8 @@ final class LocalPostgres implements AutoCloseable {
             throw new IllegalStateException(String.join(" ", command) + " did not finish in 2 minutes");
         }
         if (process.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " exited with " + process.exitValue()
-                    + ":\n" + Files.readString(log));
+            throw new IllegalStateException(
+                    String.join(" ", command) + " exited with " + process.exitValue() + ":\n" + Files.readString(log));
         }
     }
 

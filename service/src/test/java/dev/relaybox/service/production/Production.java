@@ -39,7 +39,8 @@ final class Production implements AutoCloseable {
     static final Path CONFIG = ComposeFile.REPO.resolve("config.yml");
     static final String ADMIN_TOKEN = "it-admin-" + random(12);
     static final String PRODUCER_TOKEN = "it-producer-" + random(12);
-    static final String SHOP_SECRET = "whsec_" + Base64.getEncoder().encodeToString(random(24).getBytes());
+    static final String SHOP_SECRET =
+            "whsec_" + Base64.getEncoder().encodeToString(random(24).getBytes());
 
     private final Path logs;
     private final LocalPostgres postgres;
@@ -47,10 +48,12 @@ final class Production implements AutoCloseable {
     private int temporalPort;
     /** The address Relaybox knows Temporal by when the server behind it is to be replaced; null otherwise. */
     private TcpRelay front;
+
     private JavaProcess standby;
     private int standbyPort;
     private final List<JavaProcess> relayboxes = new ArrayList<>();
-    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private Production(Path logs, LocalPostgres postgres, JavaProcess temporal, int temporalPort) {
         this.logs = logs;
@@ -74,11 +77,12 @@ final class Production implements AutoCloseable {
             Assumptions.abort("skipping the production-mode test: " + why);
         }
         assertThat(JAR).as("the shaded jar (mvn package builds it)").isRegularFile();
-        Path logs = Files.createDirectories(Path.of("target", "production-it", name)).toAbsolutePath();
+        Path logs = Files.createDirectories(Path.of("target", "production-it", name))
+                .toAbsolutePath();
         LocalPostgres postgres = LocalPostgres.start(binaries.get(), logs);
         int temporalPort = TestApp.freePort();
-        Production production = new Production(logs, postgres, startTemporal(logs, "temporal", temporalPort),
-                temporalPort);
+        Production production =
+                new Production(logs, postgres, startTemporal(logs, "temporal", temporalPort), temporalPort);
         try {
             awaitListening(production.temporal, temporalPort);
             production.setUpTemporal("temporal-setup", temporalPort);
@@ -90,15 +94,23 @@ final class Production implements AutoCloseable {
     }
 
     private static JavaProcess startTemporal(Path logs, String name, int port) {
-        return JavaProcess.start(name, logs.resolve(name + ".log"), Map.of(),
-                "-cp", System.getProperty("java.class.path"), "io.temporal.testserver.TestServer",
+        return JavaProcess.start(
+                name,
+                logs.resolve(name + ".log"),
+                Map.of(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.temporal.testserver.TestServer",
                 Integer.toString(port));
     }
 
     private static void awaitListening(JavaProcess server, int port) {
-        await("Temporal test server listening on " + port).atMost(Duration.ofMinutes(2))
+        await("Temporal test server listening on " + port)
+                .atMost(Duration.ofMinutes(2))
                 .until(() -> listening(port) || !server.isAlive());
-        assertThat(server.isAlive()).as("Temporal test server: %s", server.output()).isTrue();
+        assertThat(server.isAlive())
+                .as("Temporal test server: %s", server.output())
+                .isTrue();
     }
 
     /**
@@ -151,15 +163,18 @@ final class Production implements AutoCloseable {
         assertThat(command).as("temporal-setup's command").startsWith("java", "-jar", "/app/relaybox.jar");
         List<String> arguments = new ArrayList<>();
         for (String part : command.subList(1, command.size())) {
-            arguments.add(switch (part) {
-                case "/app/relaybox.jar" -> JAR.toString();
-                case "/app/config.yml" -> CONFIG.toString();
-                default -> ComposeFile.interpolate(part, Map.of());
-            });
+            arguments.add(
+                    switch (part) {
+                        case "/app/relaybox.jar" -> JAR.toString();
+                        case "/app/config.yml" -> CONFIG.toString();
+                        default -> ComposeFile.interpolate(part, Map.of());
+                    });
         }
-        JavaProcess setup = JavaProcess.start(name, logs.resolve(name + ".log"), environment,
-                arguments.toArray(String[]::new));
-        assertThat(setup.awaitExit(180)).as("relaybox temporal setup:%n%s", setup.output()).isZero();
+        JavaProcess setup =
+                JavaProcess.start(name, logs.resolve(name + ".log"), environment, arguments.toArray(String[]::new));
+        assertThat(setup.awaitExit(180))
+                .as("relaybox temporal setup:%n%s", setup.output())
+                .isZero();
         assertThat(setup.output()).contains("search attribute RelayStatus (Keyword)");
     }
 
@@ -180,8 +195,7 @@ final class Production implements AutoCloseable {
      * port values pointed at this machine's processes, plus the listening ports.
      */
     Map<String, String> relayboxEnvironment(Map<String, String> variables, int port, int adminPort) {
-        Map<String, String> environment = new LinkedHashMap<>(
-                ComposeFile.read().environment("relaybox", variables));
+        Map<String, String> environment = new LinkedHashMap<>(ComposeFile.read().environment("relaybox", variables));
         pointAtOurProcesses(environment, front == null ? temporalPort : front.port());
         environment.put("PORT", Integer.toString(port));
         environment.put("ADMIN_PORT", Integer.toString(adminPort));
@@ -198,17 +212,21 @@ final class Production implements AutoCloseable {
 
     /** Starts {@code relaybox server config.yml} from the jar, as the image's CMD does. */
     JavaProcess startRelaybox(String name, Map<String, String> environment) {
-        JavaProcess process = JavaProcess.start(name, logs.resolve(name + ".log"), environment,
-                "-jar", JAR.toString(), "server", CONFIG.toString());
+        JavaProcess process = JavaProcess.start(
+                name, logs.resolve(name + ".log"), environment, "-jar", JAR.toString(), "server", CONFIG.toString());
         relayboxes.add(process);
         return process;
     }
 
     /** Waits until the admin port's health checks all pass; fails with the process output if it dies. */
     void awaitHealthy(JavaProcess process, int adminPort) {
-        await(process.name() + " healthy").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
+        await(process.name() + " healthy")
+                .atMost(Duration.ofMinutes(3))
+                .pollInterval(Duration.ofMillis(500))
                 .until(() -> !process.isAlive() || healthStatus(adminPort) == 200);
-        assertThat(process.isAlive()).as("%s exited:%n%s", process.name(), process.output()).isTrue();
+        assertThat(process.isAlive())
+                .as("%s exited:%n%s", process.name(), process.output())
+                .isTrue();
     }
 
     /** The admin port's /healthcheck status, or -1 while nothing answers. */
@@ -229,7 +247,8 @@ final class Production implements AutoCloseable {
     }
 
     HttpResponse<String> post(String url, String token, Map<String, String> headers, String body) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
+                .timeout(Duration.ofSeconds(10))
                 .header("Content-Type", "application/json");
         if (token != null) {
             request.header("Authorization", "Bearer " + token);

@@ -35,8 +35,8 @@ class ProductionModeIT {
         receiver = new WebhookReceiver();
         int port = TestApp.freePort();
         int adminPort = TestApp.freePort();
-        JavaProcess relaybox = production.startRelaybox("relaybox",
-                production.relayboxEnvironment(Production.operatorVariables(), port, adminPort));
+        JavaProcess relaybox = production.startRelaybox(
+                "relaybox", production.relayboxEnvironment(Production.operatorVariables(), port, adminPort));
         production.awaitHealthy(relaybox, adminPort);
         api = "http://127.0.0.1:" + port;
     }
@@ -56,8 +56,11 @@ class ProductionModeIT {
         HttpResponse<String> overview = production.get(api + "/admin/overview", Production.ADMIN_TOKEN);
 
         assertThat(overview.statusCode()).as(overview.body()).isEqualTo(200);
-        assertThat(production.get(api + "/admin/overview", AuthFactory.DEV_ADMIN_TOKEN).statusCode())
-                .as("the development admin token in production").isEqualTo(401);
+        assertThat(production
+                        .get(api + "/admin/overview", AuthFactory.DEV_ADMIN_TOKEN)
+                        .statusCode())
+                .as("the development admin token in production")
+                .isEqualTo(401);
     }
 
     @Test
@@ -65,7 +68,8 @@ class ProductionModeIT {
         Map<String, String> variables = Production.operatorVariables();
         variables.put("RELAYBOX_ADMIN_TOKENS", AuthFactory.DEV_ADMIN_TOKEN);
 
-        JavaProcess refused = production.startRelaybox("relaybox-dev-tokens",
+        JavaProcess refused = production.startRelaybox(
+                "relaybox-dev-tokens",
                 production.relayboxEnvironment(variables, TestApp.freePort(), TestApp.freePort()));
 
         assertThat(refused.awaitExit(180)).as(refused.output()).isNotZero();
@@ -77,36 +81,48 @@ class ProductionModeIT {
         Map<String, String> variables = Production.operatorVariables();
         variables.put("SHOP_WEBHOOK_SECRET", AuthFactory.DEV_PARTNER_SECRET);
 
-        JavaProcess refused = production.startRelaybox("relaybox-dev-secret",
+        JavaProcess refused = production.startRelaybox(
+                "relaybox-dev-secret",
                 production.relayboxEnvironment(variables, TestApp.freePort(), TestApp.freePort()));
 
         assertThat(refused.awaitExit(180)).as(refused.output()).isNotZero();
-        assertThat(refused.output()).contains("partner 'shop' uses the development secret")
+        assertThat(refused.output())
+                .contains("partner 'shop' uses the development secret")
                 .contains("SHOP_WEBHOOK_SECRET");
     }
 
     @Test
     void deliversAnOutboxEventSignedToAReceiver() throws Exception {
-        HttpResponse<String> endpoint = production.post(api + "/admin/endpoints", Production.ADMIN_TOKEN, Map.of(),
-                JSON.writeValueAsString(Map.of("name", "it-receiver", "url", receiver.url(),
-                        "eventTypes", List.of("invoice.*"))));
+        HttpResponse<String> endpoint = production.post(
+                api + "/admin/endpoints",
+                Production.ADMIN_TOKEN,
+                Map.of(),
+                JSON.writeValueAsString(
+                        Map.of("name", "it-receiver", "url", receiver.url(), "eventTypes", List.of("invoice.*"))));
         assertThat(endpoint.statusCode()).as(endpoint.body()).isEqualTo(201);
         String secret = JSON.readTree(endpoint.body()).path("secret").asText();
 
         String payload = "{\"invoiceId\":\"inv-7\",\"amount\":4200}";
-        HttpResponse<String> accepted = production.post(api + "/outbox", Production.PRODUCER_TOKEN, Map.of(),
+        HttpResponse<String> accepted = production.post(
+                api + "/outbox",
+                Production.PRODUCER_TOKEN,
+                Map.of(),
                 "{\"eventType\":\"invoice.paid\",\"aggregateType\":\"invoice\",\"aggregateId\":\"inv-7\","
                         + "\"payload\":" + payload + "}");
         assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
         String outboxId = JSON.readTree(accepted.body()).path("id").asText();
 
-        await("delivery of " + outboxId).atMost(Duration.ofMinutes(2))
+        await("delivery of " + outboxId)
+                .atMost(Duration.ofMinutes(2))
                 .until(() -> receiver.deliveries().stream().anyMatch(d -> outboxId.equals(d.header("webhook-id"))));
         WebhookReceiver.Delivery delivery = receiver.deliveries().stream()
-                .filter(d -> outboxId.equals(d.header("webhook-id"))).findFirst().orElseThrow();
-        String expected = Signatures.standardWebhooks(secret, outboxId, delivery.header("webhook-timestamp"),
-                delivery.body());
-        assertThat(Arrays.asList(delivery.header("webhook-signature").split(" "))).contains(expected);
+                .filter(d -> outboxId.equals(d.header("webhook-id")))
+                .findFirst()
+                .orElseThrow();
+        String expected =
+                Signatures.standardWebhooks(secret, outboxId, delivery.header("webhook-timestamp"), delivery.body());
+        assertThat(Arrays.asList(delivery.header("webhook-signature").split(" ")))
+                .contains(expected);
         assertThat(JSON.readTree(delivery.body()).toString()).contains("inv-7");
     }
 
@@ -117,25 +133,38 @@ class ProductionModeIT {
         String body = "{\"type\":\"order.created\",\"data\":{\"orderId\":\"" + orderId + "\"}}";
         String timestamp = Long.toString(Instant.now().getEpochSecond());
 
-        HttpResponse<String> receipt = production.post(api + "/webhooks/shop", null, Map.of(
-                "webhook-id", eventId,
-                "webhook-timestamp", timestamp,
-                "webhook-signature", Signatures.standardWebhooks(Production.SHOP_SECRET, eventId, timestamp, body)),
+        HttpResponse<String> receipt = production.post(
+                api + "/webhooks/shop",
+                null,
+                Map.of(
+                        "webhook-id", eventId,
+                        "webhook-timestamp", timestamp,
+                        "webhook-signature",
+                                Signatures.standardWebhooks(Production.SHOP_SECRET, eventId, timestamp, body)),
                 body);
-        HttpResponse<String> forged = production.post(api + "/webhooks/shop", null, Map.of(
-                "webhook-id", eventId + "-forged",
-                "webhook-timestamp", timestamp,
-                "webhook-signature", Signatures.standardWebhooks(AuthFactory.DEV_PARTNER_SECRET, eventId + "-forged",
-                        timestamp, body)),
+        HttpResponse<String> forged = production.post(
+                api + "/webhooks/shop",
+                null,
+                Map.of(
+                        "webhook-id",
+                        eventId + "-forged",
+                        "webhook-timestamp",
+                        timestamp,
+                        "webhook-signature",
+                        Signatures.standardWebhooks(
+                                AuthFactory.DEV_PARTNER_SECRET, eventId + "-forged", timestamp, body)),
                 body);
 
         assertThat(receipt.statusCode()).as(receipt.body()).isEqualTo(200);
         assertThat(JSON.readTree(receipt.body()).path("status").asText()).isEqualTo("accepted");
         assertThat(forged.statusCode()).as("signed with the development secret").isEqualTo(401);
         String entityUrl = api + "/entities/order/" + orderId;
-        await("order " + orderId + " created").atMost(Duration.ofMinutes(2))
-                .until(() -> production.get(entityUrl, Production.PRODUCER_TOKEN).statusCode() == 200);
-        JsonNode entity = JSON.readTree(production.get(entityUrl, Production.PRODUCER_TOKEN).body());
+        await("order " + orderId + " created")
+                .atMost(Duration.ofMinutes(2))
+                .until(() ->
+                        production.get(entityUrl, Production.PRODUCER_TOKEN).statusCode() == 200);
+        JsonNode entity = JSON.readTree(
+                production.get(entityUrl, Production.PRODUCER_TOKEN).body());
         assertThat(entity.path("state").asText()).isEqualTo("created");
         assertThat(entity.path("version").asInt()).isEqualTo(1);
         assertThat(entity.path("events").get(0).path("partnerEventId").asText()).isEqualTo(eventId);

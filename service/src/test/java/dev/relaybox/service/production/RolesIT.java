@@ -58,8 +58,8 @@ class RolesIT {
         production.awaitHealthy(apiProcess, apiAdminPort);
         for (int i = 1; i <= 2; i++) {
             int[] ports = {TestApp.freePort(), TestApp.freePort()};
-            JavaProcess worker = production.startRelaybox("relaybox-worker-" + i,
-                    environment("dispatcher,worker", ports[0], ports[1]));
+            JavaProcess worker = production.startRelaybox(
+                    "relaybox-worker-" + i, environment("dispatcher,worker", ports[0], ports[1]));
             production.awaitHealthy(worker, ports[1]);
             workers.add(worker);
             workerPorts.add(ports);
@@ -90,25 +90,34 @@ class RolesIT {
 
     @Test
     void healthChecksAndPortsFollowTheRoles() throws Exception {
-        JsonNode apiHealth = JSON.readTree(production.get("http://127.0.0.1:" + apiAdminPort + "/healthcheck", null)
+        JsonNode apiHealth = JSON.readTree(production
+                .get("http://127.0.0.1:" + apiAdminPort + "/healthcheck", null)
                 .body());
-        JsonNode workerHealth = JSON.readTree(production.get("http://127.0.0.1:" + workerPorts.get(0)[1]
-                + "/healthcheck", null).body());
+        JsonNode workerHealth = JSON.readTree(production
+                .get("http://127.0.0.1:" + workerPorts.get(0)[1] + "/healthcheck", null)
+                .body());
 
         assertThat(apiHealth.path("roles").path("message").asText()).isEqualTo("roles api");
-        assertThat(apiHealth.has("dispatcher")).as("api process has a dispatcher check").isFalse();
+        assertThat(apiHealth.has("dispatcher"))
+                .as("api process has a dispatcher check")
+                .isFalse();
         assertThat(apiHealth.has("worker")).as("api process has a worker check").isFalse();
         assertThat(workerHealth.path("roles").path("message").asText()).isEqualTo("roles dispatcher,worker");
         assertThat(workerHealth.path("dispatcher").path("healthy").asBoolean()).isTrue();
         assertThat(workerHealth.path("worker").path("healthy").asBoolean()).isTrue();
-        assertThat(Production.listening(workerPorts.get(0)[0])).as("a worker process serves no API").isFalse();
+        assertThat(Production.listening(workerPorts.get(0)[0]))
+                .as("a worker process serves no API")
+                .isFalse();
     }
 
     @Test
     void everyEventIsDeliveredAndAppliedOnceThoughAWorkerIsKilled() throws Exception {
-        HttpResponse<String> endpoint = production.post(api + "/admin/endpoints", Production.ADMIN_TOKEN, Map.of(),
-                JSON.writeValueAsString(Map.of("name", "roles-receiver", "url", receiver.url(),
-                        "eventTypes", List.of("load.*"))));
+        HttpResponse<String> endpoint = production.post(
+                api + "/admin/endpoints",
+                Production.ADMIN_TOKEN,
+                Map.of(),
+                JSON.writeValueAsString(
+                        Map.of("name", "roles-receiver", "url", receiver.url(), "eventTypes", List.of("load.*"))));
         assertThat(endpoint.statusCode()).as(endpoint.body()).isEqualTo(201);
 
         Map<String, String> outboxIdsByAggregate = new ConcurrentHashMap<>();
@@ -130,7 +139,8 @@ class RolesIT {
             }
         }
 
-        await("first deliveries").atMost(Duration.ofMinutes(3))
+        await("first deliveries")
+                .atMost(Duration.ofMinutes(3))
                 .until(() -> deliveredIds().size() >= Math.max(5, EVENTS / 20));
         int deliveredAtKill = deliveredIds().size();
         workers.get(1).kill();
@@ -142,15 +152,24 @@ class RolesIT {
         assertThat(deliveredAtKill).as("killed mid-flight").isLessThan(EVENTS);
         Set<String> outboxIds = Set.copyOf(outboxIdsByAggregate.values());
         assertThat(outboxIds).hasSize(EVENTS);
-        await("every outbound event delivered").atMost(Duration.ofMinutes(8)).pollInterval(Duration.ofSeconds(2))
+        await("every outbound event delivered")
+                .atMost(Duration.ofMinutes(8))
+                .pollInterval(Duration.ofSeconds(2))
                 .untilAsserted(() -> assertThat(deliveredIds()).containsAll(outboxIds));
-        await("every order paid").atMost(Duration.ofMinutes(8)).pollInterval(Duration.ofSeconds(2))
-                .until(() -> orders.stream().allMatch(order -> "paid".equals(entity(order).path("state").asText())));
+        await("every order paid")
+                .atMost(Duration.ofMinutes(8))
+                .pollInterval(Duration.ofSeconds(2))
+                .until(() -> orders.stream()
+                        .allMatch(order ->
+                                "paid".equals(entity(order).path("state").asText())));
         for (String order : orders) {
             JsonNode entity = entity(order);
-            assertThat(entity.path("version").asInt()).as("transitions applied to %s", order).isEqualTo(2);
+            assertThat(entity.path("version").asInt())
+                    .as("transitions applied to %s", order)
+                    .isEqualTo(2);
             Set<String> eventTypes = new HashSet<>();
-            entity.path("events").forEach(event -> eventTypes.add(event.path("eventType").asText()));
+            entity.path("events")
+                    .forEach(event -> eventTypes.add(event.path("eventType").asText()));
             assertThat(entity.path("events")).as("events applied to %s", order).hasSize(2);
             assertThat(eventTypes).containsExactlyInAnyOrder("order.created", "order.paid");
         }
@@ -172,23 +191,34 @@ class RolesIT {
             in.add(inboundEventId(order, "order.paid"));
             JsonNode entity = entity(order);
             List<String> applied = new ArrayList<>();
-            entity.path("events").forEach(event -> applied.add(event.path("partnerEventId").asText()));
+            entity.path("events")
+                    .forEach(event -> applied.add(event.path("partnerEventId").asText()));
             seen.addAll(applied);
             for (int extra = applied.size(); extra < entity.path("version").asInt() && !applied.isEmpty(); extra++) {
                 seen.add(applied.get(applied.size() - 1));
             }
         }
         List<String> deadLettered = new ArrayList<>();
-        JSON.readTree(production.get(api + "/admin/dead-letters?limit=500", Production.ADMIN_TOKEN).body())
-                .path("items").forEach(deadLetter -> {
+        JSON.readTree(production
+                        .get(api + "/admin/dead-letters?limit=500", Production.ADMIN_TOKEN)
+                        .body())
+                .path("items")
+                .forEach(deadLetter -> {
                     String aggregate = deadLetter.path("aggregate").asText();
-                    deadLettered.add("OUTBOX".equals(deadLetter.path("source").asText())
-                            ? outboxIdsByAggregate.getOrDefault(aggregate, aggregate)
-                            : inboundEventId(aggregate.substring(aggregate.indexOf(':') + 1),
-                                    deadLetter.path("eventType").asText()));
+                    deadLettered.add(
+                            "OUTBOX".equals(deadLetter.path("source").asText())
+                                    ? outboxIdsByAggregate.getOrDefault(aggregate, aggregate)
+                                    : inboundEventId(
+                                            aggregate.substring(aggregate.indexOf(':') + 1),
+                                            deadLetter.path("eventType").asText()));
                 });
-        return FaultFigures.count("kill -9 of a Relaybox worker process mid-flight (%d outbound, %d inbound)"
-                .formatted(EVENTS, orders.size() * 2), RolesIT.class, in, seen, deadLettered);
+        return FaultFigures.count(
+                "kill -9 of a Relaybox worker process mid-flight (%d outbound, %d inbound)"
+                        .formatted(EVENTS, orders.size() * 2),
+                RolesIT.class,
+                in,
+                seen,
+                deadLettered);
     }
 
     private static String inboundEventId(String order, String type) {
@@ -196,7 +226,10 @@ class RolesIT {
     }
 
     private static String sendOutbound(int n) throws Exception {
-        HttpResponse<String> accepted = production.post(api + "/outbox", Production.PRODUCER_TOKEN, Map.of(),
+        HttpResponse<String> accepted = production.post(
+                api + "/outbox",
+                Production.PRODUCER_TOKEN,
+                Map.of(),
                 "{\"eventType\":\"load.tick\",\"aggregateType\":\"load\",\"aggregateId\":\"tick-" + n + "\","
                         + "\"payload\":{\"n\":" + n + "}}");
         assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
@@ -207,10 +240,14 @@ class RolesIT {
         String eventId = inboundEventId(order, type);
         String body = "{\"type\":\"" + type + "\",\"data\":{\"orderId\":\"" + order + "\"}}";
         String timestamp = Long.toString(Instant.now().getEpochSecond());
-        HttpResponse<String> receipt = production.post(api + "/webhooks/shop", null, Map.of(
-                "webhook-id", eventId,
-                "webhook-timestamp", timestamp,
-                "webhook-signature", Signatures.standardWebhooks(Production.SHOP_SECRET, eventId, timestamp, body)),
+        HttpResponse<String> receipt = production.post(
+                api + "/webhooks/shop",
+                null,
+                Map.of(
+                        "webhook-id", eventId,
+                        "webhook-timestamp", timestamp,
+                        "webhook-signature",
+                                Signatures.standardWebhooks(Production.SHOP_SECRET, eventId, timestamp, body)),
                 body);
         assertThat(receipt.statusCode()).as(receipt.body()).isEqualTo(200);
     }
@@ -221,7 +258,9 @@ class RolesIT {
 
     private static JsonNode entity(String order) {
         try {
-            return JSON.readTree(production.get(api + "/entities/order/" + order, Production.PRODUCER_TOKEN).body());
+            return JSON.readTree(production
+                    .get(api + "/entities/order/" + order, Production.PRODUCER_TOKEN)
+                    .body());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

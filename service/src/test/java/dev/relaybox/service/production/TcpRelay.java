@@ -66,23 +66,26 @@ final class TcpRelay implements AutoCloseable {
     }
 
     private void pipe(Socket from, Socket to) {
-        Thread thread = new Thread(() -> {
-            byte[] buffer = new byte[16 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    out.write(buffer, 0, n);
-                    out.flush();
-                }
-            } catch (IOException e) {
-                // The other side went away.
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-                open.remove(from);
-                open.remove(to);
-            }
-        }, "tcp-relay-pipe");
+        Thread thread = new Thread(
+                () -> {
+                    byte[] buffer = new byte[16 * 1024];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int n;
+                        while ((n = in.read(buffer)) >= 0) {
+                            out.write(buffer, 0, n);
+                            out.flush();
+                        }
+                    } catch (IOException e) {
+                        // The other side went away.
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                        open.remove(from);
+                        open.remove(to);
+                    }
+                },
+                "tcp-relay-pipe");
         thread.setDaemon(true);
         thread.start();
     }

@@ -32,7 +32,8 @@ final class WebhookReceiver implements AutoCloseable {
         server.setExecutor(Executors.newFixedThreadPool(4));
         server.createContext("/hooks", exchange -> {
             try (InputStream in = exchange.getRequestBody()) {
-                deliveries.add(new Delivery(Map.copyOf(exchange.getRequestHeaders()),
+                deliveries.add(new Delivery(
+                        Map.copyOf(exchange.getRequestHeaders()),
                         new String(in.readAllBytes(), StandardCharsets.UTF_8)));
             }
             exchange.sendResponseHeaders(200, -1);

@@ -24,8 +24,8 @@ class RetentionTaskTest {
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     // Eight days on: the rows below, processed now, are past their seven-day age.
     final Clock eightDaysOn = Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC);
-    final RetentionTask task = new RetentionTask(jdbi, new Retention(jdbi, eightDaysOn), AGES, 100,
-            Duration.ofMinutes(10), registry);
+    final RetentionTask task =
+            new RetentionTask(jdbi, new Retention(jdbi, eightDaysOn), AGES, 100, Duration.ofMinutes(10), registry);
 
     @Test
     void anotherProcessHoldingThePurgeLockMeansThisOneSkipsItsTurn() {
@@ -33,12 +33,19 @@ class RetentionTaskTest {
         processedInboxEvent("evt-2");
 
         try (Handle otherProcess = jdbi.open()) {
-            assertThat(otherProcess.createQuery("SELECT pg_try_advisory_lock(:key)").bind("key", RetentionTask.LOCK_KEY)
-                    .mapTo(boolean.class).one()).isTrue();
+            assertThat(otherProcess
+                            .createQuery("SELECT pg_try_advisory_lock(:key)")
+                            .bind("key", RetentionTask.LOCK_KEY)
+                            .mapTo(boolean.class)
+                            .one())
+                    .isTrue();
             assertThat(task.runOnce()).isEmpty();
             assertThat(inboxRows()).isEqualTo(2);
-            otherProcess.createQuery("SELECT pg_advisory_unlock(:key)").bind("key", RetentionTask.LOCK_KEY)
-                    .mapTo(boolean.class).one();
+            otherProcess
+                    .createQuery("SELECT pg_advisory_unlock(:key)")
+                    .bind("key", RetentionTask.LOCK_KEY)
+                    .mapTo(boolean.class)
+                    .one();
         }
 
         assertThat(task.runOnce()).isEqualTo(Optional.of(new Purged(0, 0, 0, 2, 0)));
@@ -52,15 +59,19 @@ class RetentionTaskTest {
     private void processedInboxEvent(String eventId) {
         jdbi.useHandle(h -> h.createUpdate("""
                         INSERT INTO webhook_inbox (partner_name, partner_event_id, payload, signature_verified, status, processed_at)
-                        VALUES ('shop', :eventId, '{}', true, 'PROCESSED', now())""")
-                .bind("eventId", eventId).execute());
+                        VALUES ('shop', :eventId, '{}', true, 'PROCESSED', now())""").bind("eventId", eventId).execute());
     }
 
     private int inboxRows() {
-        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox").mapTo(int.class).one());
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox")
+                .mapTo(int.class)
+                .one());
     }
 
     private double purgedMetric(String table) {
-        return registry.get("relaybox.retention.purged").tag("table", table).counter().count();
+        return registry.get("relaybox.retention.purged")
+                .tag("table", table)
+                .counter()
+                .count();
     }
 }

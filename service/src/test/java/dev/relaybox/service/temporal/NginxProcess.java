@@ -33,7 +33,8 @@ final class NginxProcess implements AutoCloseable {
     /** The nginx binary; skips the calling test when there is none, or fails it when env CI is true. */
     static Path binaryOrSkip() {
         Optional<Path> binary = Stream.concat(
-                        Stream.of(System.getenv().getOrDefault("PATH", "").split(":")).map(Path::of),
+                        Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                                .map(Path::of),
                         Stream.of(Path.of("/usr/sbin")))
                 .map(directory -> directory.resolve("nginx"))
                 .filter(Files::isExecutable)
@@ -73,8 +74,16 @@ final class NginxProcess implements AutoCloseable {
                 }
                 """.formatted(dir, httpBlock);
         Path configFile = Files.writeString(dir.resolve("nginx.conf"), config);
-        Process process = new ProcessBuilder(binary.toString(), "-p", dir.toString(), "-c", configFile.toString(),
-                "-e", dir.resolve("error.log").toString(), "-g", "daemon off;")
+        Process process = new ProcessBuilder(
+                        binary.toString(),
+                        "-p",
+                        dir.toString(),
+                        "-c",
+                        configFile.toString(),
+                        "-e",
+                        dir.resolve("error.log").toString(),
+                        "-g",
+                        "daemon off;")
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("nginx.out").toFile())
                 .start();

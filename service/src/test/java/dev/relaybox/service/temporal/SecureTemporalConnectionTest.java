@@ -36,6 +36,7 @@ class SecureTemporalConnectionTest {
 
     @TempDir
     static Path dir;
+
     static TestCertificates ca;
     static TestCertificates otherCa;
     static TestCertificates.Issued client;
@@ -89,8 +90,17 @@ class SecureTemporalConnectionTest {
                         %9$s
                     }
                 }
-                """.formatted(mutualTlsPort, otherNamePort, apiKeyPort, server.cert(), server.key(),
-                otherName.cert(), otherName.key(), ca.caCert(), upstream, API_KEY);
+                """.formatted(
+                        mutualTlsPort,
+                        otherNamePort,
+                        apiKeyPort,
+                        server.cert(),
+                        server.key(),
+                        otherName.cert(),
+                        otherName.key(),
+                        ca.caCert(),
+                        upstream,
+                        API_KEY);
         nginx = NginxProcess.start(binary, dir, http, List.of(mutualTlsPort, otherNamePort, apiKeyPort));
     }
 
@@ -106,15 +116,28 @@ class SecureTemporalConnectionTest {
 
     @Test
     void workerAndClientWithAClientCertificateRunAWorkflowThroughTheProxy() throws Exception {
-        TemporalFactory config = temporal(mutualTlsPort, Map.of("tls", Map.of(
-                "clientCert", client.cert().toString(), "clientKey", client.key().toString(),
-                "serverCa", ca.caCert().toString())));
+        TemporalFactory config = temporal(
+                mutualTlsPort,
+                Map.of(
+                        "tls",
+                        Map.of(
+                                "clientCert",
+                                client.cert().toString(),
+                                "clientKey",
+                                client.key().toString(),
+                                "serverCa",
+                                ca.caCert().toString())));
         TemporalRuntime runtime = TemporalRuntime.create(config, new NoopScope());
         runtime.worker().registerWorkflowImplementationTypes(PingWorkflow.Impl.class);
         runtime.start();
         try {
-            PingWorkflow ping = runtime.client().newWorkflowStub(PingWorkflow.class, WorkflowOptions.newBuilder()
-                    .setTaskQueue(config.getTaskQueue()).setWorkflowId("ping-over-mtls").build());
+            PingWorkflow ping = runtime.client()
+                    .newWorkflowStub(
+                            PingWorkflow.class,
+                            WorkflowOptions.newBuilder()
+                                    .setTaskQueue(config.getTaskQueue())
+                                    .setWorkflowId("ping-over-mtls")
+                                    .build());
 
             assertThat(ping.ping("over mTLS")).isEqualTo("pong over mTLS");
         } finally {
@@ -124,13 +147,13 @@ class SecureTemporalConnectionTest {
 
     @Test
     void withoutAClientCertificateTheProxyRefusesTheCall() {
-        TemporalConnection connection = TemporalConnection.from(temporal(mutualTlsPort, Map.of("tls", Map.of(
-                "serverCa", ca.caCert().toString()))));
+        TemporalConnection connection = TemporalConnection.from(temporal(
+                mutualTlsPort, Map.of("tls", Map.of("serverCa", ca.caCert().toString()))));
 
         int mark = nginx.errorLogMark();
 
-        StatusRuntimeException refused = catchThrowableOfType(() -> describeDefaultNamespace(connection),
-                StatusRuntimeException.class);
+        StatusRuntimeException refused =
+                catchThrowableOfType(() -> describeDefaultNamespace(connection), StatusRuntimeException.class);
 
         assertThat(refused.getStatus().getDescription()).contains("HTTP status code 400");
         assertThat(nginx.errorLogSince(mark)).contains("client sent no required SSL certificate");
@@ -139,28 +162,44 @@ class SecureTemporalConnectionTest {
     @Test
     void aClientCertificateFromAnotherCaIsRefused() {
         TestCertificates.Issued stranger = otherCa.client("stranger-worker");
-        TemporalConnection connection = TemporalConnection.from(temporal(mutualTlsPort, Map.of("tls", Map.of(
-                "clientCert", stranger.cert().toString(), "clientKey", stranger.key().toString(),
-                "serverCa", ca.caCert().toString()))));
+        TemporalConnection connection = TemporalConnection.from(temporal(
+                mutualTlsPort,
+                Map.of(
+                        "tls",
+                        Map.of(
+                                "clientCert",
+                                stranger.cert().toString(),
+                                "clientKey",
+                                stranger.key().toString(),
+                                "serverCa",
+                                ca.caCert().toString()))));
         int mark = nginx.errorLogMark();
 
-        StatusRuntimeException refused = catchThrowableOfType(() -> describeDefaultNamespace(connection),
-                StatusRuntimeException.class);
+        StatusRuntimeException refused =
+                catchThrowableOfType(() -> describeDefaultNamespace(connection), StatusRuntimeException.class);
 
         assertThat(refused.getStatus().getDescription()).contains("HTTP status code 400");
         // The JDK offers only a certificate from a CA the server asks for, so nginx sees none.
-        assertThat(nginx.errorLogSince(mark)).containsAnyOf("client sent no required SSL certificate",
-                "client SSL certificate verify error");
+        assertThat(nginx.errorLogSince(mark))
+                .containsAnyOf("client sent no required SSL certificate", "client SSL certificate verify error");
     }
 
     @Test
     void aServerCertificateFromAnUntrustedCaFailsVerification() {
-        TemporalConnection connection = TemporalConnection.from(temporal(mutualTlsPort, Map.of("tls", Map.of(
-                "clientCert", client.cert().toString(), "clientKey", client.key().toString(),
-                "serverCa", otherCa.caCert().toString()))));
+        TemporalConnection connection = TemporalConnection.from(temporal(
+                mutualTlsPort,
+                Map.of(
+                        "tls",
+                        Map.of(
+                                "clientCert",
+                                client.cert().toString(),
+                                "clientKey",
+                                client.key().toString(),
+                                "serverCa",
+                                otherCa.caCert().toString()))));
 
-        StatusRuntimeException failed = catchThrowableOfType(() -> describeDefaultNamespace(connection),
-                StatusRuntimeException.class);
+        StatusRuntimeException failed =
+                catchThrowableOfType(() -> describeDefaultNamespace(connection), StatusRuntimeException.class);
 
         assertThat(failed.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
         assertThat(failed).hasStackTraceContaining("SSLHandshakeException");
@@ -168,11 +207,20 @@ class SecureTemporalConnectionTest {
 
     @Test
     void tlsWithTheDefaultTrustStoreDoesNotTrustAPrivateCa() {
-        TemporalConnection connection = TemporalConnection.from(temporal(mutualTlsPort, Map.of("tls", Map.of(
-                "enabled", true, "clientCert", client.cert().toString(), "clientKey", client.key().toString()))));
+        TemporalConnection connection = TemporalConnection.from(temporal(
+                mutualTlsPort,
+                Map.of(
+                        "tls",
+                        Map.of(
+                                "enabled",
+                                true,
+                                "clientCert",
+                                client.cert().toString(),
+                                "clientKey",
+                                client.key().toString()))));
 
-        StatusRuntimeException failed = catchThrowableOfType(() -> describeDefaultNamespace(connection),
-                StatusRuntimeException.class);
+        StatusRuntimeException failed =
+                catchThrowableOfType(() -> describeDefaultNamespace(connection), StatusRuntimeException.class);
 
         assertThat(failed).hasStackTraceContaining("SSLHandshakeException");
     }
@@ -180,39 +228,52 @@ class SecureTemporalConnectionTest {
     @Test
     void serverNameOverrideVerifiesACertificateIssuedForAnotherName() {
         Map<String, Object> tls = new HashMap<>(Map.of(
-                "clientCert", client.cert().toString(), "clientKey", client.key().toString(),
-                "serverCa", ca.caCert().toString()));
+                "clientCert",
+                client.cert().toString(),
+                "clientKey",
+                client.key().toString(),
+                "serverCa",
+                ca.caCert().toString()));
         TemporalConnection byAddress = TemporalConnection.from(temporal(otherNamePort, Map.of("tls", tls)));
         tls.put("serverName", "temporal.internal");
         TemporalConnection byName = TemporalConnection.from(temporal(otherNamePort, Map.of("tls", tls)));
 
         assertThat(catchThrowableOfType(() -> describeDefaultNamespace(byAddress), StatusRuntimeException.class))
                 .hasStackTraceContaining("SSLHandshakeException");
-        assertThat(describeDefaultNamespace(byName).getNamespaceInfo().getName()).isEqualTo("default");
+        assertThat(describeDefaultNamespace(byName).getNamespaceInfo().getName())
+                .isEqualTo("default");
     }
 
     @Test
     void theApiKeyReachesTheServerAsABearerToken() {
         Map<String, Object> trustTheCa = Map.of("serverCa", ca.caCert().toString());
-        TemporalConnection withKey = TemporalConnection.from(temporal(apiKeyPort, Map.of(
-                "apiKey", API_KEY, "tls", trustTheCa)));
-        TemporalConnection withWrongKey = TemporalConnection.from(temporal(apiKeyPort, Map.of(
-                "apiKey", "not-the-key", "tls", trustTheCa)));
+        TemporalConnection withKey =
+                TemporalConnection.from(temporal(apiKeyPort, Map.of("apiKey", API_KEY, "tls", trustTheCa)));
+        TemporalConnection withWrongKey =
+                TemporalConnection.from(temporal(apiKeyPort, Map.of("apiKey", "not-the-key", "tls", trustTheCa)));
         TemporalConnection withoutKey = TemporalConnection.from(temporal(apiKeyPort, Map.of("tls", trustTheCa)));
 
-        assertThat(describeDefaultNamespace(withKey).getNamespaceInfo().getName()).isEqualTo("default");
+        assertThat(describeDefaultNamespace(withKey).getNamespaceInfo().getName())
+                .isEqualTo("default");
         assertThat(catchThrowableOfType(() -> describeDefaultNamespace(withWrongKey), StatusRuntimeException.class)
-                .getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+                        .getStatus()
+                        .getCode())
+                .isEqualTo(Status.Code.PERMISSION_DENIED);
         assertThat(catchThrowableOfType(() -> describeDefaultNamespace(withoutKey), StatusRuntimeException.class)
-                .getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+                        .getStatus()
+                        .getCode())
+                .isEqualTo(Status.Code.PERMISSION_DENIED);
     }
 
     private static DescribeNamespaceResponse describeDefaultNamespace(TemporalConnection connection) {
         WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
                 connection.workflowServiceStubsOptions().build());
         try {
-            return stubs.blockingStub().withDeadlineAfter(30, TimeUnit.SECONDS)
-                    .describeNamespace(DescribeNamespaceRequest.newBuilder().setNamespace("default").build());
+            return stubs.blockingStub()
+                    .withDeadlineAfter(30, TimeUnit.SECONDS)
+                    .describeNamespace(DescribeNamespaceRequest.newBuilder()
+                            .setNamespace("default")
+                            .build());
         } finally {
             stubs.shutdownNow();
         }

@@ -30,6 +30,7 @@ class TemporalConnectionTest {
 
     @TempDir
     static Path dir;
+
     static TestCertificates ca;
     static TestCertificates.Issued client;
     static TestCertificates.Issued otherClient;
@@ -51,9 +52,15 @@ class TemporalConnectionTest {
 
     @Test
     void clientCertificateAndKeyGiveMutualTls() {
-        TemporalConnection connection = TemporalConnection.from(remote(Map.of("tls", Map.of(
-                "clientCert", client.cert().toString(), "clientKey", client.key().toString(),
-                "serverCa", ca.caCert().toString()))));
+        TemporalConnection connection = TemporalConnection.from(remote(Map.of(
+                "tls",
+                Map.of(
+                        "clientCert",
+                        client.cert().toString(),
+                        "clientKey",
+                        client.key().toString(),
+                        "serverCa",
+                        ca.caCert().toString()))));
 
         assertThat(usesTls(connection)).isTrue();
         assertThat(connection.description()).contains("client certificate CN=worker", "server CA");
@@ -69,12 +76,13 @@ class TemporalConnectionTest {
 
     @Test
     void anApiKeyWithTlsSwitchedOffGoesInPlaintext() {
-        TemporalConnection connection = TemporalConnection.from(remote(Map.of("apiKey", "secret-key",
-                "tls", Map.of("enabled", false))));
+        TemporalConnection connection =
+                TemporalConnection.from(remote(Map.of("apiKey", "secret-key", "tls", Map.of("enabled", false))));
 
         assertThat(usesTls(connection)).isFalse();
         assertThat(connection.sendsApiKeyInPlaintext()).isTrue();
-        assertThat(connection.workflowServiceStubsOptions().build().getEnableHttps()).isFalse();
+        assertThat(connection.workflowServiceStubsOptions().build().getEnableHttps())
+                .isFalse();
     }
 
     @Test
@@ -87,23 +95,23 @@ class TemporalConnectionTest {
 
     @Test
     void certificateWithoutKeyIsRefusedNamingBoth() {
-        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of("tls", Map.of(
-                "clientCert", client.cert().toString())))))
+        assertThatThrownBy(() -> TemporalConnection.from(
+                        remote(Map.of("tls", Map.of("clientCert", client.cert().toString())))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("TEMPORAL_TLS_CERT) is set without temporal.tls.clientKey (TEMPORAL_TLS_KEY)");
     }
 
     @Test
     void keyWithoutCertificateIsRefused() {
-        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of("tls", Map.of(
-                "clientKey", client.key().toString())))))
+        assertThatThrownBy(() -> TemporalConnection.from(
+                        remote(Map.of("tls", Map.of("clientKey", client.key().toString())))))
                 .hasMessageContaining("TEMPORAL_TLS_KEY) is set without temporal.tls.clientCert (TEMPORAL_TLS_CERT)");
     }
 
     @Test
     void missingFileIsRefusedNamingSettingAndPath() {
-        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of("tls", Map.of(
-                "serverCa", dir.resolve("nope.pem").toString())))))
+        assertThatThrownBy(() -> TemporalConnection.from(remote(
+                        Map.of("tls", Map.of("serverCa", dir.resolve("nope.pem").toString())))))
                 .hasMessage("temporal.tls.serverCa (TEMPORAL_TLS_CA): " + dir.resolve("nope.pem") + " does not exist");
     }
 
@@ -111,16 +119,20 @@ class TemporalConnectionTest {
     void fileWithoutCertificatesIsRefused() throws Exception {
         Path notPem = Files.writeString(dir.resolve("notes.txt"), "not a certificate\n");
 
-        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of("tls", Map.of(
-                "serverCa", notPem.toString())))))
+        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of("tls", Map.of("serverCa", notPem.toString())))))
                 .hasMessageStartingWith("temporal.tls.serverCa (TEMPORAL_TLS_CA): " + notPem)
                 .hasMessageContaining("certificate");
     }
 
     @Test
     void keyOfAnotherCertificateIsRefused() {
-        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of("tls", Map.of(
-                "clientCert", client.cert().toString(), "clientKey", otherClient.key().toString())))))
+        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of(
+                        "tls",
+                        Map.of(
+                                "clientCert",
+                                client.cert().toString(),
+                                "clientKey",
+                                otherClient.key().toString())))))
                 .hasMessageContaining("TEMPORAL_TLS_KEY): " + otherClient.key() + " is not the private key of the "
                         + "certificate in " + client.cert());
     }
@@ -131,24 +143,29 @@ class TemporalConnectionTest {
         TestCertificates.openssl(dir, "ec", "-in", client.key().toString(), "-out", traditional.toString());
         assertThat(Files.readString(traditional)).startsWith("-----BEGIN EC PRIVATE KEY-----");
 
-        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of("tls", Map.of(
-                "clientCert", client.cert().toString(), "clientKey", traditional.toString())))))
+        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of(
+                        "tls", Map.of("clientCert", client.cert().toString(), "clientKey", traditional.toString())))))
                 .hasMessageContaining("traditional 'EC PRIVATE KEY'")
                 .hasMessageContaining("openssl pkcs8 -topk8 -nocrypt -in " + traditional);
     }
 
     @Test
     void tlsFilesWithTheEmbeddedServerAreRefused() {
-        assertThatThrownBy(() -> TemporalConnection.from(temporal(Map.of("address", "embedded",
-                "apiKey", "k", "tls", Map.of("serverCa", ca.caCert().toString())))))
+        assertThatThrownBy(() -> TemporalConnection.from(temporal(Map.of(
+                        "address",
+                        "embedded",
+                        "apiKey",
+                        "k",
+                        "tls",
+                        Map.of("serverCa", ca.caCert().toString())))))
                 .hasMessageStartingWith("temporal.tls.serverCa (TEMPORAL_TLS_CA), temporal.apiKey (TEMPORAL_API_KEY) "
                         + "are for a remote Temporal cluster, but temporal.address (TEMPORAL_ADDRESS) is embedded");
     }
 
     @Test
     void tlsSwitchedOffWhileTlsFilesAreGivenIsRefused() {
-        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of("tls", Map.of(
-                "enabled", false, "serverCa", ca.caCert().toString())))))
+        assertThatThrownBy(() -> TemporalConnection.from(remote(Map.of(
+                        "tls", Map.of("enabled", false, "serverCa", ca.caCert().toString())))))
                 .hasMessageStartingWith("temporal.tls.enabled (TEMPORAL_TLS) is false, but temporal.tls.serverCa "
                         + "(TEMPORAL_TLS_CA) is set");
     }
@@ -162,23 +179,32 @@ class TemporalConnectionTest {
     @Test
     void configYmlReadsTheDocumentedEnvironmentVariables() throws Exception {
         Map<String, String> environment = Map.of(
-                "TEMPORAL_ADDRESS", "temporal.example:7233",
-                "TEMPORAL_TLS_CERT", client.cert().toString(),
-                "TEMPORAL_TLS_KEY", client.key().toString(),
-                "TEMPORAL_TLS_CA", ca.caCert().toString(),
-                "TEMPORAL_TLS_SERVER_NAME", "frontend.internal",
-                "TEMPORAL_API_KEY", "key-123");
+                "TEMPORAL_ADDRESS",
+                "temporal.example:7233",
+                "TEMPORAL_TLS_CERT",
+                client.cert().toString(),
+                "TEMPORAL_TLS_KEY",
+                client.key().toString(),
+                "TEMPORAL_TLS_CA",
+                ca.caCert().toString(),
+                "TEMPORAL_TLS_SERVER_NAME",
+                "frontend.internal",
+                "TEMPORAL_API_KEY",
+                "key-123");
 
-        TemporalConnection connection = TemporalConnection.from(configYml(environment).getTemporal());
+        TemporalConnection connection =
+                TemporalConnection.from(configYml(environment).getTemporal());
 
         assertThat(usesTls(connection)).isTrue();
-        assertThat(connection.description()).isEqualTo("TLS, client certificate CN=worker, server CA from "
-                + ca.caCert() + ", server name frontend.internal, API key");
+        assertThat(connection.description())
+                .isEqualTo("TLS, client certificate CN=worker, server CA from " + ca.caCert()
+                        + ", server name frontend.internal, API key");
     }
 
     @Test
     void configYmlWithoutTheVariablesIsEmbeddedAndPlaintext() throws Exception {
-        TemporalConnection connection = TemporalConnection.from(configYml(Map.of()).getTemporal());
+        TemporalConnection connection =
+                TemporalConnection.from(configYml(Map.of()).getTemporal());
 
         assertThat(usesTls(connection)).isFalse();
     }
@@ -186,14 +212,16 @@ class TemporalConnectionTest {
     @Test
     void aMissingKeyFileStopsStartUpBeforeAnythingRunsNamingIt() {
         Path missing = dir.resolve("missing.key");
-        DropwizardTestSupport<RelayboxConfiguration> app = new DropwizardTestSupport<>(RelayboxApplication.class,
+        DropwizardTestSupport<RelayboxConfiguration> app = new DropwizardTestSupport<>(
+                RelayboxApplication.class,
                 CONFIG_YML.toAbsolutePath().toString(),
                 ConfigOverride.config("temporal.address", "temporal.example:7233"),
                 ConfigOverride.config("temporal.tls.clientCert", client.cert().toString()),
                 ConfigOverride.config("temporal.tls.clientKey", missing.toString()));
         try {
-            assertThatThrownBy(app::before).hasStackTraceContaining(
-                    "temporal.tls.clientKey (TEMPORAL_TLS_KEY): " + missing + " does not exist");
+            assertThatThrownBy(app::before)
+                    .hasStackTraceContaining(
+                            "temporal.tls.clientKey (TEMPORAL_TLS_KEY): " + missing + " does not exist");
         } finally {
             app.after();
         }
@@ -202,7 +230,8 @@ class TemporalConnectionTest {
     private static RelayboxConfiguration configYml(Map<String, String> environment) throws Exception {
         StringSubstitutor substitutor = new StringSubstitutor(environment);
         return new YamlConfigurationFactory<>(RelayboxConfiguration.class, Validators.newValidator(), MAPPER, "dw")
-                .build(new SubstitutingSourceProvider(new FileConfigurationSourceProvider(), substitutor),
+                .build(
+                        new SubstitutingSourceProvider(new FileConfigurationSourceProvider(), substitutor),
                         CONFIG_YML.toString());
     }
 

@@ -16,8 +16,7 @@ import java.util.concurrent.TimeUnit;
  * files in one directory.
  */
 final class TestCertificates {
-    record Issued(Path cert, Path key) {
-    }
+    record Issued(Path cert, Path key) {}
 
     private final Path dir;
     private final Path caCert;
@@ -32,8 +31,23 @@ final class TestCertificates {
     static TestCertificates authority(Path dir, String name) {
         Path cert = dir.resolve(name + "-ca.pem");
         Path key = dir.resolve(name + "-ca.key");
-        openssl(dir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", key.toString(), "-out", cert.toString(), "-days", "2", "-subj", "/CN=" + name + " test CA");
+        openssl(
+                dir,
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-keyout",
+                key.toString(),
+                "-out",
+                cert.toString(),
+                "-days",
+                "2",
+                "-subj",
+                "/CN=" + name + " test CA");
         return new TestCertificates(dir, cert, key);
     }
 
@@ -64,13 +78,41 @@ final class TestCertificates {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        openssl(dir, "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", key.toString(), "-out", request.toString(), "-subj", "/CN=" + name);
+        openssl(
+                dir,
+                "req",
+                "-new",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-keyout",
+                key.toString(),
+                "-out",
+                request.toString(),
+                "-subj",
+                "/CN=" + name);
         byte[] serial = new byte[8];
         new SecureRandom().nextBytes(serial);
-        openssl(dir, "x509", "-req", "-in", request.toString(), "-CA", caCert.toString(), "-CAkey", caKey.toString(),
-                "-set_serial", "0x" + HexFormat.of().formatHex(serial), "-days", "2",
-                "-extfile", extensions.toString(), "-out", cert.toString());
+        openssl(
+                dir,
+                "x509",
+                "-req",
+                "-in",
+                request.toString(),
+                "-CA",
+                caCert.toString(),
+                "-CAkey",
+                caKey.toString(),
+                "-set_serial",
+                "0x" + HexFormat.of().formatHex(serial),
+                "-days",
+                "2",
+                "-extfile",
+                extensions.toString(),
+                "-out",
+                cert.toString());
         return new Issued(cert, key);
     }
 
@@ -78,7 +120,10 @@ final class TestCertificates {
         List<String> command = new ArrayList<>(List.of("openssl"));
         command.addAll(List.of(args));
         try {
-            Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+            Process process = new ProcessBuilder(command)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
                 throw new IllegalStateException(String.join(" ", command) + " failed:\n" + output);

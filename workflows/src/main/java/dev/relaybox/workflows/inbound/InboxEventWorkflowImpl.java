@@ -44,10 +44,12 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     static final int STORE_ATTEMPTS = 10;
     /** Well under Temporal's 10,240-event warning and 51,200-event limit; a recheck adds about a dozen events. */
     static final int CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
+
     static final String DEFERRAL_START_RECORDED = "deferral-start-recorded";
     static final String WAIT_OUT_DATABASE = "wait-out-database";
     /** Histories recorded while the store calls were remote activities replay with remote activities. */
     static final String LOCAL_STORE_CALLS = "local-store-calls";
+
     static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
 
     // Bounded, so that a failure other than an outage ends in a dead letter, and an outage shows up in the workflow's
@@ -88,7 +90,8 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     public void process(UUID inboxId) {
         this.inboxId = inboxId;
         localStoreCalls = Workflow.getVersion(LOCAL_STORE_CALLS, Workflow.DEFAULT_VERSION, 1) >= 1;
-        plan = waitingOutTheDatabase("read inbox event " + inboxId,
+        plan = waitingOutTheDatabase(
+                "read inbox event " + inboxId,
                 () -> store("read inbox event " + inboxId).plan(inboxId));
         describeEvent();
         show(InboxState.RECEIVED, "deciding " + subject());
@@ -155,7 +158,8 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     /** The decision, or empty when the database stayed unavailable and the event was dead-lettered instead. */
     private Optional<InboxOutcome> decide() {
         try {
-            return Optional.of(waitingOutTheDatabase("decide", () -> store("decide " + subject()).decide(inboxId)));
+            return Optional.of(waitingOutTheDatabase(
+                    "decide", () -> store("decide " + subject()).decide(inboxId)));
         } catch (ActivityFailure e) {
             if (e.getCause() instanceof ApplicationFailure failure && failure.isNonRetryable()) {
                 throw e;
@@ -174,10 +178,13 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                 ? Duration.between(now, deadline)
                 : plan.recheckInterval();
         nextRecheckAt = now.plus(wait);
-        show(InboxState.DEFERRED, "waiting for " + deferred.waitingFor() + "; " + describe(deferred.entityState())
-                + "; rechecks every " + words(plan.recheckInterval()) + " until " + deadline.truncatedTo(ChronoUnit.SECONDS));
+        show(
+                InboxState.DEFERRED,
+                "waiting for " + deferred.waitingFor() + "; " + describe(deferred.entityState()) + "; rechecks every "
+                        + words(plan.recheckInterval()) + " until " + deadline.truncatedTo(ChronoUnit.SECONDS));
 
-        CancellationScope timerScope = Workflow.newCancellationScope(() -> recheck = Workflow.newTimer(wait,
+        CancellationScope timerScope = Workflow.newCancellationScope(() -> recheck = Workflow.newTimer(
+                wait,
                 TimerOptions.newBuilder()
                         .setSummary(VisibilityLimits.summary(
                                 "recheck " + plan.eventType() + " (waiting for " + deferred.waitingFor() + ")"))
@@ -236,13 +243,16 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                 return call.apply();
             } catch (ActivityFailure e) {
                 if (!databaseUnavailable(e)
-                        || Workflow.getVersion(WAIT_OUT_DATABASE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+                        || Workflow.getVersion(WAIT_OUT_DATABASE, Workflow.DEFAULT_VERSION, 1)
+                                == Workflow.DEFAULT_VERSION) {
                     throw e;
                 }
                 waitingSince = waitingSince == null ? now() : waitingSince;
                 Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
-                show(state, "waiting for the database since " + waitingSince.truncatedTo(ChronoUnit.SECONDS) + " to "
-                        + what + ": " + rootMessage(e) + "; trying again");
+                show(
+                        state,
+                        "waiting for the database since " + waitingSince.truncatedTo(ChronoUnit.SECONDS) + " to " + what
+                                + ": " + rootMessage(e) + "; trying again");
             }
         }
     }
@@ -255,11 +265,17 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
 
     private InboxActivities store(String summary) {
         if (localStoreCalls) {
-            return Workflow.newLocalActivityStub(InboxActivities.class,
-                    LocalActivityOptions.newBuilder(LOCAL_STORE).setSummary(VisibilityLimits.summary(summary)).build());
+            return Workflow.newLocalActivityStub(
+                    InboxActivities.class,
+                    LocalActivityOptions.newBuilder(LOCAL_STORE)
+                            .setSummary(VisibilityLimits.summary(summary))
+                            .build());
         }
-        return Workflow.newActivityStub(InboxActivities.class,
-                ActivityOptions.newBuilder(STORE).setSummary(VisibilityLimits.summary(summary)).build());
+        return Workflow.newActivityStub(
+                InboxActivities.class,
+                ActivityOptions.newBuilder(STORE)
+                        .setSummary(VisibilityLimits.summary(summary))
+                        .build());
     }
 
     private void describeEvent() {
@@ -327,7 +343,13 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
 
     @Override
     public InboxStatus status() {
-        return new InboxStatus(inboxId, state.searchValue(), outcome, attempts, reason, waitingFor,
+        return new InboxStatus(
+                inboxId,
+                state.searchValue(),
+                outcome,
+                attempts,
+                reason,
+                waitingFor,
                 nextRecheckAt == null ? null : nextRecheckAt.toString());
     }
 }

@@ -13,8 +13,14 @@ import java.util.List;
  * @param alreadyFinished the row was finished by an earlier run; nothing was changed this time
  * @param release         workflow ids of the aggregate's deferred events, to signal after an APPLIED
  */
-public record InboxOutcome(Outcome outcome, String reason, String waitingFor, String entityState, int attempts,
-        boolean alreadyFinished, List<String> release) {
+public record InboxOutcome(
+        Outcome outcome,
+        String reason,
+        String waitingFor,
+        String entityState,
+        int attempts,
+        boolean alreadyFinished,
+        List<String> release) {
 
     public enum Outcome {
         /** The entity moved; the row is PROCESSED; the deferred events of the aggregate should decide again. */

@@ -15,5 +15,10 @@ import java.time.Instant;
  * @param deferredSince  when the row's current deferral began, as an earlier run recorded it; null when none did
  *                       (and in histories recorded before it existed)
  */
-public record InboxPlan(String partner, String eventType, String aggregate,
-        Duration recheckInterval, Duration maxDeferral, Instant deferredSince) {}
+public record InboxPlan(
+        String partner,
+        String eventType,
+        String aggregate,
+        Duration recheckInterval,
+        Duration maxDeferral,
+        Instant deferredSince) {}

@@ -9,5 +9,11 @@ import java.util.UUID;
  * @param outcome       the last decision's outcome, or null before the first
  * @param nextRecheckAt when a deferred event decides again without a release (ISO-8601), or null
  */
-public record InboxStatus(UUID inboxId, String status, String outcome, int attempts, String reason,
-        String waitingFor, String nextRecheckAt) {}
+public record InboxStatus(
+        UUID inboxId,
+        String status,
+        String outcome,
+        int attempts,
+        String reason,
+        String waitingFor,
+        String nextRecheckAt) {}

@@ -20,7 +20,9 @@ public record DeliverySchedule(List<Duration> delays, double jitter, Duration ma
     /** The seeds' schedule: immediately, +1m, +5m, +15m, then dead letter. */
     public static DeliverySchedule defaults() {
         return new DeliverySchedule(
-                List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)), 0.1, Duration.ofHours(1));
+                List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)),
+                0.1,
+                Duration.ofHours(1));
     }
 
     public int maxAttempts() {

@@ -43,7 +43,9 @@ public enum DeliveryStatus {
 
     /** The statuses a delivery may be in to move to {@code next}, as the names a guarded UPDATE binds. */
     public static String[] before(DeliveryStatus next) {
-        return EnumSet.allOf(DeliveryStatus.class).stream().filter(s -> s.canBecome(next)).map(Enum::name)
+        return EnumSet.allOf(DeliveryStatus.class).stream()
+                .filter(s -> s.canBecome(next))
+                .map(Enum::name)
                 .toArray(String[]::new);
     }
 
@@ -54,7 +56,9 @@ public enum DeliveryStatus {
 
     /** The statuses of finished deliveries. */
     public static String[] finishedNames() {
-        return EnumSet.allOf(DeliveryStatus.class).stream().filter(DeliveryStatus::finished).map(Enum::name)
+        return EnumSet.allOf(DeliveryStatus.class).stream()
+                .filter(DeliveryStatus::finished)
+                .map(Enum::name)
                 .toArray(String[]::new);
     }
 }

@@ -8,5 +8,5 @@ import java.util.UUID;
  * records and, while it is backing off, when its row says the next attempt is due (null when it is due now, and
  * in histories recorded before the row's schedule was read back).
  */
-public record DeliveryTarget(UUID deliveryId, String endpointName, String url, int attemptsSoFar,
-        Instant nextAttemptAt) {}
+public record DeliveryTarget(
+        UUID deliveryId, String endpointName, String url, int attemptsSoFar, Instant nextAttemptAt) {}

@@ -33,12 +33,14 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
      * {@link Workflow#getVersion} of {@code bounded-fan-out}.
      */
     public static final int MAX_ATTEMPTS_IN_FLIGHT = 20;
+
     private static final String BOUNDED_FAN_OUT = "bounded-fan-out";
 
     static final String HTTP_TASK_QUEUE_CHANGE = "http-attempts-own-task-queue";
     static final String RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT = "relaybox-fault-is-not-an-attempt";
     /** Runs recorded before the row's next attempt time was read back attempted at once when (re)started. */
     static final String RESUME_RECORDED_SCHEDULE = "resume-recorded-schedule";
+
     static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
     private static final Duration LONGEST_WAIT_FOR_RELAYBOX = Duration.ofMinutes(5);
 
@@ -49,7 +51,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             .setMaximumInterval(Duration.ofMinutes(1))
             .setMaximumAttempts(0)
             .build();
-    private final DeliveryActivities remoteStore = Workflow.newActivityStub(DeliveryActivities.class,
+    private final DeliveryActivities remoteStore = Workflow.newActivityStub(
+            DeliveryActivities.class,
             ActivityOptions.newBuilder()
                     .setStartToCloseTimeout(Duration.ofSeconds(30))
                     .setRetryOptions(UNTIL_THE_DATABASE_ANSWERS)
@@ -61,6 +64,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
      * holding the workflow task open. Histories recorded before this replay with the remote calls.
      */
     static final String LOCAL_BOOKKEEPING = "local-bookkeeping";
+
     private static final LocalActivityOptions LOCAL_STORE = LocalActivityOptions.newBuilder()
             .setStartToCloseTimeout(Duration.ofSeconds(30))
             .setRetryOptions(UNTIL_THE_DATABASE_ANSWERS)
@@ -69,7 +73,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     // Local: asked before and after every attempt, they must not double the round trips through the server.
     // They only touch the database; a longer outage is waited out by untilDatabaseAnswers.
-    private final EndpointControlActivities controls = Workflow.newLocalActivityStub(EndpointControlActivities.class,
+    private final EndpointControlActivities controls = Workflow.newLocalActivityStub(
+            EndpointControlActivities.class,
             LocalActivityOptions.newBuilder()
                     .setStartToCloseTimeout(Duration.ofSeconds(30))
                     .setRetryOptions(RetryOptions.newBuilder()
@@ -137,8 +142,11 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         if (!localBookkeeping) {
             return remoteStore;
         }
-        return Workflow.newLocalActivityStub(DeliveryActivities.class,
-                LocalActivityOptions.newBuilder(LOCAL_STORE).setSummary(VisibilityLimits.summary(summary)).build());
+        return Workflow.newLocalActivityStub(
+                DeliveryActivities.class,
+                LocalActivityOptions.newBuilder(LOCAL_STORE)
+                        .setSummary(VisibilityLimits.summary(summary))
+                        .build());
     }
 
     private void deliverAll(DeliveryPlan plan) {
@@ -160,7 +168,9 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             }
         } else {
             Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.PEER.valueSet(progress.values().stream()
-                    .map(p -> p.target.url()).distinct().collect(Collectors.joining(" "))));
+                    .map(p -> p.target.url())
+                    .distinct()
+                    .collect(Collectors.joining(" "))));
         }
         refreshVisibility();
         Promise.allOf(deliveries).get();
@@ -181,9 +191,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             AttemptResult result = attempt(target, attempt);
             p.attempts = attempt;
             p.lastResult = result.summary();
-            Settlement settlement = controlled
-                    ? untilDatabaseAnswers(() -> controls.settle(target.deliveryId(), result, now()))
-                    : null;
+            Settlement settlement =
+                    controlled ? untilDatabaseAnswers(() -> controls.settle(target.deliveryId(), result, now())) : null;
             switch (result.outcome()) {
                 case DELIVERED -> {
                     p.finish(DeliveryPhase.DELIVERED, "delivered on attempt " + attempt + ": " + result.summary());
@@ -241,14 +250,16 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             refreshVisibility();
             int readyBefore = endpointReadySignals.getOrDefault(p.endpointId, 0);
             int retryNowBefore = retryNowSignals;
-            Promise<Void> timer = Workflow.newTimer(Duration.ofMillis(admission.waitMillis()),
+            Promise<Void> timer = Workflow.newTimer(
+                    Duration.ofMillis(admission.waitMillis()),
                     TimerOptions.newBuilder().setSummary(admission.reason()).build());
             if (admission.go()) {
                 // A reserved slot of the rate limit: go when it comes.
                 Workflow.await(timer::isCompleted);
                 return;
             }
-            Workflow.await(() -> timer.isCompleted() || retryNowSignals > retryNowBefore
+            Workflow.await(() -> timer.isCompleted()
+                    || retryNowSignals > retryNowBefore
                     || endpointReadySignals.getOrDefault(p.endpointId, 0) > readyBefore);
         }
     }
@@ -305,7 +316,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         // HTTP tries run on their own task queue and worker slots: receivers that use up their whole deadline
         // then hold only HTTP slots, never those of inbound events or of the database bookkeeping.
         if (Workflow.getVersion(HTTP_TASK_QUEUE_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
-            options.setTaskQueue(OutboxDeliveryWorkflow.httpTaskQueue(Workflow.getInfo().getTaskQueue()));
+            options.setTaskQueue(
+                    OutboxDeliveryWorkflow.httpTaskQueue(Workflow.getInfo().getTaskQueue()));
         }
         DeliveryActivities http = Workflow.newActivityStub(DeliveryActivities.class, options.build());
         Progress p = progress.get(target.deliveryId());
@@ -315,20 +327,24 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             p.details = "attempt " + attempt + " in progress";
             refreshVisibility();
             try {
-                return boundedFanOut ? inFlightSlot(() -> http.attempt(target.deliveryId(), attempt))
+                return boundedFanOut
+                        ? inFlightSlot(() -> http.attempt(target.deliveryId(), attempt))
                         : http.attempt(target.deliveryId(), attempt);
             } catch (ActivityFailure e) {
-                String cause = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
-                if (!relayboxFault(e) || Workflow.getVersion(RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT, Workflow.DEFAULT_VERSION,
-                        1) == Workflow.DEFAULT_VERSION) {
-                    return new AttemptResult(AttemptResult.Outcome.RETRYABLE, 0, -1, "Relaybox could not attempt: " + cause);
+                String cause =
+                        e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
+                if (!relayboxFault(e)
+                        || Workflow.getVersion(RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT, Workflow.DEFAULT_VERSION, 1)
+                                == Workflow.DEFAULT_VERSION) {
+                    return new AttemptResult(
+                            AttemptResult.Outcome.RETRYABLE, 0, -1, "Relaybox could not attempt: " + cause);
                 }
                 // Relaybox's own fault (its database away, most often), not the receiver's: the attempt is made
                 // again once Relaybox can, and the schedule is not spent on it.
                 Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
                 p.phase = DeliveryPhase.RETRYING;
-                p.details = "attempt " + attempt + " could not be made: " + cause + "; trying again in " + wait.toSeconds()
-                        + "s";
+                p.details = "attempt " + attempt + " could not be made: " + cause + "; trying again in "
+                        + wait.toSeconds() + "s";
                 refreshVisibility();
                 Workflow.sleep(wait);
                 wait = wait.multipliedBy(2).compareTo(LONGEST_WAIT_FOR_RELAYBOX) > 0
@@ -359,7 +375,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private void waitBeforeRetry(Progress p, DeliverySchedule schedule, int attempt, AttemptResult result) {
         Duration wait = nextWait(schedule, attempt, result);
-        Instant next = Instant.ofEpochMilli(Workflow.currentTimeMillis()).plus(wait).truncatedTo(ChronoUnit.SECONDS);
+        Instant next =
+                Instant.ofEpochMilli(Workflow.currentTimeMillis()).plus(wait).truncatedTo(ChronoUnit.SECONDS);
         store("record the retry of " + p.target.endpointName() + " at " + next)
                 .scheduleRetry(p.target.deliveryId(), next, result.summary());
         p.phase = DeliveryPhase.RETRYING;
@@ -368,9 +385,12 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         refreshVisibility();
 
         int signalsBefore = retryNowSignals;
-        Promise<Void> timer = Workflow.newTimer(wait, TimerOptions.newBuilder()
-                .setSummary(VisibilityLimits.summary("wait before attempt " + (attempt + 1) + " to " + p.target.url()))
-                .build());
+        Promise<Void> timer = Workflow.newTimer(
+                wait,
+                TimerOptions.newBuilder()
+                        .setSummary(VisibilityLimits.summary(
+                                "wait before attempt " + (attempt + 1) + " to " + p.target.url()))
+                        .build());
         Workflow.await(() -> timer.isCompleted() || retryNowSignals > signalsBefore);
         p.nextAttemptAt = null;
     }
@@ -390,10 +410,12 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         p.details = "attempt " + attemptsSoFar + " failed; next attempt " + nextAttemptAt + " (as recorded)";
         refreshVisibility();
         int signalsBefore = retryNowSignals;
-        Promise<Void> timer = Workflow.newTimer(wait, TimerOptions.newBuilder()
-                .setSummary(VisibilityLimits.summary(
-                        "wait before attempt " + (attemptsSoFar + 1) + " to " + p.target.url()))
-                .build());
+        Promise<Void> timer = Workflow.newTimer(
+                wait,
+                TimerOptions.newBuilder()
+                        .setSummary(VisibilityLimits.summary(
+                                "wait before attempt " + (attemptsSoFar + 1) + " to " + p.target.url()))
+                        .build());
         Workflow.await(() -> timer.isCompleted() || retryNowSignals > signalsBefore);
         p.nextAttemptAt = null;
     }
@@ -401,7 +423,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private Duration nextWait(DeliverySchedule schedule, int attempt, AttemptResult result) {
         if (result.hasRetryAfter()) {
             // The receiver said when; clamp it so a hostile header cannot park a delivery for a year.
-            return Duration.ofSeconds(Math.min(result.retryAfterSeconds(), schedule.maxRetryAfter().toSeconds()));
+            return Duration.ofSeconds(Math.min(
+                    result.retryAfterSeconds(), schedule.maxRetryAfter().toSeconds()));
         }
         Duration base = schedule.delays().get(attempt - 1);
         double spread = schedule.jitter() * (2 * random.nextDouble() - 1);
@@ -418,24 +441,27 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     /** Keeps the Temporal UI's search attributes and current details in step with the deliveries. */
     private void refreshVisibility() {
         String status = overallStatus();
-        long attempts = progress.values().stream().mapToInt(p -> p.attempts).max().orElse(0);
+        long attempts =
+                progress.values().stream().mapToInt(p -> p.attempts).max().orElse(0);
         // Each upsert is a history event: since the local bookkeeping, only a change is upserted.
         if (!localBookkeeping || !status.equals(shownStatus) || attempts != shownAttempts) {
             Workflow.upsertTypedSearchAttributes(
-                    RelaySearchAttributes.STATUS.valueSet(status),
-                    RelaySearchAttributes.ATTEMPTS.valueSet(attempts));
+                    RelaySearchAttributes.STATUS.valueSet(status), RelaySearchAttributes.ATTEMPTS.valueSet(attempts));
             shownStatus = status;
             shownAttempts = attempts;
         }
-        Workflow.setCurrentDetails(progress.isEmpty()
-                ? "no enabled endpoint subscribes to this event"
-                : VisibilityLimits.details(progress.values().stream()
-                        .map(p -> p.target.endpointName() + ": " + p.details)
-                        .collect(Collectors.joining("\n"))));
+        Workflow.setCurrentDetails(
+                progress.isEmpty()
+                        ? "no enabled endpoint subscribes to this event"
+                        : VisibilityLimits.details(progress.values().stream()
+                                .map(p -> p.target.endpointName() + ": " + p.details)
+                                .collect(Collectors.joining("\n"))));
     }
 
     private String overallStatus() {
-        return DeliveryPhase.overall(progress.values().stream().map(p -> p.phase).toList()).label();
+        return DeliveryPhase.overall(
+                        progress.values().stream().map(p -> p.phase).toList())
+                .label();
     }
 
     @Override
@@ -455,10 +481,18 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     @Override
     public OutboxProgress status() {
-        return new OutboxProgress(outboxId, overallStatus(), progress.values().stream()
-                .map(p -> new OutboxProgress.DeliveryProgress(p.target.deliveryId(), p.target.endpointName(), p.phase.label(),
-                        p.attempts, p.lastResult, p.nextAttemptAt))
-                .toList());
+        return new OutboxProgress(
+                outboxId,
+                overallStatus(),
+                progress.values().stream()
+                        .map(p -> new OutboxProgress.DeliveryProgress(
+                                p.target.deliveryId(),
+                                p.target.endpointName(),
+                                p.phase.label(),
+                                p.attempts,
+                                p.lastResult,
+                                p.nextAttemptAt))
+                        .toList());
     }
 
     /** Mutable per-delivery state of this run, for queries and the UI. */

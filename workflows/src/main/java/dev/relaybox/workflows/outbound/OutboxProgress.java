@@ -11,6 +11,6 @@ import java.util.UUID;
  */
 public record OutboxProgress(UUID outboxId, String status, List<DeliveryProgress> deliveries) {
     /** @param status the {@link DeliveryPhase#label() label} of this delivery's phase */
-    public record DeliveryProgress(UUID deliveryId, String endpoint, String status, int attempts, String lastResult,
-            String nextAttemptAt) {}
+    public record DeliveryProgress(
+            UUID deliveryId, String endpoint, String status, int attempts, String lastResult, String nextAttemptAt) {}
 }

@@ -28,7 +28,9 @@ public enum OutboxStatus {
 
     /** The statuses a row may be in to move to {@code next}, as the names a guarded UPDATE binds. */
     public static String[] before(OutboxStatus next) {
-        return EnumSet.allOf(OutboxStatus.class).stream().filter(s -> s.canBecome(next)).map(Enum::name)
+        return EnumSet.allOf(OutboxStatus.class).stream()
+                .filter(s -> s.canBecome(next))
+                .map(Enum::name)
                 .toArray(String[]::new);
     }
 }

@@ -10,7 +10,8 @@ class OutboundStatusesTest {
     @Test
     void onlyUnfinishedDeliveriesCanBeDeliveredOrGiveUp() {
         assertThat(DeliveryStatus.before(DeliveryStatus.DELIVERED)).containsExactlyInAnyOrder("PENDING", "RETRYING");
-        assertThat(DeliveryStatus.before(DeliveryStatus.DEAD_LETTERED)).containsExactlyInAnyOrder("PENDING", "RETRYING");
+        assertThat(DeliveryStatus.before(DeliveryStatus.DEAD_LETTERED))
+                .containsExactlyInAnyOrder("PENDING", "RETRYING");
         assertThat(DeliveryStatus.before(DeliveryStatus.PAUSED)).containsExactlyInAnyOrder("PENDING", "RETRYING");
         assertThat(DeliveryStatus.finishedNames()).containsExactlyInAnyOrder("DELIVERED", "DEAD_LETTERED", "CANCELLED");
     }
@@ -42,8 +43,9 @@ class OutboundStatusesTest {
         assertThat(DeliveryPhase.overall(List.of())).isEqualTo(DeliveryPhase.DELIVERED);
         assertThat(DeliveryPhase.overall(List.of(DeliveryPhase.DELIVERED, DeliveryPhase.SENDING)))
                 .isEqualTo(DeliveryPhase.PENDING);
-        assertThat(DeliveryPhase.overall(List.of(DeliveryPhase.DEAD_LETTERED, DeliveryPhase.WAITING,
-                DeliveryPhase.RETRYING))).isEqualTo(DeliveryPhase.RETRYING);
+        assertThat(DeliveryPhase.overall(
+                        List.of(DeliveryPhase.DEAD_LETTERED, DeliveryPhase.WAITING, DeliveryPhase.RETRYING)))
+                .isEqualTo(DeliveryPhase.RETRYING);
         assertThat(DeliveryPhase.overall(List.of(DeliveryPhase.PAUSED, DeliveryPhase.DEAD_LETTERED)))
                 .isEqualTo(DeliveryPhase.DEAD_LETTERED);
     }
