@@ -3,6 +3,7 @@ package dev.relaybox.service.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
@@ -82,7 +83,10 @@ class DispatcherTest {
         for (int i = 0; i < 300; i++) {
             enqueue("order.paid", "{\"n\": " + i + "}");
         }
-        DispatcherFactory config = new DispatcherFactory();
+        // About claims, not a slow Temporal: on a loaded machine 300 starts can outlast the default start timeout,
+        // whose rows go back to undispatched (DispatcherFaultsTest covers that path).
+        DispatcherFactory config =
+                new ObjectMapper().convertValue(Map.of("startTimeout", "2m"), DispatcherFactory.class);
         List<Dispatcher> dispatchers = List.of(dispatcher(config), dispatcher(config));
         ExecutorService threads = Executors.newFixedThreadPool(2);
         CountDownLatch go = new CountDownLatch(1);
