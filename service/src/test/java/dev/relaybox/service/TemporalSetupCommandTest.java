@@ -7,9 +7,17 @@ import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.util.JarLocation;
 import io.temporal.testserver.TestServer;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -66,6 +74,20 @@ class TemporalSetupCommandTest {
     }
 
     @Test
+    void waitsForAFrontendThatAcceptsConnectionsButDoesNotAnswerYet() throws Exception {
+        // A loaded or starting server: the connection is accepted, the first call outlives its deadline.
+        try (StallingFront front = new StallingFront(port, Duration.ofSeconds(8))) {
+            System.setProperty("dw.temporal.address", "127.0.0.1:" + front.port());
+            System.setProperty("dw.temporal.namespace", "setup-slow");
+
+            Run run = run("temporal", "setup", "--wait", "1m", TestApp.CONFIG);
+
+            assertThat(run.failure()).isEmpty();
+            assertThat(run.stdout()).contains("namespace setup-slow: already existed");
+        }
+    }
+
+    @Test
     void refusesTheEmbeddedAddressNamingTheVariableToSet() {
         Run run = run("temporal", "setup", TestApp.CONFIG);
 
@@ -84,6 +106,57 @@ class TemporalSetupCommandTest {
     }
 
     private record Run(Optional<Throwable> failure, String stdout) {}
+
+    /** Accepts connections at once but passes nothing on, either way, until {@code stall} has passed. */
+    private static final class StallingFront implements AutoCloseable {
+        private final ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        private final List<Socket> open = new CopyOnWriteArrayList<>();
+
+        StallingFront(int target, Duration stall) throws IOException {
+            Instant opensAt = Instant.now().plus(stall);
+            daemon(() -> {
+                while (!listener.isClosed()) {
+                    try {
+                        Socket client = listener.accept();
+                        Socket server = new Socket(InetAddress.getLoopbackAddress(), target);
+                        open.addAll(List.of(client, server));
+                        daemon(() -> pipe(client, server, opensAt));
+                        daemon(() -> pipe(server, client, opensAt));
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        private static void daemon(Runnable task) {
+            Thread thread = new Thread(task, "stalling-front");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private static void pipe(Socket from, Socket to, Instant opensAt) {
+            try {
+                Thread.sleep(
+                        Math.max(0, Duration.between(Instant.now(), opensAt).toMillis()));
+                from.getInputStream().transferTo(to.getOutputStream());
+            } catch (IOException | InterruptedException e) {
+                // the other side closed
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            listener.close();
+            for (Socket socket : open) {
+                socket.close();
+            }
+        }
+    }
 
     private static Run run(String... args) {
         RelayboxApplication application = new RelayboxApplication();

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -67,8 +68,10 @@ public final class TemporalSetup implements AutoCloseable {
     }
 
     void awaitFrontend() {
+        // A frontend still starting refuses the connection (UNAVAILABLE), or accepts it and answers only later
+        // (a loaded server, a proxy in front of one: the call outlives its deadline). Both mean: not yet.
         retrying(
-                Status.Code.UNAVAILABLE,
+                Set.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED),
                 () -> workflow.blockingStub()
                         .withDeadlineAfter(5, TimeUnit.SECONDS)
                         .getSystemInfo(GetSystemInfoRequest.getDefaultInstance()));
@@ -159,12 +162,17 @@ public final class TemporalSetup implements AutoCloseable {
     }
 
     private <T> T retrying(Status.Code transientCode, Supplier<T> call) {
+        return retrying(Set.of(transientCode), call);
+    }
+
+    private <T> T retrying(Set<Status.Code> transientCodes, Supplier<T> call) {
         Instant deadline = Instant.now().plus(patience);
         while (true) {
             try {
                 return call.get();
             } catch (StatusRuntimeException e) {
-                if (e.getStatus().getCode() != transientCode || Instant.now().isAfter(deadline)) {
+                if (!transientCodes.contains(e.getStatus().getCode())
+                        || Instant.now().isAfter(deadline)) {
                     throw e;
                 }
             }
