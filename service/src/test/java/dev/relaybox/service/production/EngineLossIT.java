@@ -198,18 +198,8 @@ class EngineLossIT {
     }
 
     private static void sendInbound(Production production, String api, String order, String type) {
-        String eventId = type + "-" + order;
-        String body = "{\"type\":\"" + type + "\",\"data\":{\"orderId\":\"" + order + "\"}}";
-        String timestamp = Long.toString(Instant.now().getEpochSecond());
-        HttpResponse<String> receipt = production.post(
-                api + "/webhooks/shop",
-                null,
-                Map.of(
-                        "webhook-id", eventId,
-                        "webhook-timestamp", timestamp,
-                        "webhook-signature",
-                                Signatures.standardWebhooks(Production.SHOP_SECRET, eventId, timestamp, body)),
-                body);
+        HttpResponse<String> receipt =
+                production.postShopWebhook(api, Production.SHOP_SECRET, type + "-" + order, type, order);
         assertThat(receipt.statusCode()).as(receipt.body()).isEqualTo(200);
     }
 

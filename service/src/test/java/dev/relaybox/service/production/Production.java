@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -244,6 +245,20 @@ final class Production implements AutoCloseable {
             request.header("Authorization", "Bearer " + token);
         }
         return send(request.GET().build());
+    }
+
+    /** A shop webhook about {@code order} as the partner sends it (Standard Webhooks), signed with {@code secret}. */
+    HttpResponse<String> postShopWebhook(String api, String secret, String eventId, String type, String order) {
+        String body = "{\"type\":\"" + type + "\",\"data\":{\"orderId\":\"" + order + "\"}}";
+        String timestamp = Long.toString(Instant.now().getEpochSecond());
+        return post(
+                api + "/webhooks/shop",
+                null,
+                Map.of(
+                        "webhook-id", eventId,
+                        "webhook-timestamp", timestamp,
+                        "webhook-signature", Signatures.standardWebhooks(secret, eventId, timestamp, body)),
+                body);
     }
 
     HttpResponse<String> post(String url, String token, Map<String, String> headers, String body) {

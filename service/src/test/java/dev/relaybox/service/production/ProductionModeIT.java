@@ -9,7 +9,6 @@ import dev.relaybox.service.TestApp;
 import dev.relaybox.service.config.AuthFactory;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -130,30 +129,10 @@ class ProductionModeIT {
     void appliesASignedInboundEvent() throws Exception {
         String orderId = "it-" + UUID.randomUUID();
         String eventId = "evt-" + UUID.randomUUID();
-        String body = "{\"type\":\"order.created\",\"data\":{\"orderId\":\"" + orderId + "\"}}";
-        String timestamp = Long.toString(Instant.now().getEpochSecond());
-
-        HttpResponse<String> receipt = production.post(
-                api + "/webhooks/shop",
-                null,
-                Map.of(
-                        "webhook-id", eventId,
-                        "webhook-timestamp", timestamp,
-                        "webhook-signature",
-                                Signatures.standardWebhooks(Production.SHOP_SECRET, eventId, timestamp, body)),
-                body);
-        HttpResponse<String> forged = production.post(
-                api + "/webhooks/shop",
-                null,
-                Map.of(
-                        "webhook-id",
-                        eventId + "-forged",
-                        "webhook-timestamp",
-                        timestamp,
-                        "webhook-signature",
-                        Signatures.standardWebhooks(
-                                AuthFactory.DEV_PARTNER_SECRET, eventId + "-forged", timestamp, body)),
-                body);
+        HttpResponse<String> receipt =
+                production.postShopWebhook(api, Production.SHOP_SECRET, eventId, "order.created", orderId);
+        HttpResponse<String> forged = production.postShopWebhook(
+                api, AuthFactory.DEV_PARTNER_SECRET, eventId + "-forged", "order.created", orderId);
 
         assertThat(receipt.statusCode()).as(receipt.body()).isEqualTo(200);
         assertThat(JSON.readTree(receipt.body()).path("status").asText()).isEqualTo("accepted");

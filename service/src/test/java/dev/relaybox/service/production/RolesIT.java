@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -237,18 +236,8 @@ class RolesIT {
     }
 
     private static void sendInbound(String order, String type) {
-        String eventId = inboundEventId(order, type);
-        String body = "{\"type\":\"" + type + "\",\"data\":{\"orderId\":\"" + order + "\"}}";
-        String timestamp = Long.toString(Instant.now().getEpochSecond());
-        HttpResponse<String> receipt = production.post(
-                api + "/webhooks/shop",
-                null,
-                Map.of(
-                        "webhook-id", eventId,
-                        "webhook-timestamp", timestamp,
-                        "webhook-signature",
-                                Signatures.standardWebhooks(Production.SHOP_SECRET, eventId, timestamp, body)),
-                body);
+        HttpResponse<String> receipt =
+                production.postShopWebhook(api, Production.SHOP_SECRET, inboundEventId(order, type), type, order);
         assertThat(receipt.statusCode()).as(receipt.body()).isEqualTo(200);
     }
 
