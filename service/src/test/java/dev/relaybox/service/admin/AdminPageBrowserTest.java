@@ -23,8 +23,6 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -43,26 +41,7 @@ class AdminPageBrowserTest {
 
     @BeforeAll
     static void startBrowser() {
-        Browsers.requireChromium(CHROMIUM, CHROMEDRIVER);
-        ChromeOptions options = new ChromeOptions()
-                .setBinary(CHROMIUM.toFile())
-                .addArguments(
-                        "--headless",
-                        "--no-sandbox",
-                        "--disable-gpu",
-                        "--disable-quic",
-                        "--no-first-run",
-                        "--disable-background-networking",
-                        "--disable-component-update",
-                        "--disable-sync",
-                        "--disable-dev-shm-usage",
-                        "--window-size=1400,1000");
-        browser = new ChromeDriver(
-                new ChromeDriverService.Builder()
-                        .usingDriverExecutable(CHROMEDRIVER.toFile())
-                        .usingAnyFreePort()
-                        .build(),
-                options);
+        browser = Browsers.headlessChromium();
     }
 
     @AfterAll

@@ -25,6 +25,11 @@ final class Browsers {
 
     /** A headless Chromium with nothing of its own going on (no sync, updates or background traffic). */
     static ChromeDriver headlessChromium() {
+        return headlessChromium("1400,1000");
+    }
+
+    /** As {@link #headlessChromium()}, with the window size ({@code width,height}) a screenshot needs. */
+    static ChromeDriver headlessChromium(String windowSize) {
         requireChromium(CHROMIUM, CHROMEDRIVER);
         ChromeOptions options = new ChromeOptions()
                 .setBinary(CHROMIUM.toFile())
@@ -38,7 +43,7 @@ final class Browsers {
                         "--disable-component-update",
                         "--disable-sync",
                         "--disable-dev-shm-usage",
-                        "--window-size=1400,1000");
+                        "--window-size=" + windowSize);
         return new ChromeDriver(
                 new ChromeDriverService.Builder()
                         .usingDriverExecutable(CHROMEDRIVER.toFile())

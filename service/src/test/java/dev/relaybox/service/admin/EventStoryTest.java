@@ -31,8 +31,6 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -143,25 +141,7 @@ class EventStoryTest {
 
     @Test
     void operatorSeesTheWholeStoryOnOneScreen() throws Exception {
-        Browsers.requireChromium(AdminPageBrowserTest.CHROMIUM, AdminPageBrowserTest.CHROMEDRIVER);
-        ChromeDriver browser = new ChromeDriver(
-                new ChromeDriverService.Builder()
-                        .usingDriverExecutable(AdminPageBrowserTest.CHROMEDRIVER.toFile())
-                        .usingAnyFreePort()
-                        .build(),
-                new ChromeOptions()
-                        .setBinary(AdminPageBrowserTest.CHROMIUM.toFile())
-                        .addArguments(
-                                "--headless",
-                                "--no-sandbox",
-                                "--disable-gpu",
-                                "--disable-quic",
-                                "--no-first-run",
-                                "--disable-background-networking",
-                                "--disable-component-update",
-                                "--disable-sync",
-                                "--disable-dev-shm-usage",
-                                "--window-size=1400,1100"));
+        ChromeDriver browser = Browsers.headlessChromium("1400,1100");
         try {
             String webhookId = RECEIVER.received("/ok").get(0).header("webhook-id");
             browser.get(API.url("/admin/"));
