@@ -120,18 +120,16 @@ class EndpointControlsApiTest {
 
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> RECEIVER.received("/healthy").size() == 2);
-        await().atMost(Duration.ofSeconds(30))
-                .until(() -> API.adminGet("/admin/endpoints/" + id)
-                                .path("health")
-                                .path("attemptsLastHour")
-                                .asInt()
-                        == 2);
-        JsonNode health = API.adminGet("/admin/endpoints/" + id).path("health");
-        assertThat(health.path("successRateLastHour").asDouble()).isEqualTo(0.5);
-        assertThat(health.path("consecutiveFailures").asInt()).isZero();
-        assertThat(health.path("lastSuccessAt").asText()).isNotBlank();
-        assertThat(health.path("p50LatencyMs").isNumber()).isTrue();
-        assertThat(health.path("p99LatencyMs").isNumber()).isTrue();
+        // The attempt log is written by the attempt, the failure streak by the settlement after it: await both.
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode health = API.adminGet("/admin/endpoints/" + id).path("health");
+            assertThat(health.path("attemptsLastHour").asInt()).isEqualTo(2);
+            assertThat(health.path("successRateLastHour").asDouble()).isEqualTo(0.5);
+            assertThat(health.path("consecutiveFailures").asInt()).isZero();
+            assertThat(health.path("lastSuccessAt").asText()).isNotBlank();
+            assertThat(health.path("p50LatencyMs").isNumber()).isTrue();
+            assertThat(health.path("p99LatencyMs").isNumber()).isTrue();
+        });
         await().atMost(Duration.ofSeconds(30))
                 .untilAsserted(() -> assertThat(metrics())
                         .contains("relaybox_endpoint_success_ratio{endpoint=\"healthy\"} 0.5")
