@@ -118,6 +118,18 @@ public interface InboxStore extends SqlObject {
                 .list();
     }
 
+    /** One row as a workflow start needs it, e.g. for an operator's release of an event whose workflow is gone. */
+    default Optional<Dispatchable> dispatchable(UUID id) {
+        return getHandle()
+                .createQuery("""
+                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
+                          FROM webhook_inbox
+                         WHERE id = :id""")
+                .bind("id", id)
+                .map(InboxStore::dispatchable)
+                .findOne();
+    }
+
     default void markDispatched(List<UUID> ids) {
         getHandle()
                 .createUpdate("UPDATE webhook_inbox SET dispatched_at = now() WHERE id = ANY(:ids)")
@@ -366,6 +378,22 @@ public interface InboxStore extends SqlObject {
                 .bind("id", aggregate.id())
                 .bind("deferred", InboxState.DEFERRED.name())
                 .execute();
+    }
+
+    /**
+     * An operator's release: the deferred event is due to decide again now. Recorded before its workflow is told, so
+     * that should the start of a new run fail, the reconciler finds the row overdue after its grace. False, and nothing
+     * changed, unless the event is deferred.
+     */
+    default boolean markDueNow(UUID inboxId) {
+        return getHandle()
+                        .createUpdate("""
+                        UPDATE webhook_inbox SET next_recheck_at = now()
+                         WHERE id = :id AND status = :deferred""")
+                        .bind("id", inboxId)
+                        .bind("deferred", InboxState.DEFERRED.name())
+                        .execute()
+                == 1;
     }
 
     // Dead letters and retention ------------------------------------------------------------------------------------
