@@ -30,7 +30,7 @@ public final class InboxActivitiesImpl implements InboxActivities {
         this.jdbi = jdbi;
         this.settings = settings;
         this.deadLetters = deadLetters;
-        this.processor = new InboxProcessor(machines, deadLetters, settings.recheckInterval());
+        this.processor = new InboxProcessor(machines, deadLetters, settings);
     }
 
     @Override
@@ -54,8 +54,8 @@ public final class InboxActivitiesImpl implements InboxActivities {
 
     @Override
     public void recordDeferralStart(UUID inboxId, Instant deferredSince) {
-        DatabaseFailures.translating(
-                () -> jdbi.useExtension(InboxStore.class, store -> store.recordDeferralStart(inboxId, deferredSince)));
+        DatabaseFailures.translating(() -> jdbi.useExtension(
+                InboxStore.class, store -> store.recordDeferralStart(inboxId, deferredSince, settings.maxDeferral())));
     }
 
     @Override

@@ -14,7 +14,6 @@ import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
 import io.temporal.failure.ApplicationFailure;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,12 +27,12 @@ final class InboxProcessor {
 
     private final Map<String, StateMachine> machines;
     private final DeadLetters deadLetters;
-    private final Duration recheckInterval;
+    private final InboxSettings settings;
 
-    InboxProcessor(Map<String, StateMachine> machines, DeadLetters deadLetters, Duration recheckInterval) {
+    InboxProcessor(Map<String, StateMachine> machines, DeadLetters deadLetters, InboxSettings settings) {
         this.machines = Map.copyOf(machines);
         this.deadLetters = deadLetters;
-        this.recheckInterval = recheckInterval;
+        this.settings = settings;
     }
 
     Result process(Handle handle, UUID inboxId) {
@@ -54,7 +53,7 @@ final class InboxProcessor {
         return switch (decision.outcome()) {
             case APPLIED -> apply(handle, store, row, entity, decision, attempts);
             case DEFERRED -> {
-                guarded(store.markDeferred(row.id(), decision.reason(), recheckInterval.toMillis()), row);
+                guarded(store.markDeferred(row.id(), decision.reason(), settings), row);
                 yield result(Outcome.DEFERRED, decision.reason(), decision.waitingFor(), state, attempts, List.of());
             }
             case STALE -> {

@@ -9,6 +9,7 @@ import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -115,6 +116,18 @@ public interface InboxStore extends SqlObject {
                 .bind("limit", limit)
                 .map(InboxStore::dispatchable)
                 .list();
+    }
+
+    /** One row as a workflow start needs it, e.g. for an operator's release of an event whose workflow is gone. */
+    default Optional<Dispatchable> dispatchable(UUID id) {
+        return getHandle()
+                .createQuery("""
+                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
+                          FROM webhook_inbox
+                         WHERE id = :id""")
+                .bind("id", id)
+                .map(InboxStore::dispatchable)
+                .findOne();
     }
 
     default void markDispatched(List<UUID> ids) {
@@ -278,14 +291,21 @@ public interface InboxStore extends SqlObject {
                 == 1;
     }
 
-    /** Records when the row decides again at the latest (its recheck), so the reconciler knows when it is overdue. */
-    default boolean markDeferred(UUID inboxId, String reason, long recheckMillis) {
+    /**
+     * Records when the row decides again at the latest, so the reconciler knows when it is overdue: its recheck, or
+     * its deferral deadline when that comes first (the workflow's timer waits for the earlier of the two as well). A
+     * first deferral has no recorded start yet; it began now, and {@link #recordDeferralStart} makes that exact.
+     */
+    default boolean markDeferred(UUID inboxId, String reason, InboxSettings settings) {
         return getHandle()
                         .createUpdate("""
                         UPDATE webhook_inbox SET status = :to, defer_reason = :reason,
-                               next_recheck_at = now() + :recheckMillis * interval '1 millisecond'
+                               next_recheck_at = LEAST(now() + :recheckMillis * interval '1 millisecond',
+                                                       COALESCE(deferred_since, now())
+                                                           + :maxDeferralMillis * interval '1 millisecond')
                          WHERE id = :id AND status = ANY(:from)""")
-                        .bind("recheckMillis", recheckMillis)
+                        .bind("recheckMillis", settings.recheckInterval().toMillis())
+                        .bind("maxDeferralMillis", settings.maxDeferral().toMillis())
                         .bind("to", InboxState.DEFERRED.name())
                         .bindArray("from", String.class, (Object[]) InboxState.names(InboxState.DEFERRED.from()))
                         .bind("id", inboxId)
@@ -311,13 +331,16 @@ public interface InboxStore extends SqlObject {
     @SqlQuery("SELECT deferred_since FROM webhook_inbox WHERE id = :id AND deferred_since IS NOT NULL")
     Optional<Instant> deferredSince(@Bind("id") UUID inboxId);
 
-    default boolean recordDeferralStart(UUID inboxId, Instant deferredSince) {
+    /** Records when the deferral began, once; the recorded recheck moves up to the deadline if it fell after it. */
+    default boolean recordDeferralStart(UUID inboxId, Instant deferredSince, Duration maxDeferral) {
         return getHandle()
                         .createUpdate("""
-                        UPDATE webhook_inbox SET deferred_since = :since
+                        UPDATE webhook_inbox SET deferred_since = :since,
+                               next_recheck_at = LEAST(next_recheck_at, :deadline)
                          WHERE id = :id AND deferred_since IS NULL AND status = ANY(:unfinished)""")
                         .bind("id", inboxId)
                         .bind("since", deferredSince)
+                        .bind("deadline", deferredSince.plus(maxDeferral))
                         .bindArray("unfinished", String.class, (Object[]) InboxState.names(InboxState.unfinished()))
                         .execute()
                 == 1;
@@ -355,6 +378,22 @@ public interface InboxStore extends SqlObject {
                 .bind("id", aggregate.id())
                 .bind("deferred", InboxState.DEFERRED.name())
                 .execute();
+    }
+
+    /**
+     * An operator's release: the deferred event is due to decide again now. Recorded before its workflow is told, so
+     * that should the start of a new run fail, the reconciler finds the row overdue after its grace. False, and nothing
+     * changed, unless the event is deferred.
+     */
+    default boolean markDueNow(UUID inboxId) {
+        return getHandle()
+                        .createUpdate("""
+                        UPDATE webhook_inbox SET next_recheck_at = now()
+                         WHERE id = :id AND status = :deferred""")
+                        .bind("id", inboxId)
+                        .bind("deferred", InboxState.DEFERRED.name())
+                        .execute()
+                == 1;
     }
 
     // Dead letters and retention ------------------------------------------------------------------------------------

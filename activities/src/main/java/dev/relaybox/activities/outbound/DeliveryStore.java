@@ -245,6 +245,22 @@ public interface DeliveryStore extends SqlObject {
             @Bind("to") DeliveryStatus to,
             @Bind("from") String[] from);
 
+    /**
+     * An operator's retry-now: the delivery's next attempt is due now. Recorded before its workflow is told, so that a
+     * run started to take the delivery over attempts at once (it resumes from the row) and, should that start fail, the
+     * reconciler finds the row overdue after its grace. Returns the outbox row; empty, and nothing changed, unless the
+     * delivery is still to be attempted.
+     */
+    default Optional<UUID> markDueNow(UUID deliveryId) {
+        return markDueNow(deliveryId, DeliveryStatus.attemptableNames());
+    }
+
+    @SqlQuery("""
+            UPDATE deliveries SET next_attempt_at = now(), updated_at = now()
+             WHERE id = :deliveryId AND status = ANY(:attemptable)
+            RETURNING outbox_id""")
+    Optional<UUID> markDueNow(@Bind("deliveryId") UUID deliveryId, @Bind("attemptable") String[] attemptable);
+
     /** Ends an unfinished delivery as DEAD_LETTERED or CANCELLED. */
     default boolean finishUnsuccessfully(UUID deliveryId, DeliveryStatus status, String lastError) {
         if (!status.finished() || status == DeliveryStatus.DELIVERED) {

@@ -6,6 +6,9 @@ import dev.relaybox.activities.inbound.InboxStore.ReceivedEvent;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
@@ -27,17 +30,52 @@ class InboxStoreTest {
     void aFinishedRowIsNeverMovedByADecision() {
         UUID id = receive("evt-1");
 
-        assertThat(store.markDeferred(id, "waiting for order.paid", 60_000)).isTrue();
-        assertThat(store.markDeferred(id, "still waiting", 60_000)).isTrue();
+        assertThat(store.markDeferred(id, "waiting for order.paid", InboxSettings.defaults()))
+                .isTrue();
+        assertThat(store.markDeferred(id, "still waiting", InboxSettings.defaults()))
+                .isTrue();
         assertThat(store.markProcessed(id, Outcome.APPLIED, null)).isTrue();
 
         assertThat(store.markProcessed(id, Outcome.STALE, "again")).isFalse();
-        assertThat(store.markDeferred(id, "late", 60_000)).isFalse();
+        assertThat(store.markDeferred(id, "late", InboxSettings.defaults())).isFalse();
         assertThat(store.markQuarantined(id, "late")).isFalse();
         assertThat(store.countAttempt(id)).isEmpty();
         InboxStore.InboxRow row = store.find(id).orElseThrow();
         assertThat(row.status()).isEqualTo(InboxState.PROCESSED);
         assertThat(row.outcome()).isEqualTo(Outcome.APPLIED);
+    }
+
+    @Test
+    void theRecordedRecheckIsNeverLaterThanTheDeferralDeadline() {
+        InboxSettings hourlyForTenMinutes = new InboxSettings(Duration.ofHours(1), Duration.ofMinutes(10));
+        UUID id = receive("evt-deadline");
+
+        // The first deferral: the decision is recorded before the workflow records when the deferral began.
+        Instant before = Instant.now();
+        store.markDeferred(id, "waiting for order.paid", hourlyForTenMinutes);
+        assertThat(nextRecheckAt(id))
+                .isBefore(Instant.now().plus(Duration.ofMinutes(10)).plusSeconds(1));
+        Instant since = before.minus(Duration.ofMinutes(9)).truncatedTo(ChronoUnit.MILLIS);
+        store.recordDeferralStart(id, since, hourlyForTenMinutes.maxDeferral());
+        assertThat(nextRecheckAt(id)).isEqualTo(since.plus(Duration.ofMinutes(10)));
+
+        // A later recheck of a row whose deferral began nine minutes ago: due at the deadline, not in an hour.
+        store.markDeferred(id, "still waiting for order.paid", hourlyForTenMinutes);
+        assertThat(nextRecheckAt(id)).isEqualTo(since.plus(Duration.ofMinutes(10)));
+    }
+
+    @Test
+    void aDeferralWithTimeToSpareRechecksAfterTheInterval() {
+        InboxSettings everyMinuteForAnHour = new InboxSettings(Duration.ofMinutes(1), Duration.ofHours(1));
+        UUID id = receive("evt-spare");
+        Instant before = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+
+        store.markDeferred(id, "waiting for order.paid", everyMinuteForAnHour);
+        store.recordDeferralStart(id, before, everyMinuteForAnHour.maxDeferral());
+        store.markDeferred(id, "still waiting for order.paid", everyMinuteForAnHour);
+
+        assertThat(nextRecheckAt(id))
+                .isBetween(before.plus(Duration.ofMinutes(1)), Instant.now().plus(Duration.ofMinutes(1)));
     }
 
     @Test
@@ -52,6 +90,13 @@ class InboxStoreTest {
         assertThat(store.find(quarantined).orElseThrow().status()).isEqualTo(InboxState.RECEIVED);
         assertThat(store.find(quarantined).orElseThrow().lastError()).isNull();
         assertThat(store.find(processed).orElseThrow().status()).isEqualTo(InboxState.PROCESSED);
+    }
+
+    private Instant nextRecheckAt(UUID id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT next_recheck_at FROM webhook_inbox WHERE id = :id")
+                .bind("id", id)
+                .mapTo(Instant.class)
+                .one());
     }
 
     private UUID receive(String eventId) {

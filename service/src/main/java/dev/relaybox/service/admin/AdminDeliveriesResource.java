@@ -11,8 +11,6 @@ import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -38,13 +36,13 @@ import org.jdbi.v3.core.Jdbi;
 public final class AdminDeliveriesResource {
     private final DeliveryStore deliveries;
     private final OutboxStore outbox;
-    private final WorkflowClient temporal;
+    private final DueNow dueNow;
     private final TemporalLinks links;
 
-    public AdminDeliveriesResource(Jdbi jdbi, WorkflowClient temporal, TemporalLinks links) {
+    public AdminDeliveriesResource(Jdbi jdbi, DueNow dueNow, TemporalLinks links) {
         this.deliveries = jdbi.onDemand(DeliveryStore.class);
         this.outbox = jdbi.onDemand(OutboxStore.class);
-        this.temporal = temporal;
+        this.dueNow = dueNow;
         this.links = links;
     }
 
@@ -103,27 +101,27 @@ public final class AdminDeliveriesResource {
                 delivery, Json.parse(outbox.payload(delivery.outboxId()).orElseThrow()), deliveries.attempts(id));
     }
 
-    /** Skips the wait of a delivery that is backing off: its next attempt starts now. */
+    /**
+     * Skips the wait of a delivery that is backing off: its next attempt starts now, through its running workflow or,
+     * when that is gone, a new run that resumes from the row (see {@link DueNow}).
+     */
     @POST
     @Path("/{id}/retry-now")
     @Operation(operationId = "retryDeliveryNow", summary = "Skip the current backoff of a retrying delivery")
     public Map<String, String> retryNow(@PathParam("id") UUID id) {
         Delivery delivery = get(id).delivery();
-        if (!DeliveryStatus.valueOf(delivery.status()).attemptable()) {
+        DueNow.Result result = dueNow.retryDelivery(id);
+        if (result == DueNow.Result.REFUSED) {
             throw ApiException.conflict(
                     "not_retrying",
                     "delivery " + id + " is " + delivery.status()
                             + "; only a pending or retrying delivery can be retried now (replay a dead letter instead)");
         }
-        try {
-            temporal.newWorkflowStub(
-                            OutboxDeliveryWorkflow.class, OutboxDeliveryWorkflow.workflowId(delivery.outboxId()))
-                    .retryNow();
-        } catch (WorkflowNotFoundException e) {
-            throw ApiException.conflict(
-                    "workflow_not_running", "the delivery workflow is not running; the reconciler will restart it");
-        }
-        return Map.of("status", "signalled", "workflowId", OutboxDeliveryWorkflow.workflowId(delivery.outboxId()));
+        return Map.of(
+                "status",
+                result == DueNow.Result.SIGNALLED ? "signalled" : "restarted",
+                "workflowId",
+                delivery.workflowId());
     }
 
     private Delivery delivery(DeliveryStore.Listed d) {

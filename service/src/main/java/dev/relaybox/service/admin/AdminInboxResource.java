@@ -8,13 +8,10 @@ import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.AggregateKey;
-import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -38,12 +35,12 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public final class AdminInboxResource {
     private final InboxStore inbox;
-    private final WorkflowClient temporal;
+    private final DueNow dueNow;
     private final TemporalLinks links;
 
-    public AdminInboxResource(InboxStore inbox, WorkflowClient temporal, TemporalLinks links) {
+    public AdminInboxResource(InboxStore inbox, DueNow dueNow, TemporalLinks links) {
         this.inbox = inbox;
-        this.temporal = temporal;
+        this.dueNow = dueNow;
         this.links = links;
     }
 
@@ -98,25 +95,26 @@ public final class AdminInboxResource {
         return new InboxEventDetail(event(detail.event()), Json.parse(detail.payloadJson()));
     }
 
-    /** Signals a deferred event to decide again now, e.g. after its precondition was fixed by hand. */
+    /**
+     * Lets a deferred event decide again now, e.g. after its precondition was fixed by hand: through its running
+     * workflow or, when that is gone, a new run that decides at once (see {@link DueNow}).
+     */
     @POST
     @Path("/{id}/release")
     @Operation(operationId = "releaseInboxEvent", summary = "Let a deferred inbound event decide again now")
     public Map<String, String> release(@PathParam("id") UUID id) {
         InboxEvent event = get(id).event();
-        if (event.status() != InboxState.DEFERRED) {
+        DueNow.Result result = dueNow.releaseInboxEvent(id);
+        if (result == DueNow.Result.REFUSED) {
             throw ApiException.conflict(
                     "not_deferred",
                     "inbox event " + id + " is " + event.status() + "; only a deferred event can be released");
         }
-        try {
-            temporal.newWorkflowStub(InboxEventWorkflow.class, event.workflowId())
-                    .release();
-        } catch (WorkflowNotFoundException e) {
-            throw ApiException.conflict(
-                    "workflow_not_running", "the event's workflow is not running; the reconciler will restart it");
-        }
-        return Map.of("status", "released", "workflowId", event.workflowId());
+        return Map.of(
+                "status",
+                result == DueNow.Result.SIGNALLED ? "released" : "restarted",
+                "workflowId",
+                event.workflowId());
     }
 
     private InboxEvent event(InboxStore.InboxEvent e) {

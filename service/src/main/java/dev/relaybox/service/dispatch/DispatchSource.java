@@ -3,6 +3,7 @@ package dev.relaybox.service.dispatch;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
@@ -56,6 +57,9 @@ public interface DispatchSource {
      * {@link #markDispatched} to move them to the back.
      */
     List<Row> claimStranded(Handle handle, Instant before, int limit);
+
+    /** The row with this id as a start needs it; empty when there is none. */
+    Optional<Row> find(Handle handle, UUID id);
 
     /** Starts the row's workflow; returns normally when it is already running. */
     void start(Row row);

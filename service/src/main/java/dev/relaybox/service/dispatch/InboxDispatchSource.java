@@ -5,6 +5,7 @@ import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
@@ -53,6 +54,11 @@ public final class InboxDispatchSource implements DispatchSource {
         return handle.attach(InboxStore.class).claimStranded(before, limit).stream()
                 .map(InboxDispatchSource::row)
                 .toList();
+    }
+
+    @Override
+    public Optional<Row> find(Handle handle, UUID id) {
+        return handle.attach(InboxStore.class).dispatchable(id).map(InboxDispatchSource::row);
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
@@ -61,6 +62,13 @@ public final class OutboxDispatchSource implements DispatchSource {
         return handle.attach(OutboxStore.class).claimStranded(before, limit).stream()
                 .map(OutboxDispatchSource::row)
                 .toList();
+    }
+
+    @Override
+    public Optional<Row> find(Handle handle, UUID id) {
+        return handle.attach(OutboxStore.class)
+                .event(id)
+                .map(event -> row(new OutboxStore.Claimed(event.id(), event.eventType(), event.aggregate(), 0)));
     }
 
     @Override

@@ -53,6 +53,9 @@ class ReconcilerTest {
     /** Attempt 2 comes an hour after attempt 1; a deferred event rechecks hourly: nothing falls due in the test. */
     static final Duration BACKOFF = Duration.ofHours(1);
 
+    /** How long an inbound event may stay deferred; the engine started next uses it. */
+    Duration maxDeferral = Duration.ofHours(24);
+
     Jdbi jdbi;
     TestReceiver receiver;
     TestWorkflowEnvironment env;
@@ -93,10 +96,7 @@ class ReconcilerTest {
                 delivery,
                 controls,
                 new InboxActivitiesImpl(
-                        jdbi,
-                        orderMachine(),
-                        new InboxSettings(BACKOFF, Duration.ofHours(24)),
-                        DeadLetters.loggingOnly()));
+                        jdbi, orderMachine(), new InboxSettings(BACKOFF, maxDeferral), DeadLetters.loggingOnly()));
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
         env.start();
         WorkflowStarter starter = new WorkflowStarter(env.getWorkflowClient(), QUEUE);
@@ -181,6 +181,41 @@ class ReconcilerTest {
                     .isAfterOrEqualTo(recordedNext.get(attempts.get(1).deliveryId()));
         }
         assertThat(count("SELECT count(*) FROM dead_letters")).isZero();
+    }
+
+    @Test
+    void afterTheEngineLostADeferredEventItIsDeadLetteredAtItsDeadlineNotARecheckLater() {
+        // Deferred for at most two minutes, rechecked hourly: the deadline comes long before the recheck.
+        maxDeferral = Duration.ofMinutes(2);
+        env.close();
+        startEngine();
+        receive("paid-never", "order.paid", "order-never");
+        dispatcher.dispatchAll();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> count(
+                                "SELECT count(*) FROM webhook_inbox WHERE status = 'DEFERRED' AND deferred_since IS NOT NULL")
+                        == 1);
+        Instant deadline = jdbi.withHandle(h -> h.createQuery("SELECT deferred_since FROM webhook_inbox")
+                        .mapTo(Instant.class)
+                        .one())
+                .plus(maxDeferral);
+        env.close();
+        startEngine();
+
+        assertThat(dispatcher.reconcile(deadline.minusSeconds(1)))
+                .as("re-driven before the deadline")
+                .isZero();
+        // The pass whose grace ends at the deadline re-drives it, not one an hour on, at the recheck.
+        assertThat(dispatcher.reconcile(deadline.plusSeconds(1)))
+                .as("re-driven once the deadline passed")
+                .isEqualTo(1);
+        env.sleep(maxDeferral.plus(Duration.ofMinutes(1)));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> count("SELECT count(*) FROM webhook_inbox WHERE status = 'QUARANTINED'") == 1);
+        List<String> reasons = jdbi.withHandle(h -> h.createQuery("SELECT reason FROM dead_letters")
+                .mapTo(String.class)
+                .list());
+        assertThat(reasons).singleElement().asString().contains("still deferred after 2m");
     }
 
     record Attempt(UUID deliveryId, int number, Instant startedAt) {}

@@ -3,6 +3,7 @@ package dev.relaybox.service.dispatch;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
@@ -42,6 +43,11 @@ record WatchedSource(DispatchSource delegate, Consumer<DispatchSource.Row> onSta
     @Override
     public List<Row> claimStranded(Handle handle, Instant before, int limit) {
         return delegate.claimStranded(handle, before, limit);
+    }
+
+    @Override
+    public Optional<Row> find(Handle handle, UUID id) {
+        return delegate.find(handle, id);
     }
 
     @Override
