@@ -44,7 +44,8 @@ public interface DeliveryStore extends SqlObject {
             String previousSecret,
             Instant previousSecretExpiresAt,
             boolean enabled,
-            String disabledReason) {}
+            String disabledReason,
+            boolean rateLimited) {}
 
     record DeadLetterContext(String endpointName, String url, String eventType, int attempts) {}
 
@@ -179,7 +180,7 @@ public interface DeliveryStore extends SqlObject {
                                  'data', o.payload)::text
                    END AS payload, e.id AS endpoint_id,
                    e.name AS endpoint_name, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-                   e.enabled, e.disabled_reason
+                   e.enabled, e.disabled_reason, e.rate_limit IS NOT NULL AS rate_limited
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id
