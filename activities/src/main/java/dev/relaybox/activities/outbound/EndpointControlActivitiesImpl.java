@@ -1,8 +1,9 @@
 package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.store.Circuit;
+import dev.relaybox.activities.store.EndpointFastPath;
+import dev.relaybox.activities.store.EndpointFastPath.Admittance;
 import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.EndpointStore.Admittance;
 import dev.relaybox.activities.store.EndpointStore.DeliveryContext;
 import dev.relaybox.activities.store.EndpointStore.State;
 import dev.relaybox.workflows.outbound.Admission;
@@ -51,7 +52,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     @Override
     public Admission admit(UUID deliveryId, Instant now) {
         // Most endpoints have no limits: one read without locks or writes lets their deliveries go.
-        Optional<Admittance> quick = jdbi.withExtension(EndpointStore.class, dao -> dao.admittance(deliveryId));
+        Optional<Admittance> quick = jdbi.withExtension(EndpointFastPath.class, dao -> dao.admittance(deliveryId));
         if (quick.isPresent() && quick.get().goesAtOnce()) {
             return new Admission(
                     true, 0, "", quick.get().endpointId(), quick.get().ordered());
@@ -252,7 +253,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
         boolean delivered = result.outcome() == Outcome.DELIVERED;
         if (answered(result)
                 && jdbi.withExtension(
-                        EndpointStore.class, dao -> dao.settleHealthyAnswer(deliveryId, delivered, now))) {
+                        EndpointFastPath.class, dao -> dao.settleHealthyAnswer(deliveryId, delivered, now))) {
             // Nothing was held and the circuit had no failure to forget: there is nobody to wake.
             return new Settlement(false, null);
         }
