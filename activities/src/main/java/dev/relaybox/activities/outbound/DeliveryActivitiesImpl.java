@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,7 +77,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     .event(outboxId)
                     .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                             "outbox row " + outboxId + " does not exist", "OutboxRowMissing"));
-            DeliveryStore deliveries = h.attach(DeliveryStore.class);
+            DeliveryFastPath deliveries = h.attach(DeliveryFastPath.class);
             deliveries.createDeliveries(outboxId);
             var targets = deliveries.unfinished(outboxId).stream()
                     .map(t -> new DeliveryTarget(
@@ -89,7 +90,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     @Override
     public AttemptResult attempt(UUID deliveryId, int attempt) {
         DeliveryStore.AttemptContext ctx = jdbi.withExtension(
-                        DeliveryStore.class, dao -> dao.attemptContext(deliveryId))
+                        DeliveryFastPath.class, dao -> dao.attemptContext(deliveryId))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
         try (MDC.MDCCloseable outbox =
@@ -122,7 +123,11 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                         new WebhookSender.Sent(refused, 0, null, refusal.get().reason()));
                 return refused;
             }
-            sendGate.awaitTurn(deliveryId);
+            if (ctx.rateLimited()) {
+                // Only a rate limit holds a request at the last moment: asking for any other endpoint is a wasted
+                // transaction per attempt.
+                sendGate.awaitTurn(deliveryId);
+            }
             Instant now = Instant.now();
             WebhookSender.Sent sent = sender.send(
                     ctx.url(),
@@ -162,44 +167,54 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         AttemptResult result = sent.result();
         Integer status = result.statusCode() == 0 ? null : result.statusCode();
         String error = StorableText.of(sent.error());
-        jdbi.useTransaction(h -> {
-            DeliveryStore dao = h.attach(DeliveryStore.class);
-            dao.noteAttempt(ctx.deliveryId(), attempt, status, error);
-            if (result.outcome() == Outcome.DELIVERED && dao.markDelivered(ctx.deliveryId())) {
-                metrics.counter(
-                                "relaybox.deliveries.finished",
-                                "endpoint",
-                                ctx.endpointName(),
-                                "result",
-                                DeliveryPhase.DELIVERED.label())
-                        .increment();
-            } else if (result.outcome() == Outcome.GONE) {
-                h.attach(EndpointStore.class)
-                        .setEnabled(
-                                ctx.endpointId(),
-                                false,
-                                "answered 410 Gone at " + Instant.now() + " (delivery " + ctx.deliveryId() + ")");
-                LOG.warn("disabled endpoint {} ({}): it answered 410 Gone", ctx.endpointName(), ctx.url());
+        // One handle and one attached store for both writes: attaching builds a handler per store method.
+        jdbi.useHandle(h -> {
+            DeliveryFastPath dao = h.attach(DeliveryFastPath.class);
+            h.useTransaction(tx -> recordOutcome(tx, dao, ctx, attempt, status, error, result));
+            try {
+                dao.recordAttempt(
+                        ctx.deliveryId(),
+                        attempt,
+                        startedAt,
+                        status,
+                        sent.latencyMs(),
+                        StorableText.of(sent.responseExcerpt()),
+                        error);
+            } catch (RuntimeException e) {
+                LOG.warn(
+                        "attempt {} of delivery {} is recorded as {}, but its details could not be written",
+                        attempt,
+                        ctx.deliveryId(),
+                        result.outcome(),
+                        e);
             }
         });
-        try {
-            jdbi.useExtension(
-                    DeliveryStore.class,
-                    dao -> dao.recordAttempt(
-                            ctx.deliveryId(),
-                            attempt,
-                            startedAt,
-                            status,
-                            sent.latencyMs(),
-                            StorableText.of(sent.responseExcerpt()),
-                            error));
-        } catch (RuntimeException e) {
-            LOG.warn(
-                    "attempt {} of delivery {} is recorded as {}, but its details could not be written",
-                    attempt,
-                    ctx.deliveryId(),
-                    result.outcome(),
-                    e);
+    }
+
+    private void recordOutcome(
+            Handle h,
+            DeliveryFastPath dao,
+            DeliveryStore.AttemptContext ctx,
+            int attempt,
+            Integer status,
+            String error,
+            AttemptResult result) {
+        dao.noteAttempt(ctx.deliveryId(), attempt, status, error);
+        if (result.outcome() == Outcome.DELIVERED && dao.markDelivered(ctx.deliveryId())) {
+            metrics.counter(
+                            "relaybox.deliveries.finished",
+                            "endpoint",
+                            ctx.endpointName(),
+                            "result",
+                            DeliveryPhase.DELIVERED.label())
+                    .increment();
+        } else if (result.outcome() == Outcome.GONE) {
+            h.attach(EndpointStore.class)
+                    .setEnabled(
+                            ctx.endpointId(),
+                            false,
+                            "answered 410 Gone at " + Instant.now() + " (delivery " + ctx.deliveryId() + ")");
+            LOG.warn("disabled endpoint {} ({}): it answered 410 Gone", ctx.endpointName(), ctx.url());
         }
     }
 

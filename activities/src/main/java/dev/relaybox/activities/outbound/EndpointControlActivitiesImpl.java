@@ -1,6 +1,8 @@
 package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.store.Circuit;
+import dev.relaybox.activities.store.EndpointFastPath;
+import dev.relaybox.activities.store.EndpointFastPath.Admittance;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.EndpointStore.DeliveryContext;
 import dev.relaybox.activities.store.EndpointStore.State;
@@ -49,6 +51,12 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
 
     @Override
     public Admission admit(UUID deliveryId, Instant now) {
+        // Most endpoints have no limits: one read without locks or writes lets their deliveries go.
+        Optional<Admittance> quick = jdbi.withExtension(EndpointFastPath.class, dao -> dao.admittance(deliveryId));
+        if (quick.isPresent() && quick.get().goesAtOnce()) {
+            return new Admission(
+                    true, 0, "", quick.get().endpointId(), quick.get().ordered());
+        }
         return jdbi.inTransaction(h -> {
             EndpointStore dao = h.attach(EndpointStore.class);
             DeliveryContext ctx = context(dao, deliveryId);
@@ -242,6 +250,13 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
 
     @Override
     public Settlement settle(UUID deliveryId, AttemptResult result, Instant now) {
+        boolean delivered = result.outcome() == Outcome.DELIVERED;
+        if (answered(result)
+                && jdbi.withExtension(
+                        EndpointFastPath.class, dao -> dao.settleHealthyAnswer(deliveryId, delivered, now))) {
+            // Nothing was held and the circuit had no failure to forget: there is nobody to wake.
+            return new Settlement(false, null);
+        }
         Settled settled = jdbi.inTransaction(h -> {
             EndpointStore dao = h.attach(EndpointStore.class);
             DeliveryContext ctx = context(dao, deliveryId);
@@ -250,8 +265,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             dao.ensureState(ctx.endpointId());
             State s = dao.lockState(ctx.endpointId());
             boolean failure = isFailure(result);
-            boolean answered = result.outcome() == Outcome.DELIVERED
-                    || !failure && result.statusCode() != 0 && result.statusCode() != 429;
+            boolean answered = answered(result);
             boolean probe = deliveryId.equals(s.probeDelivery());
             Circuit circuit = s.circuit();
             int failures = s.consecutiveFailures();
@@ -380,6 +394,12 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                             dao -> dao.nextInOrder(ctx.endpointId(), ctx.aggregateType(), ctx.aggregateId(), ctx.seq()))
                     .ifPresent(outboxId -> wake(outboxId, ctx.endpointId()));
         }
+    }
+
+    /** The receiver answered (and not with a failure or a 429): the circuit forgets its failures. */
+    static boolean answered(AttemptResult result) {
+        return result.outcome() == Outcome.DELIVERED
+                || !isFailure(result) && result.statusCode() != 0 && result.statusCode() != 429;
     }
 
     /** Connection errors, timeouts, 408 and 5xx: the receiver is not working. Other answers show it is. */

@@ -26,7 +26,7 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  * {@code deliveries.waiting_for} is the endpoint controls' own column.
  */
 @RegisterConstructorMapper(Endpoint.class)
-public interface EndpointStore extends SqlObject {
+public interface EndpointStore extends SqlObject, EndpointFastPath {
     @SqlUpdate("""
             INSERT INTO endpoints (name, url, secret, event_types)
             VALUES (:name, :url, :secret, :eventTypes)

@@ -1,5 +1,10 @@
 package dev.relaybox.activities.store;
 
+import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.outbound.DeliveryFastPath;
+import dev.relaybox.activities.outbound.DeliveryStore;
+import dev.relaybox.activities.outbound.OutboxStore;
+import java.util.List;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.NoTemplateEngine;
 import org.jdbi.v3.postgres.PostgresPlugin;
@@ -13,8 +18,26 @@ public final class Store {
         // Relaybox's SQL is plain (no <attribute> templates). Without a template engine no statement is
         // lexed on every execution; Dropwizard's default wrapper engine did that, at a cost the
         // benchmark's profile showed on every request.
-        return jdbi.installPlugin(new SqlObjectPlugin())
+        jdbi.installPlugin(new SqlObjectPlugin())
                 .installPlugin(new PostgresPlugin())
                 .setTemplateEngine(new NoTemplateEngine());
+        // Every handle starts from a copy of this configuration, and a store's metadata (its methods, their
+        // statements and binders) is cached in it. Metadata first worked out inside a handle, by handle.attach,
+        // stays in that handle's copy and is worked out again for the next one: work it out once, here. No
+        // connection is opened (no store method is called).
+        STORES.forEach(store -> jdbi.withExtension(store, attached -> null));
+        return jdbi;
     }
+
+    private static final List<Class<?>> STORES = List.of(
+            InboxStore.class,
+            OutboxStore.class,
+            DeliveryStore.class,
+            DeliveryFastPath.class,
+            EndpointStore.class,
+            EndpointFastPath.class,
+            DeadLetterStore.class,
+            OverviewQueries.class,
+            StoryQueries.class,
+            AdvisoryLocks.class);
 }

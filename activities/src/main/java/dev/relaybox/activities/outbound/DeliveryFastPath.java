@@ -1,0 +1,134 @@
+package dev.relaybox.activities.outbound;
+
+import dev.relaybox.workflows.outbound.DeliveryStatus;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
+import org.jdbi.v3.sqlobject.customizer.Bind;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
+
+/**
+ * The statements every delivery runs (planning its targets, reading what an attempt needs, recording the attempt):
+ * part of {@link DeliveryStore}, declared apart so that the per-delivery calls attach only these (JDBI builds a
+ * handler for every method of the interface on each attach, and {@link DeliveryStore} has dozens).
+ */
+public interface DeliveryFastPath {
+    /** {@code nextAttemptAt}: when a retrying delivery's next attempt is due, as its workflow recorded it. */
+    record Target(UUID deliveryId, String endpointName, String url, int attempts, Instant nextAttemptAt) {}
+
+    /** Everything one attempt needs, read in one query. */
+    record AttemptContext(
+            UUID deliveryId,
+            UUID outboxId,
+            DeliveryStatus status,
+            String payload,
+            UUID endpointId,
+            String endpointName,
+            String url,
+            String secret,
+            String previousSecret,
+            Instant previousSecretExpiresAt,
+            boolean enabled,
+            String disabledReason,
+            boolean rateLimited) {}
+
+    /**
+     * Subscribes the row to the endpoints enabled now, once: a row re-run later (replay, reconciler) keeps
+     * the deliveries it had rather than fanning out to endpoints created since. A disabled endpoint gets its
+     * delivery too, PAUSED until it is enabled again (the endpoint row is share-locked, so an enabling that
+     * commits meanwhile either sees the paused row or is seen as enabled). Relaybox's own
+     * {@code relaybox.*} events (alerts naming other endpoints' URLs and errors) go only to the alert
+     * endpoint, whatever other filters say.
+     */
+    default int createDeliveries(UUID outboxId) {
+        return createDeliveries(outboxId, DeliveryStatus.PENDING, DeliveryStatus.PAUSED);
+    }
+
+    @SqlUpdate("""
+            INSERT INTO deliveries (outbox_id, endpoint_id, status)
+            SELECT o.id, e.id, CASE WHEN e.enabled THEN :pending ELSE :paused END
+              FROM outbox_events o
+             CROSS JOIN endpoints e
+             WHERE o.id = :outboxId
+               AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id)
+               AND (lower(o.event_type) NOT LIKE 'relaybox.%' OR e.name = 'relaybox-alerts')
+               AND EXISTS (SELECT 1 FROM unnest(e.event_types) f
+                            WHERE f = '*' OR f = o.event_type
+                               OR (f LIKE '%.*' AND starts_with(o.event_type, left(f, -1))))
+               FOR SHARE OF e
+            ON CONFLICT (outbox_id, endpoint_id) DO NOTHING""")
+    int createDeliveries(
+            @Bind("outboxId") UUID outboxId,
+            @Bind("pending") DeliveryStatus pending,
+            @Bind("paused") DeliveryStatus paused);
+
+    default List<Target> unfinished(UUID outboxId) {
+        return unfinished(outboxId, DeliveryStatus.attemptableNames());
+    }
+
+    @SqlQuery("""
+            SELECT d.id AS delivery_id, e.name AS endpoint_name, e.url, d.attempts, d.next_attempt_at
+              FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+             WHERE d.outbox_id = :outboxId AND d.status = ANY(:attemptable)
+             ORDER BY e.name""")
+    @RegisterConstructorMapper(Target.class)
+    List<Target> unfinished(@Bind("outboxId") UUID outboxId, @Bind("attemptable") String[] attemptable);
+
+    @SqlQuery("""
+            SELECT d.id AS delivery_id, d.outbox_id, d.status,
+                   -- The body sent: the Standard Webhooks envelope unless the endpoint asks for the raw payload.
+                   CASE WHEN e.payload_format = 'raw' THEN o.payload::text
+                        ELSE json_build_object('type', o.event_type,
+                                 'timestamp', to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                                 'data', o.payload)::text
+                   END AS payload, e.id AS endpoint_id,
+                   e.name AS endpoint_name, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+                   e.enabled, e.disabled_reason, e.rate_limit IS NOT NULL AS rate_limited
+              FROM deliveries d
+              JOIN outbox_events o ON o.id = d.outbox_id
+              JOIN endpoints e ON e.id = d.endpoint_id
+             WHERE d.id = :deliveryId""")
+    @RegisterConstructorMapper(AttemptContext.class)
+    Optional<AttemptContext> attemptContext(@Bind("deliveryId") UUID deliveryId);
+
+    @SqlUpdate("""
+            INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error)
+            VALUES (:deliveryId, :attempt, :startedAt, :statusCode, :latencyMs, :responseExcerpt, :error)""")
+    void recordAttempt(
+            @Bind("deliveryId") UUID deliveryId,
+            @Bind("attempt") int attempt,
+            @Bind("startedAt") Instant startedAt,
+            @Bind("statusCode") Integer statusCode,
+            @Bind("latencyMs") int latencyMs,
+            @Bind("responseExcerpt") String responseExcerpt,
+            @Bind("error") String error);
+
+    default boolean noteAttempt(UUID deliveryId, int attempt, Integer statusCode, String error) {
+        return noteAttempt(deliveryId, attempt, statusCode, error, DeliveryStatus.attemptableNames());
+    }
+
+    @SqlUpdate("""
+            UPDATE deliveries SET attempts = GREATEST(attempts, :attempt), last_status = :statusCode,
+                   last_error = :error, updated_at = now()
+             WHERE id = :deliveryId AND status = ANY(:attemptable)""")
+    boolean noteAttempt(
+            @Bind("deliveryId") UUID deliveryId,
+            @Bind("attempt") int attempt,
+            @Bind("statusCode") Integer statusCode,
+            @Bind("error") String error,
+            @Bind("attemptable") String[] attemptable);
+
+    default boolean markDelivered(UUID deliveryId) {
+        return markDelivered(deliveryId, DeliveryStatus.DELIVERED, DeliveryStatus.before(DeliveryStatus.DELIVERED));
+    }
+
+    @SqlUpdate("""
+            UPDATE deliveries SET status = :to, next_attempt_at = NULL, last_error = NULL,
+                   completed_at = now(), updated_at = now()
+             WHERE id = :deliveryId AND status = ANY(:from)""")
+    boolean markDelivered(
+            @Bind("deliveryId") UUID deliveryId, @Bind("to") DeliveryStatus to, @Bind("from") String[] from);
+}
