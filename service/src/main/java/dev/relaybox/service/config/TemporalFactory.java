@@ -45,6 +45,14 @@ public final class TemporalFactory {
     @JsonProperty
     private int maxConcurrentWorkflowTasks = 32;
 
+    /**
+     * Local activities (the database-only workflow steps) running at once in this worker. They run on the worker's
+     * own threads, beside the intake when all roles share a process; the SDK's own default is 200.
+     */
+    @Min(1)
+    @JsonProperty
+    private int maxConcurrentLocalActivities = 200;
+
     /** Worker slots for outbound HTTP attempts, apart from {@code maxConcurrentActivities}. */
     @Min(1)
     @JsonProperty
@@ -95,6 +103,10 @@ public final class TemporalFactory {
 
     public int getMaxConcurrentActivities() {
         return maxConcurrentActivities;
+    }
+
+    public int getMaxConcurrentLocalActivities() {
+        return maxConcurrentLocalActivities;
     }
 
     public int getMaxConcurrentHttpAttempts() {
