@@ -68,7 +68,7 @@ final class IntakeUnderLoadScenario {
         Options o = ctx.options;
         Path mainDataDirectory = Machine.postgresDataDirectory;
         List<Measured> results = new ArrayList<>();
-        double pace = Double.NaN;
+        double pace = o.intakePace > 0 ? o.intakePace : Double.NaN;
         try {
             for (String text : o.intakeCandidates) {
                 Candidate candidate = Candidate.parse(text);
@@ -243,13 +243,14 @@ final class IntakeUnderLoadScenario {
                 String.format(
                         Locale.ROOT,
                         "Each candidate boots its own Relaybox with all roles (its own embedded PostgreSQL and Temporal "
-                                + "server); its peak is wrk for %d s. Pace: half of the first candidate's wrk peak, %.1f/s, for every candidate, from a "
+                                + "server); its peak is wrk for %d s. Pace: %s, %.1f/s, for every candidate, from a "
                                 + "load generator in its own JVM (%d keep-alive connections, open-loop schedule, latency from "
                                 + "when each request was due, 3 s unrecorded warm-up, then %d s). Backlog: %d rows, half "
                                 + "received webhooks, half outbox rows for one endpoint answering 200 at once, written just "
                                 + "before the paced run; drained/s counts backlog rows finished during the paced run "
                                 + "(warm-up included) and in the %d s after it.",
                         PEAK.toSeconds(),
+                        o.intakePace > 0 ? "--intake-pace" : "half of the first candidate's wrk peak",
                         pace,
                         o.concurrency,
                         o.pacedDuration.toSeconds(),

@@ -30,6 +30,7 @@ final class Options {
     String drainDelays = "1s,2s,5s,10s";
     Duration drainOutage = Duration.ofSeconds(10);
     int intakeBacklog = 4000;
+    double intakePace;
     List<String> intakeCandidates = new ArrayList<>(List.of("shipped"));
     List<Integer> memorySizes = new ArrayList<>(List.of(1_000, 3_000));
     Set<String> scenarios = new LinkedHashSet<>(SCENARIOS);
@@ -54,6 +55,7 @@ final class Options {
               --drain-delays LIST   retry schedule during the drain, e.g. 1s,2s,5s,10s (default)
               --drain-outage S      seconds the receiver stays down (default 10; must be shorter than the schedule)
               --intake-backlog N    rows in the intake-under-load backlog (default 4000)
+              --intake-pace R       requests/s of the paced intake (default: half the first candidate's wrk peak)
               --intake-candidates L worker bounds to compare in intake-under-load, separated by ';': a label, or
                                     label:key=value,key=value (config overrides); default: shipped
               --memory-sizes LIST   waiting workflows to measure at (default 1000,3000; 1000,10000 adds about 6 minutes)
@@ -119,6 +121,7 @@ final class Options {
             case "--drain-delays" -> drainDelays = value;
             case "--drain-outage" -> drainOutage = Duration.ofSeconds(Long.parseLong(value));
             case "--intake-backlog" -> intakeBacklog = Integer.parseInt(value);
+            case "--intake-pace" -> intakePace = Double.parseDouble(value);
             case "--intake-candidates" -> {
                 intakeCandidates = new ArrayList<>();
                 for (String candidate : value.split(";")) {
@@ -174,7 +177,9 @@ final class Options {
                         .reduce((a, b) -> a + "," + b)
                         .orElse("")
                 + (scenarios.contains("intake-under-load")
-                        ? " --intake-backlog " + intakeBacklog + " --intake-candidates '"
+                        ? " --intake-backlog " + intakeBacklog
+                                + (intakePace > 0 ? " --intake-pace " + intakePace : "")
+                                + " --intake-candidates '"
                                 + String.join(";", intakeCandidates) + "'"
                         : "")
                 + " --only " + String.join(",", scenarios) + (patchTestServer ? " --patch-test-server" : "");
