@@ -98,6 +98,12 @@ public final class Bench {
                     run(ctx, stamp, "api", ApiRoleScenario.TITLE, () -> new ApiRoleScenario(ctx).run());
                     run(ctx, stamp, "drain", "Backlog drain", () -> new DrainScenario(ctx).run());
                     run(ctx, stamp, "memory", "Memory", () -> new MemoryScenario(ctx).run(boot));
+                    run(
+                            ctx,
+                            stamp,
+                            "intake-under-load",
+                            IntakeUnderLoadScenario.TITLE,
+                            () -> new IntakeUnderLoadScenario(ctx).run());
                 }
                 ctx.probe.ifPresent(p -> {
                     report.fact(

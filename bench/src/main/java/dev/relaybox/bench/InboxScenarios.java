@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
@@ -169,10 +170,15 @@ final class InboxScenarios {
      * {@code --paced-seconds} when it is installed, else {@code --n} requests from JDK HttpClients in this JVM.
      */
     static Peak peak(Context ctx, String prefix) throws Exception {
+        return peak(ctx, prefix, ctx.options.pacedDuration);
+    }
+
+    /** The peak as above, from wrk for {@code duration}. */
+    static Peak peak(Context ctx, String prefix, Duration duration) throws Exception {
         Options o = ctx.options;
         int c = o.concurrency;
         if (Wrk.available()) {
-            Wrk.Result w = Wrk.post(ctx.relaybox.api("/webhooks/shop"), prefix, c, o.pacedDuration, WRK_CAPACITY);
+            Wrk.Result w = Wrk.post(ctx.relaybox.api("/webhooks/shop"), prefix, c, duration, WRK_CAPACITY);
             return new Peak(
                     w.requests(),
                     w.perSecond(),

@@ -9,8 +9,17 @@ import java.util.Set;
 
 /** Command-line options; every size is a parameter so a quick run and a long one use the same code. */
 final class Options {
-    static final List<String> SCENARIOS =
-            List.of("inbox", "duplicates", "durability", "outbound", "fanout", "inbound", "api", "drain", "memory");
+    static final List<String> SCENARIOS = List.of(
+            "inbox",
+            "duplicates",
+            "durability",
+            "outbound",
+            "fanout",
+            "inbound",
+            "api",
+            "drain",
+            "memory",
+            "intake-under-load");
 
     int n = 1000;
     int concurrency = 8;
@@ -20,6 +29,9 @@ final class Options {
     int drainN = 2000;
     String drainDelays = "1s,2s,5s,10s";
     Duration drainOutage = Duration.ofSeconds(10);
+    int intakeBacklog = 4000;
+    double intakePace;
+    List<String> intakeCandidates = new ArrayList<>(List.of("shipped"));
     List<Integer> memorySizes = new ArrayList<>(List.of(1_000, 3_000));
     Set<String> scenarios = new LinkedHashSet<>(SCENARIOS);
     String jfr;
@@ -42,9 +54,14 @@ final class Options {
               --drain-n N           rows in the backlog-drain scenario (default 2000; 10000 adds about 8 minutes)
               --drain-delays LIST   retry schedule during the drain, e.g. 1s,2s,5s,10s (default)
               --drain-outage S      seconds the receiver stays down (default 10; must be shorter than the schedule)
+              --intake-backlog N    rows in the intake-under-load backlog (default 4000)
+              --intake-pace R       requests/s of the paced intake (default: half the first candidate's wrk peak)
+              --intake-candidates L worker bounds to compare in intake-under-load, separated by ';': a label, or
+                                    label:key=value,key=value (config overrides); default: shipped
               --memory-sizes LIST   waiting workflows to measure at (default 1000,3000; 1000,10000 adds about 6 minutes)
               --memory-100k         also measure at 100000 waiting workflows (about 15 minutes more)
-              --only LIST           scenarios to run: inbox,duplicates,durability,outbound,fanout,inbound,api,drain,memory
+              --only LIST           scenarios to run: inbox,duplicates,durability,outbound,fanout,inbound,api,drain,memory,
+                                    intake-under-load
               --jfr SCENARIO|all    record a JFR profile around the scenario(s) into the results directory
               --config PATH         Relaybox configuration (default config.yml)
               --results DIR         where the results file goes (default bench/results)
@@ -103,6 +120,15 @@ final class Options {
             case "--drain-n" -> drainN = Integer.parseInt(value);
             case "--drain-delays" -> drainDelays = value;
             case "--drain-outage" -> drainOutage = Duration.ofSeconds(Long.parseLong(value));
+            case "--intake-backlog" -> intakeBacklog = Integer.parseInt(value);
+            case "--intake-pace" -> intakePace = Double.parseDouble(value);
+            case "--intake-candidates" -> {
+                intakeCandidates = new ArrayList<>();
+                for (String candidate : value.split(";")) {
+                    IntakeUnderLoadScenario.Candidate.parse(candidate);
+                    intakeCandidates.add(candidate.trim());
+                }
+            }
             case "--memory-sizes" -> {
                 memorySizes = new ArrayList<>();
                 for (String size : value.split(",")) {
@@ -150,6 +176,12 @@ final class Options {
                         .map(String::valueOf)
                         .reduce((a, b) -> a + "," + b)
                         .orElse("")
+                + (scenarios.contains("intake-under-load")
+                        ? " --intake-backlog " + intakeBacklog
+                                + (intakePace > 0 ? " --intake-pace " + intakePace : "")
+                                + " --intake-candidates '"
+                                + String.join(";", intakeCandidates) + "'"
+                        : "")
                 + " --only " + String.join(",", scenarios) + (patchTestServer ? " --patch-test-server" : "");
     }
 }

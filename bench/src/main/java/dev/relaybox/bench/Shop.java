@@ -19,7 +19,11 @@ final class Shop {
     private final URI uri;
 
     Shop(Relaybox relaybox) {
-        this.uri = relaybox.api("/webhooks/shop");
+        this(relaybox.api("/webhooks/shop"));
+    }
+
+    Shop(URI webhooks) {
+        this.uri = webhooks;
     }
 
     static String event(String type, String orderId) {

@@ -13,11 +13,14 @@ public final class DispatcherFactory {
     @JsonProperty
     private int batchSize = 100;
 
-    /** Parallel workflow starts within a batch. */
+    /**
+     * Parallel workflow starts within a batch. One by default: a backlog's start storm on more threads crowded out the
+     * intake and the worker on 2 cores without draining faster (docs/performance.md, "Intake while a backlog drains").
+     */
     @Min(1)
     @Max(64)
     @JsonProperty
-    private int startConcurrency = 4;
+    private int startConcurrency = 1;
 
     /** The fallback when no NOTIFY arrives (e.g. a trigger was dropped). */
     @NotNull

@@ -37,13 +37,27 @@ public final class TemporalFactory {
     @JsonProperty
     private String uiBaseUrl = "http://localhost:8233";
 
+    /*
+     * The worker's slots are few by default: with all roles in one process the worker shares the cores with the
+     * intake, and workflow tasks and their local activities are CPU- and database-bound, so more slots than cores
+     * only queue them in front of the webhooks being answered without draining a backlog faster (measured in
+     * docs/performance.md, "Intake while a backlog drains"). A worker-only process on more cores can raise them.
+     */
     @Min(1)
     @JsonProperty
-    private int maxConcurrentActivities = 64;
+    private int maxConcurrentActivities = 4;
 
     @Min(1)
     @JsonProperty
-    private int maxConcurrentWorkflowTasks = 32;
+    private int maxConcurrentWorkflowTasks = 2;
+
+    /**
+     * Local activities (the database-only workflow steps) running at once in this worker, on its own threads and
+     * with a pooled connection each; the SDK's own default is 200.
+     */
+    @Min(1)
+    @JsonProperty
+    private int maxConcurrentLocalActivities = 2;
 
     /** Worker slots for outbound HTTP attempts, apart from {@code maxConcurrentActivities}. */
     @Min(1)
@@ -95,6 +109,10 @@ public final class TemporalFactory {
 
     public int getMaxConcurrentActivities() {
         return maxConcurrentActivities;
+    }
+
+    public int getMaxConcurrentLocalActivities() {
+        return maxConcurrentLocalActivities;
     }
 
     public int getMaxConcurrentHttpAttempts() {

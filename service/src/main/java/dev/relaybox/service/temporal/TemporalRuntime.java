@@ -53,6 +53,7 @@ public final class TemporalRuntime implements Managed {
                 WorkerOptions.newBuilder()
                         .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentActivities())
                         .setMaxConcurrentWorkflowTaskExecutionSize(config.getMaxConcurrentWorkflowTasks())
+                        .setMaxConcurrentLocalActivityExecutionSize(config.getMaxConcurrentLocalActivities())
                         .setStickyQueueScheduleToStartTimeout(config.getStickyScheduleToStartTimeout())
                         .build());
         this.httpWorker = workerFactory.newWorker(
