@@ -42,8 +42,11 @@ public final class EmbeddedTemporalServer implements Closeable {
 
     /** {@code 127.0.0.1:port}: the target clients use. */
     public String target() {
-        return InetAddress.getLoopbackAddress().getHostAddress() + ":"
-                + ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+        return InetAddress.getLoopbackAddress().getHostAddress() + ":" + port();
+    }
+
+    public int port() {
+        return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     }
 
     @Override
