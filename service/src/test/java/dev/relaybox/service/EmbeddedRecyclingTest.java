@@ -54,6 +54,8 @@ class EmbeddedRecyclingTest {
                     // Failing deliveries retry every 2s for long enough to span every recycle of the test.
                     ConfigOverride.config("delivery.retryDelays", String.join(",", Collections.nCopies(60, "2s"))),
                     ConfigOverride.config("delivery.circuitBreaker.failureThreshold", "0"),
+                    // The slow receiver answers within it.
+                    ConfigOverride.config("delivery.requestTimeout", "60s"),
                     ConfigOverride.config("inbox.recheckInterval", "2s"),
                     ConfigOverride.config("inbox.maxDeferral", "10m"));
             app.before();
@@ -64,6 +66,7 @@ class EmbeddedRecyclingTest {
                 Jdbi db = api.jdbi();
                 endpoint(api, "ok", receiver.url("/ok"), "test.ok");
                 endpoint(api, "flaky", receiver.url("/flaky"), "test.flaky");
+                endpoint(api, "slow", receiver.url("/slow"), "test.slow");
                 health.scheduleAtFixedRate(() -> unhealthy.addAll(unhealthyChecks(app)), 0, 100, TimeUnit.MILLISECONDS);
 
                 // Failing and retrying before the first recycle.
@@ -83,6 +86,9 @@ class EmbeddedRecyclingTest {
                         .until(() -> count(db, "SELECT count(*) FROM webhook_inbox WHERE status = 'DEFERRED'")
                                 == DEFERRED_ORDERS);
 
+                // In flight, for longer than a worker takes to shut down, when the next recycle comes (a round or two).
+                List<String> slow = List.of(enqueue(api, "test.slow", "slow-0"), enqueue(api, "test.slow", "slow-1"));
+                await().atMost(Duration.ofSeconds(60)).until(() -> receiver.arrived("/slow") == slow.size());
                 List<String> ok = new ArrayList<>();
                 List<String> orders = new ArrayList<>(deferredOrders);
                 int round = 0;
@@ -102,11 +108,13 @@ class EmbeddedRecyclingTest {
                 await().atMost(Duration.ofSeconds(120))
                         .until(() -> count(db, "SELECT count(*) FROM deliveries WHERE status <> 'DELIVERED'") == 0
                                 && count(db, "SELECT count(*) FROM webhook_inbox WHERE status <> 'PROCESSED'") == 0);
-                assertThat(count(db, "SELECT count(*) FROM deliveries")).isEqualTo(ok.size() + flaky.size());
+                assertThat(count(db, "SELECT count(*) FROM deliveries"))
+                        .isEqualTo(ok.size() + flaky.size() + slow.size());
 
                 // Each webhook the receiver accepted, once: none sent again because a recycle lost track of it.
                 assertThat(receiver.accepted("/ok")).containsExactlyInAnyOrderElementsOf(ok);
                 assertThat(receiver.accepted("/flaky")).containsExactlyInAnyOrderElementsOf(flaky);
+                assertThat(receiver.accepted("/slow")).containsExactlyInAnyOrderElementsOf(slow);
                 for (String id : flaky) {
                     List<Integer> attempts = db.withHandle(h -> h.createQuery("""
                                     SELECT a.attempt FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
@@ -247,13 +255,15 @@ class EmbeddedRecyclingTest {
 
     /**
      * A receiver that takes 200 ms to answer, so that attempts are in flight when a recycle comes: /ok answers 200,
-     * /flaky {@link #flakyStatus}.
+     * /flaky {@link #flakyStatus}; /slow takes 25 s, longer than a worker factory's shutdown waits for its activities
+     * (a recycle without its quiesce would start the delivery afresh while the first attempt is still in flight).
      */
     private static final class SlowReceiver implements AutoCloseable {
         private record Request(String path, String webhookId, int status) {}
 
         final AtomicInteger flakyStatus = new AtomicInteger(503);
         private final List<Request> requests = new CopyOnWriteArrayList<>();
+        private final List<String> arrivals = new CopyOnWriteArrayList<>();
         private final ExecutorService threads = Executors.newFixedThreadPool(32);
         private final HttpServer server;
 
@@ -271,14 +281,20 @@ class EmbeddedRecyclingTest {
         private void handle(HttpExchange exchange) throws IOException {
             try (exchange) {
                 exchange.getRequestBody().readAllBytes();
-                Thread.sleep(200);
                 String path = exchange.getRequestURI().getPath();
+                arrivals.add(path);
+                Thread.sleep(path.equals("/slow") ? 25_000 : 200);
                 int status = path.equals("/flaky") ? flakyStatus.get() : 200;
                 requests.add(new Request(path, exchange.getRequestHeaders().getFirst("webhook-id"), status));
                 exchange.sendResponseHeaders(status, -1);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+
+        /** Requests that reached {@code path}, answered or not yet. */
+        int arrived(String path) {
+            return (int) arrivals.stream().filter(path::equals).count();
         }
 
         /** The webhook ids answered 200 on {@code path}, once per acceptance. */

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 public final class EmbeddedTemporalServer implements Closeable {
     private final TestServicesStarter services;
     private final Server server;
+    private boolean closed;
 
     private EmbeddedTemporalServer(TestServicesStarter services, Server server) {
         this.services = services;
@@ -49,8 +50,13 @@ public final class EmbeddedTemporalServer implements Closeable {
         return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     }
 
+    /** Idempotent: a recycle that failed after closing it closes it again when it retries. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         server.shutdown();
         try {
             server.awaitTermination(5, TimeUnit.SECONDS);

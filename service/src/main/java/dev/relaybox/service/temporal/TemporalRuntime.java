@@ -41,6 +41,8 @@ public final class TemporalRuntime implements Managed {
     private final List<Consumer<Workers>> registrations = new CopyOnWriteArrayList<>();
     /** Replaced by {@link #recycle}; read by the bench's diagnostics under this name. */
     private volatile EmbeddedTemporalServer embeddedServer;
+    /** Where the embedded server listens, and its replacements after it: 0 with an external server. */
+    private final int embeddedPort;
 
     private volatile WorkerFactory workerFactory;
     private volatile Workers workers;
@@ -56,6 +58,7 @@ public final class TemporalRuntime implements Managed {
             Scope metrics) {
         this.config = config;
         this.embeddedServer = embeddedServer;
+        this.embeddedPort = embeddedServer == null ? 0 : embeddedServer.port();
         this.target = connection.target();
         this.stubs = WorkflowServiceStubs.newServiceStubs(connection
                 .workflowServiceStubsOptions()
@@ -222,9 +225,8 @@ public final class TemporalRuntime implements Managed {
         try {
             workerFactory.shutdown();
             workerFactory.awaitTermination(WORKER_SHUTDOWN.toSeconds(), TimeUnit.SECONDS);
-            int port = embeddedServer.port();
             embeddedServer.close();
-            embeddedServer = EmbeddedTemporalServer.start(port);
+            embeddedServer = EmbeddedTemporalServer.start(embeddedPort);
             registerSearchAttributes(target, config.getNamespace());
             awaitFrontend();
             engineWork.freshEngine();
