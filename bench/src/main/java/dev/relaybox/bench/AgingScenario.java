@@ -6,6 +6,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.IntSummaryStatistics;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -45,8 +48,12 @@ final class AgingScenario {
         reachedAt.put(0, began);
         int inserted = 0;
         int processed = 0;
+        // VmRSS sampled as the run goes, with the processed count at the time: the footprint an operator sees. A
+        // sample right after forced GCs is not that (G1 commits and returns memory in swings around a recycle).
+        List<int[]> rssSamples = new ArrayList<>();
         MemoryScenario.Sample first = null;
         double firstRate = Double.NaN;
+        IntSummaryStatistics firstRss = null;
         for (int size : o.agingSizes) {
             while (processed < size) {
                 int room = Math.min(size, processed + BACKLOG) - inserted;
@@ -82,6 +89,7 @@ final class AgingScenario {
                             recycles());
                 }
                 processed = now;
+                rssSamples.add(new int[] {now, (int) Machine.rssMiB()});
                 if ((at - began) / 1e9 > o.waitLimit.toSeconds() * 10) {
                     r.fact(TITLE, "gave up at", String.format(Locale.ROOT, "%,d processed", processed), "–");
                     return;
@@ -90,14 +98,22 @@ final class AgingScenario {
             int windowStart = Math.max(0, size - WINDOW);
             long windowFrom = reachedAt.getOrDefault(windowStart, began);
             double rate = (size - windowStart) / ((reachedAt.get(size) - windowFrom) / 1e9);
+            IntSummaryStatistics rss = rssSamples.stream()
+                    .filter(sample -> sample[0] > windowStart)
+                    .mapToInt(sample -> sample[1])
+                    .summaryStatistics();
+            rssSamples.clear();
             MemoryScenario.Sample s = MemoryScenario.measure(size);
             if (first == null) {
                 first = s;
                 firstRate = rate;
+                firstRss = rss;
             }
             String at = String.format(Locale.ROOT, "after %,d events (%s)", size, setting);
             String base = String.format(Locale.ROOT, "same run after %,d", first.waiting());
-            r.metric(TITLE, "JVM RSS MiB " + at, s.rssMiB(), first.rssMiB(), base);
+            String window = String.format(Locale.ROOT, "over events %,d–%,d (%s)", windowStart, size, setting);
+            r.metric(TITLE, "JVM RSS MiB, mean " + window, rss.getAverage(), firstRss.getAverage(), base);
+            r.metric(TITLE, "JVM RSS MiB, peak " + window, rss.getMax(), firstRss.getMax(), base);
             r.metric(TITLE, "heap MiB after GC " + at, s.heapMiB(), first.heapMiB(), base);
             r.metric(
                     TITLE,
@@ -120,9 +136,10 @@ final class AgingScenario {
             Files.writeString(o.results.resolve(ctx.runId + "-aging-so-far.md"), r.markdown());
             System.out.printf(
                     Locale.ROOT,
-                    "  at %,d: RSS %.0f MiB, heap %.0f MiB, %.1f/s, %d recycles%n",
+                    "  at %,d: RSS mean %.0f MiB, peak %d MiB, heap %.0f MiB, %.1f/s, %d recycles%n",
                     size,
-                    s.rssMiB(),
+                    rss.getAverage(),
+                    rss.getMax(),
                     s.heapMiB(),
                     rate,
                     recycles());
@@ -131,10 +148,10 @@ final class AgingScenario {
         r.note(
                 TITLE,
                 "One order.created per new order, stored through InboxStore.receive (as the intake stores it) with at most "
-                        + BACKLOG + " unprocessed, each processed by its own inbox workflow; throughput over the last "
-                        + String.format(Locale.ROOT, "%,d", WINDOW)
-                        + " events before each size; RSS of this JVM (Relaybox "
-                        + "and the embedded Temporal server); heap after three System.gc(). Setting: temporal."
+                        + BACKLOG + " unprocessed, each processed by its own inbox workflow. Throughput and VmRSS "
+                        + "(sampled about 4 times a second) over the last " + String.format(Locale.ROOT, "%,d", WINDOW)
+                        + " events before each size; RSS of this JVM (Relaybox and the embedded Temporal server, default "
+                        + "heap settings); heap after three System.gc() at each size. Setting: temporal."
                         + "embeddedRecycleAfter = " + recycleAfter + " (TEMPORAL_EMBEDDED_RECYCLE_AFTER).");
     }
 
