@@ -181,8 +181,13 @@ public final class TemporalRuntime implements Managed {
 
     /** Whether the worker factory runs: started and not shut down, or being replaced by a recycle. */
     public boolean isWorkerRunning() {
+        // The flag is set before the old factory shuts down and cleared once the new one runs: asked before and after
+        // reading the factory, a recycle that starts or ends in between never shows as a stopped worker.
+        if (recycling) {
+            return true;
+        }
         WorkerFactory factory = workerFactory;
-        return recycling || (factory.isStarted() && !factory.isShutdown());
+        return (factory.isStarted() && !factory.isShutdown()) || recycling;
     }
 
     /** Whether the embedded server is being replaced right now (see {@link #recycle}). */
