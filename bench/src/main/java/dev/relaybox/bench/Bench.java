@@ -65,7 +65,7 @@ public final class Bench {
             System.out.println("Idle for 10 s after boot: " + idleCpu);
             Context ctx = new Context(o, relaybox, receiver, report, runId);
             if (o.patchTestServer) {
-                ctx.probe
+                ctx.probe()
                         .orElseThrow(() -> new IllegalStateException("--patch-test-server needs the embedded server"))
                         .patch();
                 System.out.println("Patched the embedded server's lock-event list (comparison run)");
@@ -104,8 +104,9 @@ public final class Bench {
                             "intake-under-load",
                             IntakeUnderLoadScenario.TITLE,
                             () -> new IntakeUnderLoadScenario(ctx).run());
+                    run(ctx, stamp, "aging", AgingScenario.TITLE, () -> new AgingScenario(ctx).run());
                 }
-                ctx.probe.ifPresent(p -> {
+                ctx.probe().ifPresent(p -> {
                     report.fact(
                             "Embedded Temporal server",
                             "executions it holds at the end",
@@ -203,7 +204,7 @@ public final class Bench {
             long began = System.nanoTime();
             scenario.run();
             System.out.printf(Locale.ROOT, "   (%s took %.0f s)%n", name, (System.nanoTime() - began) / 1e9);
-            if (ctx.probe.isPresent()) {
+            if (ctx.probe().isPresent()) {
                 ctx.report.note(title, "Embedded Temporal server afterwards: " + ctx.serverState() + ".");
             }
         } catch (Exception | AssertionError e) {

@@ -20,8 +20,6 @@ final class Context {
     final Instant runStart;
 
     private BareTemporal bare;
-    /** A look inside the embedded Temporal server, when there is one. */
-    final Optional<TestServerProbe> probe;
     /** Measured by one scenario, compared against by another. */
     double bareWorkflowsPerSecond = Double.NaN;
 
@@ -34,7 +32,6 @@ final class Context {
         this.report = report;
         this.shop = new Shop(relaybox);
         this.runId = runId;
-        this.probe = TestServerProbe.find(relaybox);
         this.runStart = jdbi().withHandle(
                         h -> h.createQuery("SELECT now()").mapTo(Instant.class).one());
     }
@@ -57,9 +54,17 @@ final class Context {
         }
     }
 
+    /**
+     * A look inside the embedded Temporal server, when there is one: found again at each call, since a recycle replaces
+     * the server (and a probe kept would keep the old one's memory).
+     */
+    Optional<TestServerProbe> probe() {
+        return TestServerProbe.find(relaybox);
+    }
+
     /** "12,345 executions, lock-event list 678,901 entries", or empty without an embedded server. */
     String serverState() {
-        return probe.map(p -> String.format(
+        return probe().map(p -> String.format(
                         Locale.ROOT, "%,d executions, lock-event list %,d entries", p.executions(), p.lockEvents()))
                 .orElse("");
     }

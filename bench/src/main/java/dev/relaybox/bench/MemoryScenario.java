@@ -32,7 +32,7 @@ final class MemoryScenario {
         BareTemporal.TOUCHED.clear();
         Sample idle = measure(0);
         // The server's own count when it can be read; the scenarios' tally otherwise.
-        int finished = ctx.probe.map(TestServerProbe::executions).orElse(ctx.workflowsRun);
+        int finished = ctx.probe().map(TestServerProbe::executions).orElse(ctx.workflowsRun);
         String prefix = ctx.runId + "-mem-";
         String like = prefix + "%";
         int sent = 0;

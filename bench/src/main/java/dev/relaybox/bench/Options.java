@@ -19,7 +19,11 @@ final class Options {
             "api",
             "drain",
             "memory",
-            "intake-under-load");
+            "intake-under-load",
+            "aging");
+    /** Run without --only: all but the long ones, which are asked for by name. */
+    static final List<String> DEFAULT_SCENARIOS =
+            List.of("inbox", "duplicates", "durability", "outbound", "fanout", "inbound", "api", "drain", "memory");
 
     int n = 1000;
     int concurrency = 8;
@@ -33,7 +37,8 @@ final class Options {
     double intakePace;
     List<String> intakeCandidates = new ArrayList<>(List.of("shipped"));
     List<Integer> memorySizes = new ArrayList<>(List.of(1_000, 3_000));
-    Set<String> scenarios = new LinkedHashSet<>(SCENARIOS);
+    List<Integer> agingSizes = new ArrayList<>(List.of(10_000, 50_000, 100_000));
+    Set<String> scenarios = new LinkedHashSet<>(DEFAULT_SCENARIOS);
     String jfr;
     Path config = Path.of("config.yml");
     Path results = Path.of("bench", "results");
@@ -60,8 +65,11 @@ final class Options {
                                     label:key=value,key=value (config overrides); default: shipped
               --memory-sizes LIST   waiting workflows to measure at (default 1000,3000; 1000,10000 adds about 6 minutes)
               --memory-100k         also measure at 100000 waiting workflows (about 15 minutes more)
-              --only LIST           scenarios to run: inbox,duplicates,durability,outbound,fanout,inbound,api,drain,memory,
-                                    intake-under-load
+              --aging-sizes LIST    events after which the aging scenario measures (default 10000,50000,100000)
+              --only LIST           scenarios to run: inbox,duplicates,durability,outbound,fanout,inbound,api,drain,memory
+                                    and, only when named, intake-under-load (one Relaybox per candidate) and aging
+                                    (embedded engine over 100,000 events, about 45 minutes; set
+                                    TEMPORAL_EMBEDDED_RECYCLE_AFTER=0 to see it without recycling)
               --jfr SCENARIO|all    record a JFR profile around the scenario(s) into the results directory
               --config PATH         Relaybox configuration (default config.yml)
               --results DIR         where the results file goes (default bench/results)
@@ -135,6 +143,12 @@ final class Options {
                     memorySizes.add(Integer.parseInt(size.trim()));
                 }
             }
+            case "--aging-sizes" -> {
+                agingSizes = new ArrayList<>();
+                for (String size : value.split(",")) {
+                    agingSizes.add(Integer.parseInt(size.trim()));
+                }
+            }
             case "--only" -> {
                 scenarios = new LinkedHashSet<>();
                 for (String s : value.split(",")) {
@@ -181,6 +195,13 @@ final class Options {
                                 + (intakePace > 0 ? " --intake-pace " + intakePace : "")
                                 + " --intake-candidates '"
                                 + String.join(";", intakeCandidates) + "'"
+                        : "")
+                + (scenarios.contains("aging")
+                        ? " --aging-sizes "
+                                + agingSizes.stream()
+                                        .map(String::valueOf)
+                                        .reduce((a, b) -> a + "," + b)
+                                        .orElse("")
                         : "")
                 + " --only " + String.join(",", scenarios) + (patchTestServer ? " --patch-test-server" : "");
     }

@@ -88,6 +88,10 @@ final class Relaybox implements AutoCloseable {
                 : config().getTemporal().getAddress();
     }
 
+    int adminPort() {
+        return support.getAdminPort();
+    }
+
     /** The pool size Relaybox itself uses. */
     int poolSize() {
         return config().getDatabase().getMaxSize();

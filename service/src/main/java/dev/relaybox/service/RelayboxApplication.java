@@ -45,6 +45,7 @@ import dev.relaybox.service.metrics.RelayMetrics;
 import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
 import dev.relaybox.service.retention.RetentionTask;
+import dev.relaybox.service.temporal.EmbeddedEngineRecycler;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import dev.relaybox.service.temporal.WorkerHealthCheck;
@@ -121,20 +122,21 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal(), metrics.temporalScope());
         // Without registered types the worker polls nothing: a process without the worker role only uses the client.
         if (roles.worker()) {
-            temporal.worker()
-                    .registerWorkflowImplementationTypes(
-                            OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
             EndpointControlActivitiesImpl endpointControls =
                     new EndpointControlActivitiesImpl(jdbi, config.getDelivery().circuitSettings(), metrics.registry());
             DeliveryActivitiesImpl deliveryActivities =
                     new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry(), endpointControls);
-            temporal.worker()
-                    .registerActivitiesImplementations(
-                            deliveryActivities,
-                            endpointControls,
-                            new InboxActivitiesImpl(
-                                    jdbi, machines, config.getInbox().build(), deadLetters));
-            temporal.httpWorker().registerActivitiesImplementations(deliveryActivities);
+            InboxActivitiesImpl inboxActivities =
+                    new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters);
+            // Applied again to the workers of each fresh worker factory when the embedded engine is recycled.
+            temporal.registerWorkers(workers -> {
+                workers.worker()
+                        .registerWorkflowImplementationTypes(
+                                OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
+                workers.worker()
+                        .registerActivitiesImplementations(deliveryActivities, endpointControls, inboxActivities);
+                workers.httpWorker().registerActivitiesImplementations(deliveryActivities);
+            });
             environment
                     .healthChecks()
                     .register(
@@ -144,7 +146,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                                     config.getTemporal().getTaskQueue()));
         }
         environment.lifecycle().manage(temporal);
-        environment.healthChecks().register("temporal", new TemporalHealthCheck(temporal.stubs(), temporal.target()));
+        environment
+                .healthChecks()
+                .register(
+                        "temporal",
+                        new TemporalHealthCheck(temporal.stubs(), temporal.target(), temporal::isRecycling));
         environment.healthChecks().register("roles", new RolesHealthCheck(roles));
 
         Runnable wakeDispatcher = () -> {};
@@ -181,6 +187,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                             config.getRetention().getInterval(),
                             metrics.registry()));
             wakeDispatcher = dispatcher::wake;
+            manageRecycling(config, environment, temporal, dispatcher, roles, metrics);
         }
 
         JsonErrorMappers.register(environment.jersey().getResourceConfig());
@@ -191,6 +198,30 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         }
 
         environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal, roles));
+    }
+
+    /**
+     * Embedded mode recycles its in-memory engine (see {@link EmbeddedEngineRecycler}) where this process both runs
+     * the workflows and re-drives them; registered after the dispatcher and Temporal, so it stops before them.
+     */
+    private static void manageRecycling(
+            RelayboxConfiguration config,
+            Environment environment,
+            TemporalRuntime temporal,
+            Dispatcher dispatcher,
+            Roles roles,
+            RelayMetrics metrics) {
+        if (!temporal.recycles()) {
+            return;
+        }
+        if (!roles.worker()) {
+            LOG.warn("temporal.embeddedRecycleAfter is ignored: this process has no worker role");
+            return;
+        }
+        environment
+                .lifecycle()
+                .manage(new EmbeddedEngineRecycler(
+                        temporal, dispatcher, config.getTemporal().embeddedRecycleAfter(), metrics.registry()));
     }
 
     /** The HTTP APIs: partner intake, the producer API, the admin API and page. */

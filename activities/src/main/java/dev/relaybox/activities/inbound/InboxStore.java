@@ -99,6 +99,11 @@ public interface InboxStore extends SqlObject {
 
     /** Unfinished rows dispatched before {@code before}: their workflow may be lost and is started again. */
     default List<Dispatchable> claimStranded(Instant before, int limit) {
+        return claimStranded(before, before, limit);
+    }
+
+    /** As {@link #claimStranded(Instant, int)}, with rechecks due before {@code dueBefore}. */
+    default List<Dispatchable> claimStranded(Instant before, Instant dueBefore, int limit) {
         return getHandle()
                 .createQuery("""
                         SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
@@ -106,13 +111,14 @@ public interface InboxStore extends SqlObject {
                          WHERE status = ANY(:unfinished) AND dispatched_at < :before
                            -- A received row is decided as soon as its workflow runs; a deferred one is waiting for its
                            -- recheck or release (rows deferred before the time was recorded count as due).
-                           AND (status <> :deferred OR next_recheck_at IS NULL OR next_recheck_at < :before)
+                           AND (status <> :deferred OR next_recheck_at IS NULL OR next_recheck_at < :dueBefore)
                          ORDER BY dispatched_at
                          LIMIT :limit
                            FOR UPDATE SKIP LOCKED""")
                 .bindArray("unfinished", String.class, (Object[]) InboxState.names(InboxState.unfinished()))
                 .bind("deferred", InboxState.DEFERRED.name())
                 .bind("before", before)
+                .bind("dueBefore", dueBefore)
                 .bind("limit", limit)
                 .map(InboxStore::dispatchable)
                 .list();

@@ -133,6 +133,14 @@ public interface OutboxStore extends SqlObject {
 
     /** Locks up to {@code limit} dispatched, unfinished rows last dispatched before {@code before}, oldest first. */
     default List<Claimed> claimStranded(Instant before, int limit) {
+        return claimStranded(before, before, limit);
+    }
+
+    /**
+     * As {@link #claimStranded(Instant, int)}, with the work due before {@code dueBefore}: a time later than any the
+     * rows record takes every unfinished row dispatched before {@code before}.
+     */
+    default List<Claimed> claimStranded(Instant before, Instant dueBefore, int limit) {
         return getHandle()
                 .createQuery("""
                         SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes FROM outbox_events o
@@ -143,13 +151,14 @@ public interface OutboxStore extends SqlObject {
                                              WHERE d.outbox_id = o.id AND d.status = ANY(:attemptable))
                                 OR EXISTS (SELECT 1 FROM deliveries d
                                             WHERE d.outbox_id = o.id AND d.status = ANY(:attemptable)
-                                              AND COALESCE(d.next_attempt_at, d.updated_at) < :before))
+                                              AND COALESCE(d.next_attempt_at, d.updated_at) < :dueBefore))
                          ORDER BY dispatched_at
                          LIMIT :limit
                            FOR UPDATE SKIP LOCKED""")
                 .bind("dispatched", OutboxStatus.DISPATCHED)
                 .bindArray("attemptable", String.class, (Object[]) DeliveryStatus.attemptableNames())
                 .bind("before", before)
+                .bind("dueBefore", dueBefore)
                 .bind("limit", limit)
                 .map(OutboxStore::claimed)
                 .list();

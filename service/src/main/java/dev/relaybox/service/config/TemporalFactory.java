@@ -13,6 +13,7 @@ import java.util.Optional;
 @ValidTemporalConnection
 public final class TemporalFactory {
     public static final String EMBEDDED = "embedded";
+    public static final int DEFAULT_EMBEDDED_RECYCLE_AFTER = 5000;
 
     @NotEmpty
     @JsonProperty
@@ -31,6 +32,17 @@ public final class TemporalFactory {
     @Max(65535)
     @JsonProperty
     private int embeddedPort = 7233;
+
+    /**
+     * Embedded mode only (ignored with an external server): once the in-process server has run this many workflow
+     * executions it is replaced by a fresh one and open work is re-driven from the database, because the SDK's test
+     * server keeps every execution in memory for good. 0 never recycles. The default bounds the engine to a few
+     * thousand executions (about 30 KiB each) at a cost of one short pause per 5,000 events; see
+     * docs/performance.md, "Embedded engine recycling".
+     */
+    @Min(0)
+    @JsonProperty
+    private int embeddedRecycleAfter = DEFAULT_EMBEDDED_RECYCLE_AFTER;
 
     /** Base of the links from the admin API and page into the Temporal UI. */
     @NotEmpty
@@ -101,6 +113,11 @@ public final class TemporalFactory {
 
     public int getEmbeddedPort() {
         return embeddedPort;
+    }
+
+    /** Executions after which the embedded server is recycled; 0 when it never is (always 0 outside embedded mode). */
+    public int embeddedRecycleAfter() {
+        return isEmbedded() ? embeddedRecycleAfter : 0;
     }
 
     public String getUiBaseUrl() {

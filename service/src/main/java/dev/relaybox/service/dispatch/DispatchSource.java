@@ -12,6 +12,8 @@ import org.jdbi.v3.core.Handle;
  * dispatched rows that are not finished; both only call {@link #start}, which must be idempotent.
  */
 public interface DispatchSource {
+    /** Later than any attempt or recheck time a row records. */
+    Instant LATER_THAN_ANY_RECORDED_TIME = Instant.parse("9999-01-01T00:00:00Z");
 
     /**
      * A row ready to start: its id and what the workflow start needs. {@code peer} is null when the
@@ -60,6 +62,12 @@ public interface DispatchSource {
 
     /** The row with this id as a start needs it; empty when there is none. */
     Optional<Row> find(Handle handle, UUID id);
+
+    /**
+     * As {@link #claimStranded}, but whatever time the rows wait for: every dispatched, unfinished row last dispatched
+     * before {@code before}. For a Temporal that lost every execution at once.
+     */
+    List<Row> claimUnfinished(Handle handle, Instant before, int limit);
 
     /** Starts the row's workflow; returns normally when it is already running. */
     void start(Row row);

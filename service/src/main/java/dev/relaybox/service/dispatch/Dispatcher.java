@@ -18,6 +18,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -43,7 +45,14 @@ public final class Dispatcher implements Managed {
     private final DeadLetters deadLetters;
     private final Semaphore wake = new Semaphore(0);
     private final ExecutorService starts;
+    /**
+     * Held by every dispatch batch and reconcile batch, and by {@link #whilePaused} for as long as its work runs: no
+     * start reaches Temporal meanwhile. Fair, so a pause is not starved by a busy dispatch loop.
+     */
+    private final ReentrantLock passes = new ReentrantLock(true);
+
     private volatile boolean stopped;
+    private volatile boolean paused;
     /** When the dispatch loop last finished a batch or a pass; null before its first. */
     private volatile Instant lastProgressAt;
 
@@ -144,6 +153,15 @@ public final class Dispatcher implements Managed {
      * the claim and the starts leaves dispatched rows without a workflow, which is the reconciler's to re-drive.
      */
     Batch dispatchBatch(DispatchSource source) {
+        passes.lock();
+        try {
+            return dispatchBatchUnpaused(source);
+        } finally {
+            passes.unlock();
+        }
+    }
+
+    private Batch dispatchBatchUnpaused(DispatchSource source) {
         List<DeadLetters.DeadLetter> created = new ArrayList<>();
         List<DispatchSource.Row> claimed = new ArrayList<>();
         List<DispatchSource.Row> startable = jdbi.inTransaction(handle -> {
@@ -225,24 +243,71 @@ public final class Dispatcher implements Managed {
      * Returns how many workflows it started afresh.
      */
     public int reconcile(Instant before) {
+        return restartEach((source, handle) -> source.claimStranded(handle, before, config.getBatchSize()));
+    }
+
+    /** Claims one batch of rows to restart from a source, in the caller's transaction. */
+    private interface RestartClaim {
+        List<DispatchSource.Row> claim(DispatchSource source, Handle handle);
+    }
+
+    private int restartEach(RestartClaim claim) {
         int total = 0;
         for (DispatchSource source : sources) {
             int claimed;
             do {
-                int[] counts = jdbi.inTransaction(handle -> {
-                    List<DispatchSource.Row> rows = source.claimStranded(handle, before, config.getBatchSize());
-                    if (rows.isEmpty()) {
-                        return new int[] {0, 0};
-                    }
-                    Starts starts = startAll(source, rows, source::restart);
-                    source.markDispatched(handle, starts.started());
-                    return new int[] {rows.size(), starts.newRuns()};
-                });
+                int[] counts;
+                passes.lock();
+                try {
+                    counts = jdbi.inTransaction(handle -> {
+                        List<DispatchSource.Row> rows = claim.claim(source, handle);
+                        if (rows.isEmpty()) {
+                            return new int[] {0, 0};
+                        }
+                        Starts starts = startAll(source, rows, source::restart);
+                        source.markDispatched(handle, starts.started());
+                        return new int[] {rows.size(), starts.newRuns()};
+                    });
+                } finally {
+                    passes.unlock();
+                }
                 claimed = counts[0];
                 total += counts[1];
             } while (!stopped && claimed == config.getBatchSize());
         }
         return total;
+    }
+
+    /**
+     * Re-drives every dispatched, unfinished row at once, whatever time it waits for: for a Temporal that lost every
+     * execution (a recycled embedded server). Each new run waits for the time its row records, so nothing is attempted
+     * early. Returns how many workflows it started.
+     */
+    public int redriveUnfinished() {
+        // Rows re-driven here are marked dispatched now, after this instant: each is taken once.
+        Instant dispatchedBefore = Instant.now();
+        return restartEach((source, handle) -> source.claimUnfinished(handle, dispatchedBefore, config.getBatchSize()));
+    }
+
+    /**
+     * Runs {@code work} with the dispatcher paused: the batch or reconcile pass running now finishes first, and no
+     * other begins until {@code work} returns. {@code work} may call {@link #reconcile} and {@link #redriveUnfinished}.
+     */
+    public <T> T whilePaused(Supplier<T> work) {
+        passes.lock();
+        paused = true;
+        try {
+            return work.get();
+        } finally {
+            paused = false;
+            lastProgressAt = Instant.now();
+            passes.unlock();
+        }
+    }
+
+    /** Whether {@link #whilePaused} holds the dispatcher now: its loop waits, on purpose. */
+    public boolean isPaused() {
+        return paused;
     }
 
     /**

@@ -23,6 +23,9 @@ public final class DispatcherHealthCheck extends HealthCheck {
         if (!dispatcher.isRunning()) {
             return Result.unhealthy("dispatcher is not running");
         }
+        if (dispatcher.isPaused()) {
+            return Result.healthy("dispatcher paused while the embedded Temporal server is recycled");
+        }
         Instant last = dispatcher.lastProgressAt();
         if (last == null) {
             return Result.healthy("dispatcher started; first pass running");

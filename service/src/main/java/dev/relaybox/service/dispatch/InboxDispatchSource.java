@@ -62,6 +62,13 @@ public final class InboxDispatchSource implements DispatchSource {
     }
 
     @Override
+    public List<Row> claimUnfinished(Handle handle, Instant before, int limit) {
+        return handle.attach(InboxStore.class).claimStranded(before, LATER_THAN_ANY_RECORDED_TIME, limit).stream()
+                .map(InboxDispatchSource::row)
+                .toList();
+    }
+
+    @Override
     public void start(Row row) {
         restart(row);
     }

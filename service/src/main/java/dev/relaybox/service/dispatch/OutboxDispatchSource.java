@@ -72,6 +72,13 @@ public final class OutboxDispatchSource implements DispatchSource {
     }
 
     @Override
+    public List<Row> claimUnfinished(Handle handle, Instant before, int limit) {
+        return handle.attach(OutboxStore.class).claimStranded(before, LATER_THAN_ANY_RECORDED_TIME, limit).stream()
+                .map(OutboxDispatchSource::row)
+                .toList();
+    }
+
+    @Override
     public void start(Row row) {
         // A running workflow is told to plan again: a replayed delivery joins it instead of waiting for the reconciler.
         starter.signalWithStart(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id(), "replan");

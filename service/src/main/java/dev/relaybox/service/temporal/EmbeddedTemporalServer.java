@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 public final class EmbeddedTemporalServer implements Closeable {
     private final TestServicesStarter services;
     private final Server server;
+    private boolean closed;
 
     private EmbeddedTemporalServer(TestServicesStarter services, Server server) {
         this.services = services;
@@ -42,12 +43,20 @@ public final class EmbeddedTemporalServer implements Closeable {
 
     /** {@code 127.0.0.1:port}: the target clients use. */
     public String target() {
-        return InetAddress.getLoopbackAddress().getHostAddress() + ":"
-                + ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+        return InetAddress.getLoopbackAddress().getHostAddress() + ":" + port();
     }
 
+    public int port() {
+        return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    }
+
+    /** Idempotent: a recycle that failed after closing it closes it again when it retries. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         server.shutdown();
         try {
             server.awaitTermination(5, TimeUnit.SECONDS);

@@ -4,18 +4,22 @@ import com.uber.m3.tally.Scope;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.lifecycle.Managed;
+import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,17 +30,35 @@ import org.slf4j.LoggerFactory;
 public final class TemporalRuntime implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(TemporalRuntime.class);
 
-    private final Closeable embeddedServer;
+    /** How long a worker factory being replaced may take to finish the tasks it runs. */
+    private static final Duration WORKER_SHUTDOWN = Duration.ofSeconds(10);
+
+    private final TemporalFactory config;
     private final String target;
     private final WorkflowServiceStubs stubs;
     private final WorkflowClient client;
-    private final WorkerFactory workerFactory;
-    private final Worker worker;
-    private final Worker httpWorker;
+    private final EngineWork engineWork = new EngineWork();
+    private final List<Consumer<Workers>> registrations = new CopyOnWriteArrayList<>();
+    /** Replaced by {@link #recycle}; read by the bench's diagnostics under this name. */
+    private volatile EmbeddedTemporalServer embeddedServer;
+    /** Where the embedded server listens, and its replacements after it: 0 with an external server. */
+    private final int embeddedPort;
+
+    private volatile WorkerFactory workerFactory;
+    private volatile Workers workers;
+    private volatile boolean recycling;
+
+    /** The two workers of one worker factory: the main task queue, and the HTTP attempts' own. */
+    public record Workers(Worker worker, Worker httpWorker) {}
 
     private TemporalRuntime(
-            Closeable embeddedServer, TemporalConnection connection, TemporalFactory config, Scope metrics) {
+            EmbeddedTemporalServer embeddedServer,
+            TemporalConnection connection,
+            TemporalFactory config,
+            Scope metrics) {
+        this.config = config;
         this.embeddedServer = embeddedServer;
+        this.embeddedPort = embeddedServer == null ? 0 : embeddedServer.port();
         this.target = connection.target();
         this.stubs = WorkflowServiceStubs.newServiceStubs(connection
                 .workflowServiceStubsOptions()
@@ -47,8 +69,17 @@ public final class TemporalRuntime implements Managed {
                 WorkflowClientOptions.newBuilder()
                         .setNamespace(config.getNamespace())
                         .build());
-        this.workerFactory = WorkerFactory.newInstance(client);
-        this.worker = workerFactory.newWorker(
+        newWorkerFactory();
+    }
+
+    /** A worker factory with both workers and every registration so far; the interceptor only where it recycles. */
+    private void newWorkerFactory() {
+        WorkerFactoryOptions.Builder options = WorkerFactoryOptions.newBuilder();
+        if (recycles()) {
+            options.setWorkerInterceptors(engineWork);
+        }
+        WorkerFactory factory = WorkerFactory.newInstance(client, options.build());
+        Worker worker = factory.newWorker(
                 config.getTaskQueue(),
                 WorkerOptions.newBuilder()
                         .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentActivities())
@@ -56,11 +87,15 @@ public final class TemporalRuntime implements Managed {
                         .setMaxConcurrentLocalActivityExecutionSize(config.getMaxConcurrentLocalActivities())
                         .setStickyQueueScheduleToStartTimeout(config.getStickyScheduleToStartTimeout())
                         .build());
-        this.httpWorker = workerFactory.newWorker(
+        Worker httpWorker = factory.newWorker(
                 OutboxDeliveryWorkflow.httpTaskQueue(config.getTaskQueue()),
                 WorkerOptions.newBuilder()
                         .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentHttpAttempts())
                         .build());
+        Workers fresh = new Workers(worker, httpWorker);
+        registrations.forEach(registration -> registration.accept(fresh));
+        this.workers = fresh;
+        this.workerFactory = factory;
     }
 
     /**
@@ -126,19 +161,95 @@ public final class TemporalRuntime implements Managed {
         return client;
     }
 
-    /** Register implementations here before {@link #start()}. */
+    /**
+     * Registers workflow and activity implementations on the workers, before {@link #start()}; applied again to the
+     * workers of every worker factory a recycle of the embedded server builds.
+     */
+    public void registerWorkers(Consumer<Workers> registration) {
+        registration.accept(workers);
+        registrations.add(registration);
+    }
+
+    /** The current main worker. Registrations made here directly do not survive a recycle: use {@link #registerWorkers}. */
     public Worker worker() {
-        return worker;
+        return workers.worker();
     }
 
-    /** Polls the HTTP attempts' own task queue: register the delivery activities here too. */
+    /** The current worker of the HTTP attempts' own task queue (see {@link #worker()}). */
     public Worker httpWorker() {
-        return httpWorker;
+        return workers.httpWorker();
     }
 
-    /** Whether the worker factory runs: started and not shut down. */
+    /** Whether the worker factory runs: started and not shut down, or being replaced by a recycle. */
     public boolean isWorkerRunning() {
-        return workerFactory.isStarted() && !workerFactory.isShutdown();
+        // The flag is set before the old factory shuts down and cleared once the new one runs: asked before and after
+        // reading the factory, a recycle that starts or ends in between never shows as a stopped worker.
+        if (recycling) {
+            return true;
+        }
+        WorkerFactory factory = workerFactory;
+        return (factory.isStarted() && !factory.isShutdown()) || recycling;
+    }
+
+    /** Whether the embedded server is being replaced right now (see {@link #recycle}). */
+    public boolean isRecycling() {
+        return recycling;
+    }
+
+    /** Whether this runtime recycles its engine: embedded mode with {@code temporal.embeddedRecycleAfter} above 0. */
+    public boolean recycles() {
+        return config.embeddedRecycleAfter() > 0;
+    }
+
+    /** Workflow executions finished on the current embedded server (counted only where it {@link #recycles}). */
+    public long finishedExecutions() {
+        return engineWork.finishedExecutions();
+    }
+
+    /** How a recycle went: how long the quiesce took and whether everything in flight settled within its limit. */
+    public record Recycle(Duration quiesce, boolean settled, String unsettled) {}
+
+    /**
+     * Replaces the embedded server with a fresh one on the same port; the caller re-drives open work from the
+     * database afterwards (the fresh server knows no execution) and keeps new starts away meanwhile. First the
+     * quiesce: no new HTTP attempt starts, and those in flight finish and have their outcome recorded (at most
+     * {@code quiesceLimit}); then the worker factory stops, the server is replaced, its search attributes are
+     * registered, and a new worker factory with the same registrations starts. The client and its stubs stay: they
+     * reconnect to the same port.
+     */
+    public synchronized Recycle recycle(Duration quiesceLimit) throws InterruptedException {
+        if (embeddedServer == null) {
+            throw new IllegalStateException("only the embedded server is recycled");
+        }
+        long quiesceStarted = System.nanoTime();
+        engineWork.stopAttempts();
+        workers.httpWorker().suspendPolling();
+        boolean settled = engineWork.awaitSettled(quiesceLimit);
+        String unsettled = settled ? "" : engineWork.unsettled();
+        Duration quiesce = Duration.ofNanos(System.nanoTime() - quiesceStarted);
+        recycling = true;
+        try {
+            workerFactory.shutdown();
+            workerFactory.awaitTermination(WORKER_SHUTDOWN.toSeconds(), TimeUnit.SECONDS);
+            embeddedServer.close();
+            embeddedServer = EmbeddedTemporalServer.start(embeddedPort);
+            registerSearchAttributes(target, config.getNamespace());
+            awaitFrontend();
+            engineWork.freshEngine();
+            newWorkerFactory();
+            workerFactory.start();
+        } finally {
+            recycling = false;
+        }
+        return new Recycle(quiesce, settled, unsettled);
+    }
+
+    /** The client's own connection may be waiting out a reconnect backoff: it answers before anything else calls. */
+    private void awaitFrontend() {
+        stubs.blockingStub()
+                .withWaitForReady()
+                .withDeadlineAfter(10, TimeUnit.SECONDS)
+                .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
     }
 
     @Override
@@ -147,7 +258,7 @@ public final class TemporalRuntime implements Managed {
     }
 
     @Override
-    public void stop() throws Exception {
+    public synchronized void stop() throws Exception {
         workerFactory.shutdown();
         workerFactory.awaitTermination(10, TimeUnit.SECONDS);
         stubs.shutdown();

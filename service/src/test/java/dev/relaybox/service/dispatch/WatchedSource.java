@@ -51,6 +51,11 @@ record WatchedSource(DispatchSource delegate, Consumer<DispatchSource.Row> onSta
     }
 
     @Override
+    public List<Row> claimUnfinished(Handle handle, Instant before, int limit) {
+        return delegate.claimUnfinished(handle, before, limit);
+    }
+
+    @Override
     public void start(Row row) {
         onStart.accept(row);
         delegate.start(row);
