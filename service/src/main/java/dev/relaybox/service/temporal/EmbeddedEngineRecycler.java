@@ -87,6 +87,9 @@ public final class EmbeddedEngineRecycler implements Managed {
             throw outcome.interrupted();
         }
         recycles.increment();
+        // The old server's executions are garbage now, but the JVM hands the heap they grew back to the operating
+        // system only after a full collection: without one, the process's RSS stays at its high-water mark.
+        System.gc();
         if (!outcome.recycle().settled()) {
             LOG.warn(
                     "recycling the embedded Temporal server: {} after {}s; went on (delivery stays at least once)",
