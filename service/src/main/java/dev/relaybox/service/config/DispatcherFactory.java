@@ -20,7 +20,7 @@ public final class DispatcherFactory {
     @Min(1)
     @Max(64)
     @JsonProperty
-    private int startConcurrency = 1;
+    private int startConcurrency = 2;
 
     /** The fallback when no NOTIFY arrives (e.g. a trigger was dropped). */
     @NotNull

@@ -57,11 +57,11 @@ public final class TemporalFactory {
      */
     @Min(1)
     @JsonProperty
-    private int maxConcurrentActivities = 4;
+    private int maxConcurrentActivities = 8;
 
     @Min(1)
     @JsonProperty
-    private int maxConcurrentWorkflowTasks = 2;
+    private int maxConcurrentWorkflowTasks = 4;
 
     /**
      * Local activities (the database-only workflow steps) running at once in this worker, on its own threads and
@@ -69,7 +69,7 @@ public final class TemporalFactory {
      */
     @Min(1)
     @JsonProperty
-    private int maxConcurrentLocalActivities = 2;
+    private int maxConcurrentLocalActivities = 4;
 
     /** Worker slots for outbound HTTP attempts, apart from {@code maxConcurrentActivities}. */
     @Min(1)
