@@ -5,46 +5,30 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxActivitiesImpl;
-import dev.relaybox.activities.inbound.InboxSettings;
 import dev.relaybox.activities.inbound.InboxStore;
-import dev.relaybox.activities.outbound.CircuitSettings;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
-import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
-import dev.relaybox.activities.statemachine.StateMachine;
-import dev.relaybox.activities.statemachine.StateMachineConfig;
-import dev.relaybox.activities.statemachine.TransitionConfig;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.service.RelayboxTestEngine;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.service.dispatch.Dispatcher;
 import dev.relaybox.service.dispatch.InboxDispatchSource;
 import dev.relaybox.service.dispatch.OutboxDispatchSource;
 import dev.relaybox.service.dispatch.WorkflowStarter;
-import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
-import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
-import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
@@ -65,7 +49,7 @@ class ActionsWithoutAWorkflowTest {
 
     static final Jdbi JDBI = TestDatabase.fresh();
     static final TestReceiver RECEIVER = new TestReceiver();
-    static final TestWorkflowEnvironment ENV = engine();
+    static final TestWorkflowEnvironment ENV = RelayboxTestEngine.start(JDBI, QUEUE, BACKOFF, Duration.ofHours(24));
     static final OutboxDispatchSource OUTBOX =
             new OutboxDispatchSource(new WorkflowStarter(ENV.getWorkflowClient(), QUEUE));
     static final InboxDispatchSource INBOX =
@@ -236,43 +220,5 @@ class ActionsWithoutAWorkflowTest {
         JsonNode body = response.readEntity(JsonNode.class);
         assertThat(body.path("error").asText()).isEqualTo(error);
         assertThat(body.path("reason").asText()).isNotBlank();
-    }
-
-    /** Temporal's test server with Relaybox's workers; no circuit breaker, so every delivery keeps to its schedule. */
-    private static TestWorkflowEnvironment engine() {
-        TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
-        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(
-                JDBI, CircuitSettings.defaults().withFailureThreshold(0), metrics);
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
-                JDBI,
-                DeliverySettings.defaults()
-                        .withSchedule(new DeliverySchedule(List.of(BACKOFF), 0, Duration.ofHours(1)))
-                        .withAllowPrivateNetworks(true),
-                DeadLetters.loggingOnly(),
-                metrics,
-                controls);
-        worker.registerActivitiesImplementations(
-                delivery,
-                controls,
-                new InboxActivitiesImpl(
-                        JDBI,
-                        orderMachine(),
-                        new InboxSettings(BACKOFF, Duration.ofHours(24)),
-                        DeadLetters.loggingOnly()));
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
-        env.start();
-        return env;
-    }
-
-    private static Map<String, StateMachine> orderMachine() {
-        Map<String, TransitionConfig> transitions = new LinkedHashMap<>();
-        transitions.put("order.created", new TransitionConfig(List.of("none"), "created", null));
-        transitions.put("order.paid", new TransitionConfig(List.of("created"), "paid", null));
-        return StateMachine.fromConfig(
-                Map.of("order", new StateMachineConfig(List.of("created", "paid"), "created", transitions)));
     }
 }

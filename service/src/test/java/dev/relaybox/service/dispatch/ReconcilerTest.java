@@ -4,30 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxActivitiesImpl;
-import dev.relaybox.activities.inbound.InboxSettings;
-import dev.relaybox.activities.outbound.CircuitSettings;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
-import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
-import dev.relaybox.activities.statemachine.StateMachine;
-import dev.relaybox.activities.statemachine.StateMachineConfig;
-import dev.relaybox.activities.statemachine.TransitionConfig;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.service.RelayboxTestEngine;
 import dev.relaybox.service.config.DispatcherFactory;
-import dev.relaybox.workflows.RelaySearchAttributes;
-import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
-import dev.relaybox.workflows.outbound.DeliverySchedule;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -76,29 +61,7 @@ class ReconcilerTest {
 
     /** A Temporal with nothing in it, as after the engine lost its state, and a dispatcher using it. */
     private void startEngine() {
-        env = TestWorkflowEnvironment.newInstance();
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
-        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-        // No circuit breaker: every delivery keeps to the schedule, none waits for probes.
-        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(
-                jdbi, CircuitSettings.defaults().withFailureThreshold(0), metrics);
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
-                jdbi,
-                DeliverySettings.defaults()
-                        .withSchedule(new DeliverySchedule(List.of(BACKOFF), 0, Duration.ofHours(1)))
-                        .withAllowPrivateNetworks(true),
-                DeadLetters.loggingOnly(),
-                metrics,
-                controls);
-        worker.registerActivitiesImplementations(
-                delivery,
-                controls,
-                new InboxActivitiesImpl(
-                        jdbi, orderMachine(), new InboxSettings(BACKOFF, maxDeferral), DeadLetters.loggingOnly()));
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
-        env.start();
+        env = RelayboxTestEngine.start(jdbi, QUEUE, BACKOFF, maxDeferral);
         WorkflowStarter starter = new WorkflowStarter(env.getWorkflowClient(), QUEUE);
         dispatcher = new Dispatcher(
                 jdbi,
@@ -256,14 +219,6 @@ class ReconcilerTest {
                         rs.getTimestamp("next_attempt_at").toInstant()))
                 .list());
         return next;
-    }
-
-    private static Map<String, StateMachine> orderMachine() {
-        Map<String, TransitionConfig> transitions = new LinkedHashMap<>();
-        transitions.put("order.created", new TransitionConfig(List.of("none"), "created", null));
-        transitions.put("order.paid", new TransitionConfig(List.of("created"), "paid", null));
-        return StateMachine.fromConfig(
-                Map.of("order", new StateMachineConfig(List.of("created", "paid"), "created", transitions)));
     }
 
     private void receive(String eventId, String eventType, String orderId) {
