@@ -170,16 +170,6 @@ public final class TemporalRuntime implements Managed {
         registrations.add(registration);
     }
 
-    /** The current main worker. Registrations made here directly do not survive a recycle: use {@link #registerWorkers}. */
-    public Worker worker() {
-        return workers.worker();
-    }
-
-    /** The current worker of the HTTP attempts' own task queue (see {@link #worker()}). */
-    public Worker httpWorker() {
-        return workers.httpWorker();
-    }
-
     /** Whether the worker factory runs: started and not shut down, or being replaced by a recycle. */
     public boolean isWorkerRunning() {
         // The flag is set before the old factory shuts down and cleared once the new one runs: asked before and after

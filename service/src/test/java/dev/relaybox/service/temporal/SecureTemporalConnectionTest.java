@@ -128,7 +128,8 @@ class SecureTemporalConnectionTest {
                                 "serverCa",
                                 ca.caCert().toString())));
         TemporalRuntime runtime = TemporalRuntime.create(config, new NoopScope());
-        runtime.worker().registerWorkflowImplementationTypes(PingWorkflow.Impl.class);
+        runtime.registerWorkers(
+                workers -> workers.worker().registerWorkflowImplementationTypes(PingWorkflow.Impl.class));
         runtime.start();
         try {
             PingWorkflow ping = runtime.client()
