@@ -2,10 +2,10 @@ package dev.relaybox.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relaybox.service.temporal.TemporalDevServer;
 import io.dropwizard.core.cli.Cli;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.util.JarLocation;
-import io.temporal.testserver.TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -23,15 +23,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** {@code relaybox temporal setup} against the SDK's standalone Temporal server, as an operator runs it. */
+/** {@code relaybox temporal setup} against the real Temporal server, as an operator runs it. */
 class TemporalSetupCommandTest {
     private static int port;
-    private static TestServer.PortBoundTestServer temporal;
+    private static TemporalDevServer temporal;
 
     @BeforeAll
     static void startTemporal() {
-        port = TestApp.freePort();
-        temporal = TestServer.createPortBoundServer(port, true);
+        temporal = RealTemporal.start("setup-command");
+        port = temporal.port();
     }
 
     @AfterAll
@@ -46,7 +46,7 @@ class TemporalSetupCommandTest {
     }
 
     @Test
-    void registersTheSearchAttributesOnceThenReportsThemAsExisting() {
+    void createsTheNamespaceAndSearchAttributesOnceThenReportsThemAsExisting() {
         System.setProperty("dw.temporal.address", "127.0.0.1:" + port);
         System.setProperty("dw.temporal.namespace", "setup-test");
 
@@ -62,13 +62,13 @@ class TemporalSetupCommandTest {
                 .contains("search attribute RelayPeer (Keyword): created")
                 .contains("search attribute RelayAttempts (Int): created")
                 .contains("search attribute RelayEndpoints (KeywordList): created")
-                // The test server treats every namespace as registered.
-                .contains("namespace setup-test: already existed")
-                .contains("(7 created, 1 already existed)");
+                .contains("namespace setup-test (retention PT168H): created")
+                .contains("(8 created, 0 already existed)");
         assertThat(second.failure()).isEmpty();
         assertThat(second.stdout())
                 .contains("search attribute RelayDirection (Keyword): already existed")
                 .contains("search attribute RelayAttempts (Int): already existed")
+                .contains("namespace setup-test: already existed")
                 .contains("(0 created, 8 already existed)")
                 .doesNotContain(": created");
     }
@@ -78,12 +78,12 @@ class TemporalSetupCommandTest {
         // A loaded or starting server: the connection is accepted, the first call outlives its deadline.
         try (StallingFront front = new StallingFront(port, Duration.ofSeconds(8))) {
             System.setProperty("dw.temporal.address", "127.0.0.1:" + front.port());
-            System.setProperty("dw.temporal.namespace", "setup-slow");
+            System.setProperty("dw.temporal.namespace", "default");
 
             Run run = run("temporal", "setup", "--wait", "1m", TestApp.CONFIG);
 
             assertThat(run.failure()).isEmpty();
-            assertThat(run.stdout()).contains("namespace setup-slow: already existed");
+            assertThat(run.stdout()).contains("namespace default: already existed");
         }
     }
 
