@@ -122,6 +122,50 @@ class DockerComposeFileTest {
                 .allMatch(port -> port.startsWith("127.0.0.1:"));
     }
 
+    @Test
+    void relayboxImageIsBuiltOnceByTheFirstRelayboxServiceToStart() {
+        ComposeFile compose = ComposeFile.read();
+        List<String> relayboxServices = List.of("temporal-setup", "relaybox", "relaybox-worker");
+
+        for (String name : relayboxServices) {
+            assertThat(compose.service(name).path("image").asText()).as(name).isEqualTo("relaybox:local");
+        }
+        assertThat(compose.service("temporal-setup").has("build")).isTrue();
+        for (String name : List.of("relaybox", "relaybox-worker")) {
+            assertThat(compose.service(name).has("build"))
+                    .as("%s builds the image again", name)
+                    .isFalse();
+            assertThat(compose.service(name).path("pull_policy").asText())
+                    .as(name)
+                    .isEqualTo("never");
+            assertThat(compose.service(name).path("depends_on").has("temporal-setup"))
+                    .as(name)
+                    .isTrue();
+        }
+    }
+
+    @Test
+    void temporalReadsTheDynamicConfigFileMountedFromTheRepository() {
+        ComposeFile compose = ComposeFile.read();
+        String file = compose.rawEnvironment("temporal").get("DYNAMIC_CONFIG_FILE_PATH");
+        List<String> volumes = new ArrayList<>();
+        compose.service("temporal").path("volumes").forEach(volume -> volumes.add(volume.asText()));
+
+        assertThat(file).isEqualTo("config/dynamicconfig/development-sql.yaml");
+        assertThat(volumes).contains("./docker/temporal/dynamicconfig:/etc/temporal/config/dynamicconfig:ro");
+        assertThat(ComposeFile.REPO.resolve("docker/temporal/dynamicconfig/development-sql.yaml"))
+                .isRegularFile();
+    }
+
+    @Test
+    void temporalUiOpensRelayboxsNamespace() {
+        ComposeFile compose = ComposeFile.read();
+
+        assertThat(compose.environment("temporal-ui", Map.of("TEMPORAL_NAMESPACE", "relaybox-prod")))
+                .containsEntry("TEMPORAL_DEFAULT_NAMESPACE", "relaybox-prod");
+        assertThat(compose.environment("temporal-ui", Map.of())).containsEntry("TEMPORAL_DEFAULT_NAMESPACE", "default");
+    }
+
     /** The docker-compose binary on PATH; skips the test without it, except on CI where it must be present. */
     private static String dockerComposeOrSkip() {
         String path = System.getenv().getOrDefault("PATH", "");
