@@ -55,8 +55,8 @@ public interface DispatchSource {
     /**
      * Locks up to {@code limit} dispatched, unfinished rows last dispatched before {@code before} whose work was due
      * before it (an attempt or recheck the row records) or which made no progress since; oldest first. Rows waiting
-     * for a time after {@code before} are not returned. The caller {@link #restart}s them and then calls
-     * {@link #markDispatched} to move them to the back.
+     * for a time after {@code before} are not returned. The caller calls {@link #markDispatched} to move them to the
+     * back and {@link #restart}s them once that committed.
      */
     List<Row> claimStranded(Handle handle, Instant before, int limit);
 

@@ -185,19 +185,27 @@ public final class Dispatcher implements Managed {
             source.start(row);
             return true;
         });
-        if (!starts.refused().isEmpty() || !starts.retryLater().isEmpty()) {
-            jdbi.useTransaction(handle -> {
-                starts.refused()
-                        .forEach((row, reason) ->
-                                quarantine(handle, source, row, reason).ifPresent(created::add));
-                if (!starts.retryLater().isEmpty()) {
-                    source.markUndispatched(handle, starts.retryLater());
-                }
-            });
-        }
         created.forEach(deadLetters::announce);
+        settleFailedStarts(source, starts);
         return new Batch(
                 claimed.size(), starts.started().size(), starts.retryLater().size());
+    }
+
+    /** Rows refused for good are quarantined; rows refused for a passing reason go back to the dispatcher. */
+    private void settleFailedStarts(DispatchSource source, Starts starts) {
+        if (starts.refused().isEmpty() && starts.retryLater().isEmpty()) {
+            return;
+        }
+        List<DeadLetters.DeadLetter> created = new ArrayList<>();
+        jdbi.useTransaction(handle -> {
+            starts.refused()
+                    .forEach((row, reason) ->
+                            quarantine(handle, source, row, reason).ifPresent(created::add));
+            if (!starts.retryLater().isEmpty()) {
+                source.markUndispatched(handle, starts.retryLater());
+            }
+        });
+        created.forEach(deadLetters::announce);
     }
 
     private Optional<DeadLetters.DeadLetter> quarantine(
@@ -259,15 +267,7 @@ public final class Dispatcher implements Managed {
                 int[] counts;
                 passes.lock();
                 try {
-                    counts = jdbi.inTransaction(handle -> {
-                        List<DispatchSource.Row> rows = claim.claim(source, handle);
-                        if (rows.isEmpty()) {
-                            return new int[] {0, 0};
-                        }
-                        Starts starts = startAll(source, rows, source::restart);
-                        source.markDispatched(handle, starts.started());
-                        return new int[] {rows.size(), starts.newRuns()};
-                    });
+                    counts = restartBatch(source, claim);
                 } finally {
                     passes.unlock();
                 }
@@ -276,6 +276,29 @@ public final class Dispatcher implements Managed {
             } while (!stopped && claimed == config.getBatchSize());
         }
         return total;
+    }
+
+    /**
+     * As a dispatch batch: the claimed rows are moved to the back of the line in one short transaction and restarted
+     * after it committed, so no row lock is held while Temporal is slow or away. Rows whose restart failed for a
+     * passing reason go back to the dispatcher; rows that can never start are quarantined. Returns how many rows it
+     * claimed and how many new runs it started.
+     */
+    private int[] restartBatch(DispatchSource source, RestartClaim claim) {
+        List<DispatchSource.Row> rows = jdbi.inTransaction(handle -> {
+            List<DispatchSource.Row> claimed = claim.claim(source, handle);
+            if (!claimed.isEmpty()) {
+                source.markDispatched(
+                        handle, claimed.stream().map(DispatchSource.Row::id).toList());
+            }
+            return claimed;
+        });
+        if (rows.isEmpty()) {
+            return new int[] {0, 0};
+        }
+        Starts starts = startAll(source, rows, source::restart);
+        settleFailedStarts(source, starts);
+        return new int[] {rows.size(), starts.newRuns()};
     }
 
     /**

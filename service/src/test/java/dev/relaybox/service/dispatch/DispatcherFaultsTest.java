@@ -34,6 +34,7 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -243,6 +244,47 @@ class DispatcherFaultsTest {
                         FaultFigures.deadLetters(jdbi))
                 .print()
                 .assertTargets();
+    }
+
+    @Test
+    void reconcilerHoldsNoRowLockWhileItsStartsWaitForAnUnreachableTemporalAndHandsTheRowsBack() throws Exception {
+        // Dispatched an hour ago and never progressed: their workflows are presumed lost.
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, status, dispatched_at)
+                SELECT 'order', 'lost-' || g, 'order.created', '{}', 'DISPATCHED', now() - interval '1 hour'
+                  FROM generate_series(1, 5) g"""));
+        WorkflowServiceStubs unreachable = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+                .setTarget("127.0.0.1:" + TestApp.freePort())
+                .build());
+        CountDownLatch starting = new CountDownLatch(1);
+        DispatcherFactory config =
+                new ObjectMapper().convertValue(Map.of("startTimeout", "3s"), DispatcherFactory.class);
+        Dispatcher reconciler = new Dispatcher(
+                jdbi,
+                List.of(new WatchedSource(
+                        new OutboxDispatchSource(new WorkflowStarter(WorkflowClient.newInstance(unreachable), QUEUE)),
+                        row -> starting.countDown())),
+                config,
+                DeadLetters.loggingOnly());
+        CompletableFuture<Integer> pass = CompletableFuture.supplyAsync(() -> reconciler.reconcile(Instant.now()));
+
+        assertThat(starting.await(30, TimeUnit.SECONDS)).isTrue();
+        List<UUID> locked = jdbi.inTransaction(h -> h.createQuery("SELECT id FROM outbox_events FOR UPDATE NOWAIT")
+                .mapTo(UUID.class)
+                .list());
+        assertThat(locked).hasSize(5);
+
+        assertThat(pass).succeedsWithin(Duration.ofMinutes(2)).isEqualTo(0);
+        unreachable.shutdownNow();
+        assertThat(count("SELECT count(*) FROM outbox_events WHERE dispatched_at IS NULL AND status = 'PENDING'"))
+                .as("rows whose restart failed go back to the dispatcher")
+                .isEqualTo(5);
+        assertThat(count("SELECT count(*) FROM dead_letters")).isZero();
+
+        assertThat(dispatcher(env.getWorkflowClient(), new DispatcherFactory()).dispatchAll())
+                .isEqualTo(5);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> receiver.received("/hooks").size() == 5);
     }
 
     private Dispatcher dispatcher(WorkflowClient client, DispatcherFactory config) {
