@@ -30,6 +30,7 @@ import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.api.OpenApiResource;
 import dev.relaybox.service.auth.BearerTokens;
 import dev.relaybox.service.config.AuthFactory;
+import dev.relaybox.service.config.DatabaseUrls;
 import dev.relaybox.service.config.EndpointSeed;
 import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.dispatch.Dispatcher;
@@ -392,7 +393,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                         temporal.target(),
                         config.getTemporal().getNamespace(),
                         config.getTemporal().getTaskQueue(),
-                        config.getDatabase().getUrl());
+                        DatabaseUrls.redacted(config.getDatabase().getUrl()));
             }
         };
     }
