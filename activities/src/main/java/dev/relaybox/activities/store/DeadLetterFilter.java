@@ -21,6 +21,16 @@ public record DeadLetterFilter(
         aggregate = blankToNull(aggregate);
     }
 
+    /** True when it filters nothing: every dead letter matches. */
+    public boolean matchesEverything() {
+        return source == null
+                && eventType == null
+                && peer == null
+                && aggregate == null
+                && since == null
+                && until == null;
+    }
+
     public static DeadLetterFilter none() {
         return new DeadLetterFilter(null, null, null, null, null, null);
     }

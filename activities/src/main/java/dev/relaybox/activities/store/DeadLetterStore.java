@@ -106,17 +106,28 @@ public interface DeadLetterStore extends SqlObject {
     }
 
     /**
-     * The open dead letters a replay takes (all the filter matches, or the one {@code onlyId}), locked for the
-     * caller's transaction; ones another replay holds are skipped.
+     * The open dead letters a replay takes (the oldest {@code limit} the filter matches, or the one {@code onlyId}),
+     * locked for the caller's transaction; ones another replay holds are skipped.
      */
-    default List<Row> lockOpen(DeadLetterFilter filter, UUID onlyId) {
+    default List<Row> lockOpen(DeadLetterFilter filter, UUID onlyId, int limit) {
         Where where = Where.of(filter).add("dl.resolved_at IS NULL");
         if (onlyId != null) {
             where.add("dl.id = :onlyId", "onlyId", onlyId);
         }
-        return where.bind(getHandle().createQuery(SELECT + where.sql() + " FOR UPDATE OF dl SKIP LOCKED"))
+        return where.bind(getHandle()
+                        .createQuery(SELECT + where.sql()
+                                + " ORDER BY dl.created_at, dl.id LIMIT :limit FOR UPDATE OF dl SKIP LOCKED"))
+                .bind("limit", limit)
                 .map(DeadLetterStore::row)
                 .list();
+    }
+
+    /** How many open dead letters the filter matches. */
+    default int countOpen(DeadLetterFilter filter) {
+        Where where = Where.of(filter).add("dl.resolved_at IS NULL");
+        return where.bind(getHandle().createQuery("SELECT count(*) FROM (" + SELECT + where.sql() + ") matching"))
+                .mapTo(int.class)
+                .one();
     }
 
     /** Resolves those of {@code ids} still open; returns how many it resolved. */

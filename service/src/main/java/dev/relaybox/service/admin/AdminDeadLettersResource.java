@@ -73,14 +73,27 @@ public final class AdminDeadLettersResource {
     /** Who replays: defaults to the token's role; operators may name themselves for the record. */
     public record ReplayRequest(@Size(max = 100) String by) {}
 
+    /**
+     * A bulk replay takes at most {@code limit} (default and most {@value #MAX_BATCH}) of the oldest matching dead
+     * letters; an empty filter replays nothing unless {@code all} is true, so a forgotten filter cannot replay
+     * everything.
+     */
     public record BulkReplayRequest(
-            @Valid DeadLetterFilter filter, @Size(max = 100) String by) {}
+            @Valid DeadLetterFilter filter,
+            @Size(max = 100) String by,
+            boolean all,
+            @Min(1) @Max(MAX_BATCH) Integer limit) {}
 
     public record DiscardRequest(
             @NotBlank @Size(max = 500) String reason,
             @Size(max = 100) String by) {}
 
-    public record Replayed(int replayed, int skippedDisabledEndpoint) {}
+    /** {@code remaining}: open dead letters the filter still matches; replay again to take the next batch. */
+    public record Replayed(int replayed, int skippedDisabledEndpoint, int remaining) {}
+
+    public record OpenCount(int open) {}
+
+    static final int MAX_BATCH = 1000;
 
     @GET
     @Operation(
@@ -127,7 +140,7 @@ public final class AdminDeadLettersResource {
                             + deadLetter.resolvedAt());
         }
         DeadLetterReplay.Result result =
-                replay.replay(DeadLetterFilter.none(), id, by(caller, request == null ? null : request.by()));
+                replay.replay(DeadLetterFilter.none(), id, 1, by(caller, request == null ? null : request.by()));
         if (result.skippedDisabledEndpoint() > 0) {
             throw ApiException.conflict(
                     "endpoint_disabled",
@@ -137,7 +150,7 @@ public final class AdminDeadLettersResource {
         if (result.replayed() == 0) {
             throw ApiException.conflict("already_resolved", "dead letter " + id + " is being replayed or was resolved");
         }
-        return new Replayed(result.replayed(), 0);
+        return new Replayed(result.replayed(), 0, 0);
     }
 
     /** Replays every open dead letter the filter matches; answers how many. */
@@ -147,8 +160,31 @@ public final class AdminDeadLettersResource {
     public Replayed replayAll(
             @Parameter(hidden = true) @Auth Caller caller, @NotNull @Valid BulkReplayRequest request) {
         DeadLetterFilter filter = request.filter() == null ? DeadLetterFilter.none() : checked(request.filter());
-        DeadLetterReplay.Result result = replay.replay(filter, null, by(caller, request.by()));
-        return new Replayed(result.replayed(), result.skippedDisabledEndpoint());
+        if (filter.matchesEverything() && !request.all()) {
+            throw new ApiException(
+                    422,
+                    "filter_required",
+                    "give a filter, or \"all\": true to replay every open dead letter (in batches of at most "
+                            + MAX_BATCH + ")");
+        }
+        int limit = request.limit() == null ? MAX_BATCH : request.limit();
+        DeadLetterReplay.Result result = replay.replay(filter, null, limit, by(caller, request.by()));
+        return new Replayed(result.replayed(), result.skippedDisabledEndpoint(), result.remaining());
+    }
+
+    /** How many open dead letters a filter matches: what a bulk replay would take, for a confirmation. */
+    @GET
+    @Path("/count")
+    @Operation(operationId = "countOpenDeadLetters", summary = "How many open dead letters match a filter")
+    public OpenCount count(
+            @QueryParam("source") String source,
+            @QueryParam("eventType") String eventType,
+            @QueryParam("peer") String peer,
+            @QueryParam("aggregate") String aggregate,
+            @QueryParam("since") Instant since,
+            @QueryParam("until") Instant until) {
+        DeadLetterFilter filter = checked(new DeadLetterFilter(source, eventType, peer, aggregate, since, until));
+        return new OpenCount(store.countOpen(filter));
     }
 
     @POST

@@ -19,8 +19,11 @@ import org.jdbi.v3.core.Jdbi;
  * cannot deliver twice; if the replay fails again, a new dead letter records it.
  */
 final class DeadLetterReplay {
-    /** How many were replayed, and how many were left because their endpoint is disabled. */
-    record Result(int replayed, int skippedDisabledEndpoint) {}
+    /**
+     * How many were replayed, how many were left because their endpoint is disabled, and how many open ones the
+     * filter still matches (beyond the batch, or skipped).
+     */
+    record Result(int replayed, int skippedDisabledEndpoint, int remaining) {}
 
     private final Jdbi jdbi;
     private final Runnable wakeDispatcher;
@@ -30,10 +33,10 @@ final class DeadLetterReplay {
         this.wakeDispatcher = wakeDispatcher;
     }
 
-    Result replay(DeadLetterFilter filter, UUID onlyId, String by) {
+    Result replay(DeadLetterFilter filter, UUID onlyId, int limit, String by) {
         Result result = jdbi.inTransaction(h -> {
             DeadLetterStore store = h.attach(DeadLetterStore.class);
-            List<DeadLetterStore.Row> chosen = store.lockOpen(filter, onlyId);
+            List<DeadLetterStore.Row> chosen = store.lockOpen(filter, onlyId, limit);
             List<DeadLetterStore.Row> replayable = chosen.stream()
                     .filter(row -> !Boolean.FALSE.equals(row.endpointEnabled()))
                     .toList();
@@ -41,7 +44,8 @@ final class DeadLetterReplay {
                     replayable.stream().map(DeadLetterStore.Row::id).toList(), DeadLetterState.REPLAYED, by, null);
             resetDeliveries(h, references(replayable, Source.OUTBOX));
             resetInboxEvents(h, references(replayable, Source.INBOX));
-            return new Result(replayable.size(), chosen.size() - replayable.size());
+            int remaining = onlyId == null ? store.countOpen(filter) : 0;
+            return new Result(replayable.size(), chosen.size() - replayable.size(), remaining);
         });
         if (result.replayed() > 0) {
             wakeDispatcher.run();

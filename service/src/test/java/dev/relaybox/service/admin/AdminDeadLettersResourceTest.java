@@ -159,6 +159,49 @@ class AdminDeadLettersResourceTest {
     }
 
     @Test
+    void bulkReplayWithoutAFilterIsRefusedUnlessAllIsSaidAndResolvesNothing() {
+        UUID open = inboundDeadLetter("unfiltered-" + UUID.randomUUID(), Instant.now());
+
+        assertError(post("/admin/dead-letters/replay", Map.of()), 422, "filter_required");
+        assertError(post("/admin/dead-letters/replay", Map.of("filter", Map.of("peer", ""))), 422, "filter_required");
+        assertError(post("/admin/dead-letters/replay", Map.of("all", true, "limit", 1001)), 400, "invalid_request");
+
+        assertThat(get("/admin/dead-letters/" + open).body().path("resolvedAt").isNull())
+                .isTrue();
+    }
+
+    @Test
+    void bulkReplayTakesTheOldestBatchAndSaysHowManyRemain() {
+        String peer = "batched-" + UUID.randomUUID();
+        Instant base = Instant.now().minus(1, ChronoUnit.HOURS);
+        List<UUID> oldestFirst = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            oldestFirst.add(inboundDeadLetter(peer, base.plusSeconds(i)));
+        }
+
+        int before = get("/admin/dead-letters/count?peer=" + peer)
+                .body()
+                .path("open")
+                .asInt();
+        Answer first = post("/admin/dead-letters/replay", Map.of("filter", Map.of("peer", peer), "limit", 2));
+        int after = get("/admin/dead-letters/count?peer=" + peer)
+                .body()
+                .path("open")
+                .asInt();
+
+        assertThat(before).isEqualTo(3);
+        assertThat(first.body().path("replayed").asInt()).isEqualTo(2);
+        assertThat(first.body().path("remaining").asInt()).isEqualTo(1);
+        assertThat(after).isEqualTo(1);
+        assertThat(get("/admin/dead-letters/" + oldestFirst.get(2))
+                        .body()
+                        .path("resolvedAt")
+                        .isNull())
+                .as("the newest is left for the next batch")
+                .isTrue();
+    }
+
+    @Test
     void onlyAdminsMayListOrReplay() {
         assertError(ResourceTests.call(RESOURCES, "GET", "/admin/dead-letters", null, null), 401, "unauthorized");
         assertError(

@@ -18,11 +18,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -98,6 +100,56 @@ class AdminPageBrowserTest {
     }
 
     @Test
+    void replayAllMatchingSaysHowManyItWillReplayAndWaitsForTheOperatorsYes() {
+        RECEIVER.script("/bulk-page", TestReceiver.Reply.of(400));
+        API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of("name", "bulk-page", "url", RECEIVER.url("/bulk-page"), "eventTypes", List.of("parcel.*")));
+        for (String parcel : List.of("p-1", "p-2")) {
+            API.producer(
+                    "POST",
+                    "/outbox",
+                    Map.of(
+                            "eventType",
+                            "parcel.lost",
+                            "aggregateType",
+                            "parcel",
+                            "aggregateId",
+                            parcel,
+                            "payload",
+                            Map.of()));
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters("parcel.lost") == 2);
+        RECEIVER.script("/bulk-page", TestReceiver.Reply.of(200));
+
+        browser.get(API.url("/admin/"));
+        browser.findElement(By.id("token")).clear();
+        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
+        browser.findElement(By.id("connect")).click();
+        browser.findElement(By.id("f-eventType")).sendKeys("parcel.lost");
+        browser.findElement(By.id("replay-all")).click();
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        Alert first = wait.until(ExpectedConditions.alertIsPresent());
+        assertThat(first.getText()).isEqualTo("Replay 2 dead letters matching this filter?");
+        first.dismiss();
+        assertThat(openDeadLetters("parcel.lost"))
+                .as("nothing replayed without a yes")
+                .isEqualTo(2);
+
+        browser.findElement(By.id("replay-all")).click();
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+
+        wait.until(d -> d.findElement(By.id("message")).getText().startsWith("Replayed 2 dead letters"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/bulk-page").stream()
+                                .filter(r -> r.status() == 200)
+                                .count()
+                        == 2);
+        assertThat(openDeadLetters("parcel.lost")).isZero();
+    }
+
+    @Test
     void operatorSeesEachEndpointsHealthAndControls() {
         API.admin(
                 "POST",
@@ -167,5 +219,11 @@ class AdminPageBrowserTest {
 
     private static int openDeadLetters() {
         return API.adminGet("/admin/dead-letters").path("items").size();
+    }
+
+    private static int openDeadLetters(String eventType) {
+        return API.adminGet("/admin/dead-letters?eventType=" + eventType)
+                .path("items")
+                .size();
     }
 }
