@@ -123,8 +123,8 @@ class MoveToExternalDatabaseTest {
                 overrides.add(ConfigOverride.config("database.url", external.getJdbcUrl("postgres", "relaybox")));
                 // An external database makes this production: its own tokens and partner secret, and the
                 // test's receiver on loopback allowed explicitly.
-                overrides.add(ConfigOverride.config("auth.adminTokens", "moved-admin-token"));
-                overrides.add(ConfigOverride.config("auth.producerTokens", "moved-producer-token"));
+                overrides.add(ConfigOverride.config("auth.adminTokens", "moved-admin-token-0123456789abcdef"));
+                overrides.add(ConfigOverride.config("auth.producerTokens", "moved-producer-token-0123456789abcdef"));
                 overrides.add(ConfigOverride.config("partners.shop.signature.secrets", MOVED_PARTNER_SECRET));
                 overrides.add(ConfigOverride.config("delivery.allowPrivateNetworks", "true"));
                 DropwizardTestSupport<RelayboxConfiguration> moved = TestApp.support(

@@ -14,8 +14,8 @@ class StartupChecksTest {
     };
 
     static final ConfigOverride[] REAL_TOKENS = {
-        ConfigOverride.config("auth.adminTokens", "a-real-admin-token"),
-        ConfigOverride.config("auth.producerTokens", "a-real-producer-token"),
+        ConfigOverride.config("auth.adminTokens", "a-real-admin-token-0123456789abcdef"),
+        ConfigOverride.config("auth.producerTokens", "a-real-producer-token-0123456789abcdef"),
     };
 
     @Test
@@ -24,6 +24,23 @@ class StartupChecksTest {
                 .hasMessageContaining("refusing to start")
                 .hasMessageContaining("development tokens")
                 .hasMessageContaining("RELAYBOX_ADMIN_TOKENS");
+    }
+
+    @Test
+    void productionWithATokenShorterThan32CharactersRefusesToStartNamingTheVariable() {
+        assertThatThrownBy(() -> start(
+                        PRODUCTION[0],
+                        PRODUCTION[1],
+                        ConfigOverride.config("auth.adminTokens", "a-real-admin-token-0123456789abcdef,short-admin"),
+                        REAL_TOKENS[1]))
+                .hasMessageContaining("refusing to start")
+                .hasMessageContaining("RELAYBOX_ADMIN_TOKENS must be at least 32 characters");
+        assertThatThrownBy(() -> start(
+                        PRODUCTION[0],
+                        PRODUCTION[1],
+                        REAL_TOKENS[0],
+                        ConfigOverride.config("auth.producerTokens", "short-producer")))
+                .hasMessageContaining("RELAYBOX_PRODUCER_TOKENS must be at least 32 characters");
     }
 
     @Test

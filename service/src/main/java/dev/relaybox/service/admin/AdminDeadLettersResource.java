@@ -70,7 +70,10 @@ public final class AdminDeadLettersResource {
             String workflowId,
             String temporalUrl) {}
 
-    /** Who replays: defaults to the token's role; operators may name themselves for the record. */
+    /**
+     * Who replays: recorded as the caller's token ({@link Caller}); a name the operator gives is kept beside it, never
+     * instead of it.
+     */
     public record ReplayRequest(@Size(max = 100) String by) {}
 
     /**
@@ -202,7 +205,7 @@ public final class AdminDeadLettersResource {
     }
 
     private static String by(Caller caller, String named) {
-        return named == null || named.isBlank() ? caller.getName() : named + " (" + caller.getName() + " token)";
+        return named == null || named.isBlank() ? caller.getName() : named + " (" + caller.getName() + ")";
     }
 
     private static DeadLetterFilter checked(DeadLetterFilter filter) {

@@ -53,10 +53,10 @@ public final class BearerTokens implements Authenticator<String, Caller> {
         boolean admin = matchesAny(adminTokens, presented);
         boolean producer = matchesAny(producerTokens, presented);
         if (admin) {
-            return Optional.of(new Caller("admin", Set.of(Caller.ADMIN, Caller.PRODUCER)));
+            return Optional.of(Caller.of(Caller.ADMIN, Set.of(Caller.ADMIN, Caller.PRODUCER), token));
         }
         if (producer) {
-            return Optional.of(new Caller("producer", Set.of(Caller.PRODUCER)));
+            return Optional.of(Caller.of(Caller.PRODUCER, Set.of(Caller.PRODUCER), token));
         }
         return Optional.empty();
     }

@@ -13,6 +13,9 @@ public final class AuthFactory {
     public static final String DEV_ADMIN_TOKEN = "dev-admin-token";
 
     public static final String DEV_PRODUCER_TOKEN = "dev-producer-token";
+
+    /** Outside embedded mode: long enough that guessing one over the network is hopeless. */
+    public static final int MIN_TOKEN_LENGTH = 32;
     /** The example partner's documented secret in config.yml. */
     public static final String DEV_PARTNER_SECRET = "whsec_cmVsYXlib3gtZGV2ZWxvcG1lbnQtc2VjcmV0LTAwMQ==";
 
@@ -42,7 +45,19 @@ public final class AuthFactory {
             return "the development tokens are accepted only in embedded mode; set RELAYBOX_ADMIN_TOKENS and "
                     + "RELAYBOX_PRODUCER_TOKENS";
         }
+        if (adminTokens().stream().anyMatch(AuthFactory::tooShort)) {
+            return "every token in RELAYBOX_ADMIN_TOKENS must be at least " + MIN_TOKEN_LENGTH
+                    + " characters (for example: openssl rand -hex 32)";
+        }
+        if (producerTokens().stream().anyMatch(AuthFactory::tooShort)) {
+            return "every token in RELAYBOX_PRODUCER_TOKENS must be at least " + MIN_TOKEN_LENGTH
+                    + " characters (for example: openssl rand -hex 32)";
+        }
         return null;
+    }
+
+    private static boolean tooShort(String token) {
+        return token.length() < MIN_TOKEN_LENGTH;
     }
 
     private static List<String> split(String tokens) {

@@ -11,6 +11,7 @@ import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.ResourceTests;
 import dev.relaybox.service.api.ResourceTests.Answer;
+import dev.relaybox.service.auth.Caller;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;
 import java.time.Instant;
@@ -199,6 +200,25 @@ class AdminDeadLettersResourceTest {
                         .isNull())
                 .as("the newest is left for the next batch")
                 .isTrue();
+    }
+
+    @Test
+    void aReplayRecordsTheTokensFingerprintBesideAnySelfDeclaredName() {
+        UUID anonymous = inboundDeadLetter("actor-" + UUID.randomUUID(), Instant.now());
+        UUID named = inboundDeadLetter("actor-" + UUID.randomUUID(), Instant.now());
+        String token = "admin token " + Caller.fingerprint(ADMIN_TOKEN);
+
+        post("/admin/dead-letters/" + anonymous + "/replay", Map.of());
+        post("/admin/dead-letters/" + named + "/replay", Map.of("by", "alice"));
+
+        assertThat(get("/admin/dead-letters/" + anonymous)
+                        .body()
+                        .path("resolvedBy")
+                        .asText())
+                .isEqualTo(token);
+        assertThat(get("/admin/dead-letters/" + named).body().path("resolvedBy").asText())
+                .isEqualTo("alice (" + token + ")")
+                .doesNotContain(ADMIN_TOKEN);
     }
 
     @Test

@@ -38,8 +38,8 @@ import org.junit.jupiter.api.Assumptions;
 final class Production implements AutoCloseable {
     static final Path JAR = Path.of("target", "relaybox.jar").toAbsolutePath();
     static final Path CONFIG = ComposeFile.REPO.resolve("config.yml");
-    static final String ADMIN_TOKEN = "it-admin-" + random(12);
-    static final String PRODUCER_TOKEN = "it-producer-" + random(12);
+    static final String ADMIN_TOKEN = "it-admin-" + random(32);
+    static final String PRODUCER_TOKEN = "it-producer-" + random(32);
     static final String SHOP_SECRET =
             "whsec_" + Base64.getEncoder().encodeToString(random(24).getBytes());
 
