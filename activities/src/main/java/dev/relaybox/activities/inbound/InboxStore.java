@@ -541,19 +541,32 @@ public interface InboxStore extends SqlObject {
 
     /** An event that finished on an entity: applied, or ignored as stale. */
     record ProcessedEvent(
+            UUID id,
             String partner,
             String partnerEventId,
             String eventType,
             Outcome outcome,
             Instant receivedAt,
-            Instant processedAt) {}
+            Instant processedAt) {
+        Cursor position() {
+            return new Cursor(processedAt, id);
+        }
+    }
 
-    /** An entity's state and the events processed on it, in the order they finished. */
+    /**
+     * An entity's state and one page of the events processed on it, in the order they finished; {@code nextCursor}
+     * continues after the last one, null on the last page.
+     */
     record EntityHistory(
-            AggregateKey aggregate, String state, int version, Instant updatedAt, List<ProcessedEvent> events) {}
+            AggregateKey aggregate,
+            String state,
+            int version,
+            Instant updatedAt,
+            List<ProcessedEvent> events,
+            String nextCursor) {}
 
-    /** Empty when no inbound event has created the entity. */
-    default Optional<EntityHistory> entityHistory(AggregateKey aggregate) {
+    /** Empty when no inbound event has created the entity; {@code limit} events after {@code after} (null: first). */
+    default Optional<EntityHistory> entityHistory(AggregateKey aggregate, Cursor after, int limit) {
         return getHandle()
                 .createQuery("""
                         SELECT state, version, updated_at FROM entities
@@ -561,31 +574,50 @@ public interface InboxStore extends SqlObject {
                 .bind("type", aggregate.type())
                 .bind("id", aggregate.id())
                 .map((rs, ctx) -> new EntityHistory(
-                        aggregate, rs.getString("state"), rs.getInt("version"), instant(rs, "updated_at"), List.of()))
-                .findOne()
-                .map(entity -> new EntityHistory(
                         aggregate,
-                        entity.state(),
-                        entity.version(),
-                        entity.updatedAt(),
-                        getHandle()
-                                .createQuery("""
-                                        SELECT partner_name, partner_event_id, event_type, outcome, received_at,
-                                               processed_at
-                                          FROM webhook_inbox
-                                         WHERE aggregate_type = :type AND aggregate_id = :id AND status = :processed
-                                         ORDER BY processed_at, received_at""")
-                                .bind("type", aggregate.type())
-                                .bind("id", aggregate.id())
-                                .bind("processed", InboxState.PROCESSED.name())
-                                .map((rs, ctx) -> new ProcessedEvent(
-                                        rs.getString("partner_name"),
-                                        rs.getString("partner_event_id"),
-                                        rs.getString("event_type"),
-                                        Outcome.valueOf(rs.getString("outcome")),
-                                        instant(rs, "received_at"),
-                                        instant(rs, "processed_at")))
-                                .list()));
+                        rs.getString("state"),
+                        rs.getInt("version"),
+                        instant(rs, "updated_at"),
+                        List.of(),
+                        null))
+                .findOne()
+                .map(entity -> {
+                    Page<ProcessedEvent> page =
+                            Page.of(processedEvents(aggregate, after, limit + 1), limit, ProcessedEvent::position);
+                    return new EntityHistory(
+                            aggregate,
+                            entity.state(),
+                            entity.version(),
+                            entity.updatedAt(),
+                            page.items(),
+                            page.nextCursor());
+                });
+    }
+
+    private List<ProcessedEvent> processedEvents(AggregateKey aggregate, Cursor after, int limit) {
+        return getHandle()
+                .createQuery("""
+                        SELECT id, partner_name, partner_event_id, event_type, outcome, received_at, processed_at
+                          FROM webhook_inbox
+                         WHERE aggregate_type = :type AND aggregate_id = :id AND status = :processed
+                           AND (CAST(:afterAt AS timestamptz) IS NULL OR (processed_at, id) > (:afterAt, :afterId))
+                         ORDER BY processed_at, id
+                         LIMIT :limit""")
+                .bind("type", aggregate.type())
+                .bind("id", aggregate.id())
+                .bind("processed", InboxState.PROCESSED.name())
+                .bind("afterAt", after == null ? null : after.at())
+                .bind("afterId", after == null ? null : after.id())
+                .bind("limit", limit)
+                .map((rs, ctx) -> new ProcessedEvent(
+                        rs.getObject("id", UUID.class),
+                        rs.getString("partner_name"),
+                        rs.getString("partner_event_id"),
+                        rs.getString("event_type"),
+                        Outcome.valueOf(rs.getString("outcome")),
+                        instant(rs, "received_at"),
+                        instant(rs, "processed_at")))
+                .list();
     }
 
     private static InboxEvent inboxEvent(ResultSet rs, StatementContext ctx) throws SQLException {

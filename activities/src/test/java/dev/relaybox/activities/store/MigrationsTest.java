@@ -41,6 +41,20 @@ class MigrationsTest {
     }
 
     @Test
+    void theStoryFindsAnInboundEventByItsPartnerEventIdThroughAnIndex() {
+        Jdbi jdbi = TestDatabase.fresh();
+        String plan = jdbi.inTransaction(h -> {
+            // An empty table is read whole whatever indexes exist; forbid that to see which index the lookup has.
+            h.execute("SET LOCAL enable_seqscan = off");
+            return String.join("\n", h.createQuery("""
+                                    EXPLAIN SELECT id, aggregate_type, aggregate_id FROM webhook_inbox
+                                     WHERE partner_event_id = 'evt_1' ORDER BY received_at DESC LIMIT 1""").mapTo(String.class).list());
+        });
+
+        assertThat(plan).contains("webhook_inbox_partner_event_id");
+    }
+
+    @Test
     void inboxRejectsSecondRowForSamePartnerEvent() {
         Jdbi jdbi = TestDatabase.fresh();
         String insert = "INSERT INTO webhook_inbox (partner_name, partner_event_id, payload, signature_verified) "

@@ -2,17 +2,23 @@ package dev.relaybox.service.inbound;
 
 import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.inbound.InboxStore.EntityHistory;
+import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Instant;
 import java.util.List;
@@ -37,13 +43,24 @@ public final class EntitiesResource {
             Instant receivedAt,
             Instant processedAt) {}
 
+    /** {@code events} is one page, in the order they finished; {@code nextCursor} fetches the next, null on the last. */
     public record Entity(
-            String type, String id, String state, int version, Instant updatedAt, List<AppliedEvent> events) {}
+            String type,
+            String id,
+            String state,
+            int version,
+            Instant updatedAt,
+            List<AppliedEvent> events,
+            String nextCursor) {}
 
     @GET
     @Operation(operationId = "getEntity", summary = "An entity's state and the inbound events applied to it")
-    public Entity get(@PathParam("type") String type, @PathParam("id") String id) {
-        EntityHistory entity = inbox.entityHistory(new AggregateKey(type, id))
+    public Entity get(
+            @PathParam("type") String type,
+            @PathParam("id") String id,
+            @QueryParam("limit") @DefaultValue("100") @Min(1) @Max(500) int limit,
+            @Parameter(description = "the nextCursor of the previous page") @QueryParam("cursor") String cursor) {
+        EntityHistory entity = inbox.entityHistory(new AggregateKey(type, id), cursor(cursor), limit)
                 .orElseThrow(() -> ApiException.notFound(
                         "entity_not_found", "no " + type + " " + id + " has been created by an inbound event"));
         return new Entity(
@@ -60,6 +77,15 @@ public final class EntitiesResource {
                                 e.outcome(),
                                 e.receivedAt(),
                                 e.processedAt()))
-                        .toList());
+                        .toList(),
+                entity.nextCursor());
+    }
+
+    private static Cursor cursor(String cursor) {
+        try {
+            return Cursor.decodeNullable(cursor);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("invalid_cursor", e.getMessage());
+        }
     }
 }

@@ -126,6 +126,33 @@ class AdminInboxResourceTest {
         assertError(get("/entities/order/never"), 404, "entity_not_found");
     }
 
+    @Test
+    void entityHistoryPagesItsEventsInTheOrderTheyFinished() {
+        List<String> events = List.of("evt-paged-1", "evt-paged-2", "evt-paged-3");
+        for (String event : events) {
+            UUID id = UUID.fromString(receive("entity", event, "e-paged"));
+            JDBI.useTransaction(h -> {
+                InboxStore store = h.attach(InboxStore.class);
+                if (event.endsWith("-1")) {
+                    store.createEntity(new AggregateKey("order", "e-paged"), "created");
+                }
+                store.markProcessed(id, Outcome.APPLIED, null);
+            });
+        }
+
+        JsonNode first = get("/entities/order/e-paged?limit=2").readEntity(JsonNode.class);
+        JsonNode second = get("/entities/order/e-paged?limit=2&cursor="
+                        + first.path("nextCursor").asText())
+                .readEntity(JsonNode.class);
+
+        assertThat(first.path("events").findValuesAsText("partnerEventId"))
+                .containsExactly("evt-paged-1", "evt-paged-2");
+        assertThat(second.path("events").findValuesAsText("partnerEventId")).containsExactly("evt-paged-3");
+        assertThat(second.path("nextCursor").isNull()).isTrue();
+        assertError(get("/entities/order/e-paged?cursor=not-ours"), 400, "invalid_cursor");
+        assertError(get("/entities/order/e-paged?limit=501"), 400, "invalid_request");
+    }
+
     private static String receive(String partner, String eventId, String orderId) {
         return INBOX.receive(new ReceivedEvent(
                         partner,
