@@ -1,5 +1,6 @@
 package dev.relaybox.activities.deadletter;
 
+import dev.relaybox.activities.outbound.RedactedUrl;
 import dev.relaybox.activities.store.DeadLetterStore;
 import java.util.Optional;
 import java.util.UUID;
@@ -20,7 +21,7 @@ public final class DeadLetters {
     }
 
     /**
-     * @param peer the endpoint URL (outbound) or partner name (inbound)
+     * @param peer the endpoint URL (outbound; kept as scheme, host and port only) or partner name (inbound)
      */
     public record DeadLetter(
             UUID id,
@@ -66,9 +67,15 @@ public final class DeadLetters {
             int attempts) {
         Optional<DeadLetter> created = handle.attach(DeadLetterStore.class)
                 .insertOpen(source, reference, reason, lastError, attempts)
-                .map(id -> new DeadLetter(id, source, reference, peer, eventType, reason, lastError, attempts));
+                .map(id -> new DeadLetter(
+                        id, source, reference, shown(source, peer), eventType, reason, lastError, attempts));
         created.ifPresent(deadLetter -> listener.recorded(handle, deadLetter));
         return created;
+    }
+
+    /** Log lines and alerts name an endpoint by its host: its path and query may hold the receiver's token. */
+    private static String shown(Source source, String peer) {
+        return source == Source.OUTBOX ? RedactedUrl.of(peer) : peer;
     }
 
     /** Call after the transaction that recorded it committed. */

@@ -151,7 +151,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     "attempt {} of delivery {} to {}: {} in {} ms",
                     attempt,
                     deliveryId,
-                    ctx.url(),
+                    RedactedUrl.of(ctx.url()),
                     sent.result().summary(),
                     sent.latencyMs());
             return sent.result();
@@ -214,7 +214,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                             ctx.endpointId(),
                             false,
                             "answered 410 Gone at " + Instant.now() + " (delivery " + ctx.deliveryId() + ")");
-            LOG.warn("disabled endpoint {} ({}): it answered 410 Gone", ctx.endpointName(), ctx.url());
+            LOG.warn("disabled endpoint {} ({}): it answered 410 Gone", ctx.endpointName(), RedactedUrl.of(ctx.url()));
         }
     }
 
