@@ -5,15 +5,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Keeps what Relaybox shows in Temporal's visibility within a real server's default limits, which the test
- * server does not check: a search attribute value over {@code limit.searchAttributes.sizeOfValue} (2 KiB; a
- * KeywordList counts as one value) or all of them over {@code limit.searchAttributes.totalSize} (40 KiB) fails
- * every workflow task with BAD_SEARCH_ATTRIBUTES; a summary is limited to 400 bytes and details to 20,000 bytes.
- * Sizes are of the JSON-encoded payload, so the budgets below leave room for escaping.
+ * Keeps what Relaybox shows in Temporal's visibility within what every server accepts, which the test server does
+ * not check. The frontend refuses a start or an upsert (a workflow task then fails with BAD_SEARCH_ATTRIBUTES) when
+ * one search attribute value is over {@code frontend.searchAttributesSizeOfValueLimit} (2 KiB by default; a
+ * KeywordList counts as one value) or all of them over {@code frontend.searchAttributesTotalSizeLimit} (40 KiB);
+ * sizes are of the JSON-encoded payload. Below that, the SQL visibility stores (PostgreSQL, MySQL) keep each Keyword
+ * attribute in a VARCHAR(255) column and refuse the whole visibility write of a longer value; SQLite (the dev
+ * server) and Elasticsearch take it. A summary is limited to 400 bytes and details to 20,000 bytes.
  */
 public final class VisibilityLimits {
-    /** One Keyword value: even if every character needs a 6-byte JSON escape it stays under 2 KiB. */
-    public static final int KEYWORD_BYTES = 256;
+    /**
+     * One Keyword value: 255 UTF-8 bytes are at most 255 characters, so it fits the VARCHAR(255) columns of SQL
+     * visibility; even if every character needs a 6-byte JSON escape it stays under 2 KiB.
+     */
+    public static final int KEYWORD_BYTES = 255;
     /** One endpoint name in {@link RelaySearchAttributes#ENDPOINTS}. */
     public static final int ENDPOINT_NAME_BYTES = 100;
     /** At most this many names in {@link RelaySearchAttributes#ENDPOINTS}; the rest are counted in a marker. */

@@ -48,6 +48,21 @@ class VisibilityLimitsTest {
     }
 
     @Test
+    void aKeywordFitsTheVarchar255ColumnsOfSqlVisibilityStores() {
+        // PostgreSQL and MySQL visibility keep each Keyword attribute in a VARCHAR(255) column and refuse the
+        // whole visibility write over it; 255 bytes are at most 255 characters, whatever the text.
+        for (String character : List.of("a", "é", "€", "😀")) {
+            for (int length = 250; length <= 260; length++) {
+                String keyword = VisibilityLimits.keyword("x".repeat(length - 1) + character);
+                assertThat(keyword.codePointCount(0, keyword.length()))
+                        .as("characters of a %d-character value ending in %s", length, character)
+                        .isLessThanOrEqualTo(255);
+                assertThat(VisibilityLimits.utf8Bytes(keyword)).isLessThanOrEqualTo(255);
+            }
+        }
+    }
+
+    @Test
     void aBigEndpointListIsCutWithAMarkerAndFitsInOneValue() {
         List<String> names = IntStream.range(0, 200)
                 .mapToObj(i -> "endpoint-" + "ü".repeat(30) + "-" + i)
