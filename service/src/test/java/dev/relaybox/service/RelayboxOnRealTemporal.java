@@ -25,8 +25,8 @@ import java.util.function.UnaryOperator;
  * has a second one, "market", signing the same way with its own secret.
  */
 public final class RelayboxOnRealTemporal implements AutoCloseable {
-    public static final String ADMIN_TOKEN = "real-temporal-admin-token";
-    public static final String PRODUCER_TOKEN = "real-temporal-producer-token";
+    public static final String ADMIN_TOKEN = "real-temporal-admin-token-0123456789abcdef";
+    public static final String PRODUCER_TOKEN = "real-temporal-producer-token-0123456789abcdef";
     private static final Map<String, String> SECRETS = Map.of(
             "shop", "whsec_cmVhbC10ZW1wb3JhbC1zaG9wLXNlY3JldC0wMDAx",
             "market", "whsec_cmVhbC10ZW1wb3JhbC1tYXJrZXQtc2VjcmV0LTAx");
