@@ -84,6 +84,29 @@ class EndpointSecretsAtRestTest {
         assertThat(storedSecrets(unchanged.id()).get("secret").toString()).doesNotContain(second.substring(6));
     }
 
+    @Test
+    void secretsStoredBeforeSealingAreSealedByTheStartUpPassAndStillSign() {
+        String legacy = WebhookSigner.newSecret();
+        UUID id = jdbi.withHandle(h -> h.createQuery(
+                        "INSERT INTO endpoints (name, url, secret) VALUES ('legacy', 'https://legacy.example/', :s) RETURNING id")
+                .bind("s", legacy)
+                .mapTo(UUID.class)
+                .one());
+
+        int sealed = jdbi.withExtension(EndpointStore.class, store -> store.resealSecrets(true));
+        int again = jdbi.withExtension(EndpointStore.class, store -> store.resealSecrets(true));
+
+        assertThat(sealed).isEqualTo(1);
+        assertThat(again).isZero();
+        assertThat(storedSecrets(id).get("secret").toString())
+                .startsWith(SecretBox.PREFIX)
+                .doesNotContain(legacy);
+        assertThat(jdbi.withExtension(EndpointStore.class, store -> store.find(id))
+                        .orElseThrow()
+                        .secret())
+                .isEqualTo(legacy);
+    }
+
     private Map<String, Object> storedSecrets(UUID id) {
         return jdbi.withHandle(h -> h.createQuery("SELECT secret, previous_secret FROM endpoints WHERE id = :id")
                 .bind("id", id)
