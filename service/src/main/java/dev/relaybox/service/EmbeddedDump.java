@@ -2,11 +2,15 @@ package dev.relaybox.service;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * A consistent backup of the embedded database with {@code pg_dump}: one snapshot of the whole database, so it may
@@ -37,8 +41,13 @@ final class EmbeddedDump {
         return OptionalInt.of(Integer.parseInt(lines.get(3).trim()));
     }
 
-    /** Runs pg_dump of database {@code postgres} on localhost:{@code port} into {@code output} as plain SQL. */
+    /**
+     * Runs pg_dump of database {@code postgres} on localhost:{@code port} into {@code output} as plain SQL. The file
+     * holds every row (partner payloads, sealed secrets), so it is readable by its owner only, made so before a byte
+     * is written; pg_dump truncates a file it finds and keeps its permissions.
+     */
     static void dump(String pgDump, int port, Path output) throws IOException, InterruptedException {
+        ownerOnly(output);
         List<String> command = List.of(
                 pgDump,
                 "--host",
@@ -69,6 +78,15 @@ final class EmbeddedDump {
         if (process.waitFor() != 0) {
             Files.deleteIfExists(output);
             throw new IllegalStateException(pgDump + " failed; nothing was written: " + messages);
+        }
+    }
+
+    private static void ownerOnly(Path output) throws IOException {
+        Set<PosixFilePermission> ownerOnly = PosixFilePermissions.fromString("rw-------");
+        try {
+            Files.createFile(output, PosixFilePermissions.asFileAttribute(ownerOnly));
+        } catch (FileAlreadyExistsException e) {
+            Files.setPosixFilePermissions(output, ownerOnly);
         }
     }
 }

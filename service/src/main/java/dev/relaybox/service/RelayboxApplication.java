@@ -14,6 +14,7 @@ import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Retention;
+import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
@@ -63,6 +64,7 @@ import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.Managed;
 import io.dropwizard.lifecycle.ServerLifecycleListener;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -94,6 +96,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         bootstrap.addCommand(new DbCommand());
         bootstrap.addCommand(new ReceiveCommand());
         bootstrap.addCommand(new TemporalCommand());
+        bootstrap.addCommand(new SecretsCommand());
     }
 
     @Override
@@ -104,10 +107,13 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         boolean embedded = config.isEmbedded();
 
         startEmbeddedPostgresIfConfigured(config, environment);
+        SecretBox secrets = config.getSecrets()
+                .build(Path.of(config.getEmbeddedPostgres().getDataDirectory()).toAbsolutePath());
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
         Migrations.migrate(dataSource);
-        Jdbi jdbi =
-                Store.configure(new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql"));
+        Jdbi jdbi = Store.configure(
+                new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql"), secrets);
+        sealPlaintextSecrets(jdbi);
 
         DeliverySettings delivery = config.getDelivery().build(embedded);
         EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(delivery.allowPrivateNetworks());
@@ -303,6 +309,10 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                         + "' uses the development secret outside embedded mode; set " + secretVariable(name));
             }
         });
+        String secretsProblem = config.getSecrets().productionProblem();
+        if (!config.isEmbedded() && secretsProblem != null) {
+            throw new IllegalStateException("refusing to start: " + secretsProblem);
+        }
         try {
             config.getInbox().build();
         } catch (IllegalArgumentException e) {
@@ -312,6 +322,14 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             return config.stateMachines();
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
+        }
+    }
+
+    /** Secrets written before they were sealed (an upgraded database) are sealed once, before anything reads them. */
+    private static void sealPlaintextSecrets(Jdbi jdbi) {
+        int sealed = jdbi.withExtension(EndpointStore.class, store -> store.resealSecrets(true));
+        if (sealed > 0) {
+            LOG.info("sealed the plaintext signing secrets of {} endpoints under the secrets key", sealed);
         }
     }
 

@@ -14,6 +14,7 @@ import dev.relaybox.service.config.OutboxFactory;
 import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.RetentionFactory;
 import dev.relaybox.service.config.Roles;
+import dev.relaybox.service.config.SecretsFactory;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.service.metrics.DeadLetterAlerts;
 import io.dropwizard.core.Configuration;
@@ -92,6 +93,15 @@ public final class RelayboxConfiguration extends Configuration {
     @NotNull
     @JsonProperty
     private RetentionFactory retention = new RetentionFactory();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private SecretsFactory secrets = new SecretsFactory();
+
+    public SecretsFactory getSecrets() {
+        return secrets;
+    }
 
     public RetentionFactory getRetention() {
         return retention;

@@ -36,6 +36,7 @@ class DockerComposeFileTest {
             builder.environment().put("RELAYBOX_ADMIN_TOKENS", "compose-test-admin-token");
             builder.environment().put("RELAYBOX_PRODUCER_TOKENS", "compose-test-producer-token");
             builder.environment().put("SHOP_WEBHOOK_SECRET", "whsec_Y29tcG9zZS10ZXN0");
+            builder.environment().put("RELAYBOX_SECRETS_KEY", "Y29tcG9zZS10ZXN0LXNlY3JldHMta2V5LTAwMDAwMDE=");
             Process process = builder.start();
             if (!process.waitFor(2, TimeUnit.MINUTES)) {
                 process.destroyForcibly();
@@ -76,7 +77,8 @@ class DockerComposeFileTest {
         Map<String, String> variables = new HashMap<>(Map.of(
                 "RELAYBOX_ADMIN_TOKENS", "admin-token",
                 "RELAYBOX_PRODUCER_TOKENS", "producer-token",
-                "SHOP_WEBHOOK_SECRET", "whsec_c2hvcA=="));
+                "SHOP_WEBHOOK_SECRET", "whsec_c2hvcA==",
+                "RELAYBOX_SECRETS_KEY", "c2VjcmV0cy1rZXk="));
 
         Map<String, String> environment = compose.environment("relaybox", variables);
 
@@ -84,9 +86,11 @@ class DockerComposeFileTest {
                 .containsEntry("RELAYBOX_ADMIN_TOKENS", "admin-token")
                 .containsEntry("RELAYBOX_PRODUCER_TOKENS", "producer-token")
                 .containsEntry("SHOP_WEBHOOK_SECRET", "whsec_c2hvcA==")
+                .containsEntry("RELAYBOX_SECRETS_KEY", "c2VjcmV0cy1rZXk=")
                 .containsEntry("ALLOW_PRIVATE_NETWORKS", "false")
                 .containsKeys("DATABASE_URL", "TEMPORAL_ADDRESS");
-        for (String required : List.of("RELAYBOX_ADMIN_TOKENS", "RELAYBOX_PRODUCER_TOKENS", "SHOP_WEBHOOK_SECRET")) {
+        for (String required : List.of(
+                "RELAYBOX_ADMIN_TOKENS", "RELAYBOX_PRODUCER_TOKENS", "SHOP_WEBHOOK_SECRET", "RELAYBOX_SECRETS_KEY")) {
             Map<String, String> missingOne = new HashMap<>(variables);
             missingOne.remove(required);
             assertThatThrownBy(() -> compose.environment("relaybox", missingOne))

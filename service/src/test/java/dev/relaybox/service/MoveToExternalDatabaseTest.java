@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.config.AuthFactory;
+import dev.relaybox.service.config.SecretsFactory;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -15,6 +16,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -82,6 +84,8 @@ class MoveToExternalDatabaseTest {
                 Path live = Files.createTempFile("relaybox-live", ".sql");
                 assertThat(dbDump(data, live)).contains("dumping the running embedded PostgreSQL", "wrote " + live);
                 assertThat(Files.readString(live)).contains("CREATE TABLE public.webhook_inbox", "evt-s-" + order);
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(live)))
+                        .isEqualTo("rw-------");
             } finally {
                 embedded.after();
             }
@@ -127,6 +131,9 @@ class MoveToExternalDatabaseTest {
                 overrides.add(ConfigOverride.config("auth.producerTokens", "moved-producer-token-0123456789abcdef"));
                 overrides.add(ConfigOverride.config("partners.shop.signature.secrets", MOVED_PARTNER_SECRET));
                 overrides.add(ConfigOverride.config("delivery.allowPrivateNetworks", "true"));
+                // The endpoint's secret was sealed with the embedded data directory's key: it moves along.
+                overrides.add(ConfigOverride.config(
+                        "secrets.key", SecretsFactory.readEmbeddedKey(data).orElseThrow()));
                 DropwizardTestSupport<RelayboxConfiguration> moved = TestApp.support(
                         TestApp.freshDataDirectory(), TestApp.freePort(), overrides.toArray(ConfigOverride[]::new));
                 moved.before();

@@ -2,6 +2,7 @@ package dev.relaybox.service;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relaybox.activities.store.SecretBox;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,20 @@ class StartupChecksTest {
     }
 
     @Test
+    void productionWithoutASecretsKeyRefusesToStartNamingIt() {
+        assertThatThrownBy(() -> start(
+                        PRODUCTION[0],
+                        PRODUCTION[1],
+                        REAL_TOKENS[0],
+                        REAL_TOKENS[1],
+                        ConfigOverride.config(
+                                "partners.shop.signature.secrets", "whsec_" + "c2hvcC1zZWNyZXQtZm9yLWEtdGVzdC0wMDAx")))
+                .hasMessageContaining("refusing to start")
+                .hasMessageContaining("RELAYBOX_SECRETS_KEY")
+                .hasMessageContaining("head -c 32 /dev/urandom | base64");
+    }
+
+    @Test
     void externalDatabaseWithEmbeddedTemporalIsProductionAndRefusesTheDevelopmentTokens() {
         assertThatThrownBy(() -> start(PRODUCTION[0]))
                 .hasMessageContaining("refusing to start")
@@ -72,6 +87,7 @@ class StartupChecksTest {
                         REAL_TOKENS[1],
                         ConfigOverride.config(
                                 "partners.shop.signature.secrets", "whsec_" + "c2hvcC1zZWNyZXQtZm9yLWEtdGVzdC0wMDAx"),
+                        ConfigOverride.config("secrets.key", SecretBox.newKey()),
                         ConfigOverride.config("alerts.endpointUrl", "http://127.0.0.1:9/alerts"),
                         ConfigOverride.config(
                                 "alerts.endpointSecret", "whsec_" + "bG9jYWwtZW5kcG9pbnQtc2VjcmV0LTAwMDE=")))

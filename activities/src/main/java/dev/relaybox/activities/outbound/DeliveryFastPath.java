@@ -1,5 +1,6 @@
 package dev.relaybox.activities.outbound;
 
+import dev.relaybox.activities.store.Sealed;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import java.time.Instant;
 import java.util.List;
@@ -28,8 +29,8 @@ public interface DeliveryFastPath {
             UUID endpointId,
             String endpointName,
             String url,
-            String secret,
-            String previousSecret,
+            @Sealed String secret,
+            @Sealed String previousSecret,
             Instant previousSecretExpiresAt,
             boolean enabled,
             String disabledReason,

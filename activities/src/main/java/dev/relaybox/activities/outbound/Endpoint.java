@@ -1,5 +1,6 @@
 package dev.relaybox.activities.outbound;
 
+import dev.relaybox.activities.store.Sealed;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -9,8 +10,8 @@ public record Endpoint(
         UUID id,
         String name,
         String url,
-        String secret,
-        String previousSecret,
+        @Sealed String secret,
+        @Sealed String previousSecret,
         Instant previousSecretExpiresAt,
         List<String> eventTypes,
         boolean enabled,

@@ -6,6 +6,7 @@ import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.mapper.reflect.ConstructorMapper;
@@ -35,26 +36,47 @@ public interface EndpointStore extends SqlObject, EndpointFastPath {
     Optional<Endpoint> insert(
             @Bind("name") String name,
             @Bind("url") String url,
-            @Bind("secret") String secret,
+            @Bind("secret") @Sealed String secret,
             @Bind("eventTypes") List<String> eventTypes);
 
-    /** Makes a configured endpoint match its configuration; a disabled one stays disabled. */
+    /**
+     * Makes a configured endpoint match its configuration; a disabled one stays disabled. A changed secret rotates
+     * (the stored one keeps signing until {@code previousSecretExpiresAt}); sealed values differ on every write, so
+     * the stored secret is opened to compare.
+     */
+    default void upsert(
+            String name, String url, String secret, List<String> eventTypes, Instant previousSecretExpiresAt) {
+        getHandle().useTransaction(h -> {
+            EndpointStore store = h.attach(EndpointStore.class);
+            SecretBox box = h.getConfig(SealedColumns.class).box();
+            boolean changed = store.storedSecretOf(name)
+                    .map(box::open)
+                    .filter(secret::equals)
+                    .isEmpty();
+            store.upsertRow(name, url, secret, eventTypes, changed, previousSecretExpiresAt);
+        });
+    }
+
+    @SqlQuery("SELECT secret FROM endpoints WHERE name = :name FOR UPDATE")
+    Optional<String> storedSecretOf(@Bind("name") String name);
+
     @SqlUpdate("""
             INSERT INTO endpoints (name, url, secret, event_types)
             VALUES (:name, :url, :secret, :eventTypes)
             ON CONFLICT (name) DO UPDATE SET
                 url = excluded.url,
                 event_types = excluded.event_types,
-                previous_secret = CASE WHEN endpoints.secret <> excluded.secret THEN endpoints.secret ELSE endpoints.previous_secret END,
-                previous_secret_expires_at = CASE WHEN endpoints.secret <> excluded.secret THEN :previousSecretExpiresAt
+                previous_secret = CASE WHEN :changed THEN endpoints.secret ELSE endpoints.previous_secret END,
+                previous_secret_expires_at = CASE WHEN :changed THEN :previousSecretExpiresAt
                                                   ELSE endpoints.previous_secret_expires_at END,
-                secret = excluded.secret,
+                secret = CASE WHEN :changed THEN excluded.secret ELSE endpoints.secret END,
                 updated_at = now()""")
-    void upsert(
+    void upsertRow(
             @Bind("name") String name,
             @Bind("url") String url,
-            @Bind("secret") String secret,
+            @Bind("secret") @Sealed String secret,
             @Bind("eventTypes") List<String> eventTypes,
+            @Bind("changed") boolean changed,
             @Bind("previousSecretExpiresAt") Instant previousSecretExpiresAt);
 
     @SqlQuery("SELECT * FROM endpoints WHERE id = :id")
@@ -78,7 +100,66 @@ public interface EndpointStore extends SqlObject, EndpointFastPath {
             UPDATE endpoints SET previous_secret = secret, previous_secret_expires_at = :graceUntil,
                                  secret = :secret, updated_at = now()
             WHERE id = :id""")
-    boolean rotateSecret(@Bind("id") UUID id, @Bind("secret") String secret, @Bind("graceUntil") Instant graceUntil);
+    boolean rotateSecret(
+            @Bind("id") UUID id, @Bind("secret") @Sealed String secret, @Bind("graceUntil") Instant graceUntil);
+
+    /** An endpoint's secrets as stored: sealed, or plaintext when written before secrets were sealed. */
+    record StoredSecrets(UUID id, String secret, String previousSecret) {}
+
+    @SqlQuery("SELECT id, secret, previous_secret FROM endpoints ORDER BY id")
+    @RegisterConstructorMapper(StoredSecrets.class)
+    List<StoredSecrets> storedSecrets();
+
+    /** Replaces stored secrets unless the row changed since they were read (a rotation meanwhile is kept). */
+    @SqlUpdate("""
+            UPDATE endpoints SET secret = :secret, previous_secret = :previousSecret
+             WHERE id = :id AND secret = :was AND previous_secret IS NOT DISTINCT FROM :previousWas""")
+    boolean replaceStoredSecrets(
+            @Bind("id") UUID id,
+            @Bind("was") String was,
+            @Bind("previousWas") String previousWas,
+            @Bind("secret") String secret,
+            @Bind("previousSecret") String previousSecret);
+
+    /**
+     * Seals every stored secret that is plaintext or, unless {@code plaintextOnly}, sealed under another key than the
+     * current one; answers how many endpoints were re-sealed. Safe beside running instances: a row rotated
+     * meanwhile is left as its writer sealed it.
+     */
+    default int resealSecrets(boolean plaintextOnly) {
+        SecretBox box = getHandle().getConfig(SealedColumns.class).box();
+        int resealed = 0;
+        for (StoredSecrets stored : storedSecrets()) {
+            String secret = resealed(box, stored.secret(), plaintextOnly);
+            String previous = resealed(box, stored.previousSecret(), plaintextOnly);
+            if (secret.equals(stored.secret()) && Objects.equals(previous, stored.previousSecret())) {
+                continue;
+            }
+            if (replaceStoredSecrets(stored.id(), stored.secret(), stored.previousSecret(), secret, previous)) {
+                resealed++;
+            }
+        }
+        return resealed;
+    }
+
+    /** How many endpoints have a secret that is plaintext or sealed under another key than the current one. */
+    default long secretsNotUnderTheCurrentKey() {
+        SecretBox box = getHandle().getConfig(SealedColumns.class).box();
+        return storedSecrets().stream()
+                .filter(s -> !box.sealedWithCurrentKey(s.secret())
+                        || (s.previousSecret() != null && !box.sealedWithCurrentKey(s.previousSecret())))
+                .count();
+    }
+
+    private static String resealed(SecretBox box, String stored, boolean plaintextOnly) {
+        if (stored == null || box.sealedWithCurrentKey(stored)) {
+            return stored;
+        }
+        if (SecretBox.isSealed(stored)) {
+            return plaintextOnly ? stored : box.seal(box.open(stored));
+        }
+        return box.seal(stored);
+    }
 
     /** What admitting or settling one delivery needs, read in one query. */
     record DeliveryContext(

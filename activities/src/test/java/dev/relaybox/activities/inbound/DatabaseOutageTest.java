@@ -15,6 +15,7 @@ import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Store;
+import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
@@ -102,7 +103,7 @@ class DatabaseOutageTest {
         DataSource dataSource = server.getDatabase(
                 "postgres", "postgres", Map.of("loginTimeout", "1", "connectTimeout", "1", "socketTimeout", "5"));
         Migrations.migrate(dataSource);
-        db = Store.configure(Jdbi.create(dataSource));
+        db = Store.configure(Jdbi.create(dataSource), TestDatabase.SECRETS);
         receiver = new TestReceiver();
         env = TestWorkflowEnvironment.newInstance();
         InboxFixtures.registerSearchAttributes(env);

@@ -51,7 +51,7 @@ class InboxEventWorkflowTest {
 
     void start(InboxSettings settings) {
         DataSource database = TestDatabase.freshDataSource();
-        db = Store.configure(Jdbi.create(database));
+        db = Store.configure(Jdbi.create(database), TestDatabase.SECRETS);
         activitiesDataSource = new TestDataSource(database);
         metrics = new SimpleMeterRegistry();
         env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
@@ -61,7 +61,7 @@ class InboxEventWorkflowTest {
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
         worker.registerActivitiesImplementations(new InboxActivitiesImpl(
-                Store.configure(Jdbi.create(activitiesDataSource)),
+                Store.configure(Jdbi.create(activitiesDataSource), TestDatabase.SECRETS),
                 InboxFixtures.orderMachines(),
                 settings,
                 DeadLetters.loggingOnly()));

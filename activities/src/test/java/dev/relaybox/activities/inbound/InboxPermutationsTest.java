@@ -53,7 +53,7 @@ class InboxPermutationsTest {
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
         worker.registerActivitiesImplementations(new InboxActivitiesImpl(
-                Store.configure(Jdbi.create(activitiesDataSource)),
+                Store.configure(Jdbi.create(activitiesDataSource), TestDatabase.SECRETS),
                 InboxFixtures.orderMachines(),
                 new InboxSettings(Duration.ofDays(30), Duration.ofDays(365)),
                 DeadLetters.loggingOnly()));
@@ -70,7 +70,7 @@ class InboxPermutationsTest {
     void anyArrivalOrderWithDuplicatesEndsDeliveredWithEveryEventAppliedOnce(List<String> arrivals) {
         DataSource database = TestDatabase.freshDataSource();
         activitiesDataSource.switchTo(database);
-        Jdbi db = Store.configure(Jdbi.create(database));
+        Jdbi db = Store.configure(Jdbi.create(database), TestDatabase.SECRETS);
         WorkflowClient client = env.getWorkflowClient();
         // Workflow ids outlive a case in the shared environment, so event ids are unique per case.
         String eventIdPrefix = "case" + CASES.incrementAndGet() + "-";

@@ -46,6 +46,28 @@ class InboxStoreTest {
     }
 
     @Test
+    void anEventIdAgainIsADuplicateWithTheSameBodyAndAConflictWithAnother() {
+        ReceivedEvent first = new ReceivedEvent("shop", "evt-again", "order.created", "order", "1", "{\"n\": 1}");
+        UUID id = store.receive(first).id();
+
+        assertThat(store.receive(first)).isEqualTo(new InboxStore.Receipt(id, InboxStore.Arrival.DUPLICATE));
+        assertThat(store.receive(new ReceivedEvent("shop", "evt-again", "order.created", "order", "1", "{\"n\": 2}")))
+                .isEqualTo(new InboxStore.Receipt(id, InboxStore.Arrival.CONFLICT));
+        assertThat(store.find(id).orElseThrow().payload()).isEqualTo("{\"n\": 1}");
+    }
+
+    @Test
+    void aRowStoredBeforeBodiesWereHashedTakesAnyBodyUnderItsIdAsADuplicate() {
+        UUID id = receive("evt-unhashed");
+        jdbi.useHandle(h -> h.execute("UPDATE webhook_inbox SET body_sha256 = NULL WHERE id = ?", id));
+
+        InboxStore.Receipt again =
+                store.receive(new ReceivedEvent("shop", "evt-unhashed", "order.created", "order", "1", "{\"x\": 9}"));
+
+        assertThat(again).isEqualTo(new InboxStore.Receipt(id, InboxStore.Arrival.DUPLICATE));
+    }
+
+    @Test
     void theRecordedRecheckIsNeverLaterThanTheDeferralDeadline() {
         InboxSettings hourlyForTenMinutes = new InboxSettings(Duration.ofHours(1), Duration.ofMinutes(10));
         UUID id = receive("evt-deadline");

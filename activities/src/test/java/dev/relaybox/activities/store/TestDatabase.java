@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
@@ -15,6 +16,9 @@ import org.jdbi.v3.core.Jdbi;
  * cloned from a template so tests neither share rows nor pay for migrations twice.
  */
 public final class TestDatabase {
+    /** The key test stores seal endpoint secrets with, one per test JVM. */
+    public static final SecretBox SECRETS = SecretBox.of(SecretBox.newKey(), List.of());
+
     private static final AtomicInteger NEXT = new AtomicInteger();
     private static EmbeddedPostgres server;
 
@@ -54,7 +58,7 @@ public final class TestDatabase {
 
     /** A new migrated database wrapped in a JDBI configured as the service configures it. */
     public static Jdbi fresh() {
-        return Store.configure(Jdbi.create(freshDataSource()));
+        return Store.configure(Jdbi.create(freshDataSource()), SECRETS);
     }
 
     public static int port() {

@@ -54,6 +54,14 @@ public final class PartnerFactory {
     @JsonProperty
     private DataSize maxBodySize = DataSize.kibibytes(256);
 
+    /**
+     * Take the event id from a header the scheme does not sign (GitHub's {@code X-GitHub-Delivery}). Its cost: a
+     * signed body can be sent again under any new id and is stored as a new event (for a scheme without a signed
+     * timestamp, at any time), so only the state machine's STALE answer stands between a replay and its effect.
+     */
+    @JsonProperty
+    private boolean trustUnsignedEventIdHeader;
+
     public PartnerSignature getSignature() {
         return signature;
     }
@@ -78,11 +86,31 @@ public final class PartnerFactory {
         return maxBodySize.toBytes();
     }
 
+    private String unsignedEventIdProblem() {
+        String header = eventId.header();
+        if (header == null
+                || header.isBlank()
+                || signature.scheme() == null
+                || signature.scheme().signsHeader(header)
+                || trustUnsignedEventIdHeader) {
+            return null;
+        }
+        return "eventId header " + header + " is not signed by the "
+                + signature.scheme().configName()
+                + " scheme: anyone holding one signed body could send it again under new ids, or under an id the"
+                + " partner has yet to use so that the real event is refused; take the id from the body"
+                + " ({pointer: ...}) or, accepting that replays under new ids are stored as new events,"
+                + " set trustUnsignedEventIdHeader: true";
+    }
+
     /** What makes this partner unusable, naming it, or null. */
     public String problem(String name) {
         String problem = signature.problem();
         if (problem == null) {
             problem = eventId.problem("eventId");
+        }
+        if (problem == null) {
+            problem = unsignedEventIdProblem();
         }
         if (problem == null) {
             problem = eventType.problem("eventType");

@@ -6,5 +6,8 @@ public interface IntakeMetrics {
 
     void duplicate(String partner);
 
+    /** An event id arrived again with a different body: refused, the first body kept. */
+    void conflict(String partner);
+
     void rejected(String partner, String reason);
 }

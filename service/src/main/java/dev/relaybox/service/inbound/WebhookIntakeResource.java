@@ -30,16 +30,21 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.statement.StatementException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code POST /webhooks/{partner}}: verify the signature on the raw bytes, store the event once under the
- * partner's event id, and answer before any business logic runs. A duplicate is a success, so the
- * partner stops retrying. Refusals store nothing. The request thread never waits on Temporal.
+ * partner's event id, and answer before any business logic runs. A duplicate (the same id with the same body) is a
+ * success, so the partner stops retrying; the same id with a different body is a 409 conflict, because an id the
+ * signature may not cover must not silently drop the event sent under it. Refusals store nothing. The request
+ * thread never waits on Temporal.
  */
 @Tag(name = "intake")
 @Path("/webhooks/{partner}")
 @Produces(MediaType.APPLICATION_JSON)
 public final class WebhookIntakeResource {
+    private static final Logger LOG = LoggerFactory.getLogger(WebhookIntakeResource.class);
     private final InboxStore inbox;
     private final StorableJson storableJson;
     private final Map<String, PartnerFactory> partners;
@@ -60,9 +65,9 @@ public final class WebhookIntakeResource {
     @Operation(
             operationId = "receiveWebhook",
             summary = "A partner's webhook: verified, stored once, answered at once",
-            description =
-                    "Signed per the partner's scheme (Standard Webhooks, Stripe, GitHub or an HMAC header) over "
-                            + "the raw bytes; 401 bad or missing signature, 404 unknown partner, 400 no event id, 413 too large.",
+            description = "Signed per the partner's scheme (Standard Webhooks, Stripe, GitHub or an HMAC header) over "
+                    + "the raw bytes; 401 bad or missing signature, 404 unknown partner, 400 no event id, 413 too large, "
+                    + "409 an event id already received with a different body.",
             requestBody =
                     @RequestBody(
                             required = true,
@@ -121,7 +126,13 @@ public final class WebhookIntakeResource {
         InboxStore.Receipt receipt;
         try {
             receipt = inbox.receive(new InboxStore.ReceivedEvent(
-                    partnerName, eventId, eventType, partner.getAggregateType(), aggregateId, stored.text()));
+                    partnerName,
+                    eventId,
+                    eventType,
+                    partner.getAggregateType(),
+                    aggregateId,
+                    stored.text(),
+                    InboxStore.ReceivedEvent.sha256(raw)));
         } catch (StatementException e) {
             throw StorableJson.refusedData(e)
                     .map(refused -> {
@@ -129,6 +140,21 @@ public final class WebhookIntakeResource {
                         return refused;
                     })
                     .orElseThrow(() -> e);
+        }
+        if (receipt.arrival() == InboxStore.Arrival.CONFLICT) {
+            metrics.conflict(partnerName);
+            LOG.warn(
+                    "refused event {} of partner {}: inbox row {} holds a different body under that id; the first "
+                            + "body stays and this one is not stored (a replay or a forged id if the partner did not "
+                            + "reuse it)",
+                    eventId,
+                    partnerName,
+                    receipt.id());
+            throw new ApiException(
+                    409,
+                    "event_id_conflict",
+                    "event id \"" + eventId + "\" was already received with a different body; the first body is kept"
+                            + " and this one is not stored");
         }
         if (receipt.duplicate()) {
             metrics.duplicate(partnerName);

@@ -90,6 +90,13 @@ public final class RelayMetrics implements IntakeMetrics {
     }
 
     @Override
+    public void conflict(String partner) {
+        registry.counter(
+                        "relaybox.inbox.requests", "partner", partner, "result", "conflict", "reason", "different_body")
+                .increment();
+    }
+
+    @Override
     public void rejected(String partner, String reason) {
         registry.counter("relaybox.inbox.requests", "partner", partner, "result", "rejected", "reason", reason)
                 .increment();

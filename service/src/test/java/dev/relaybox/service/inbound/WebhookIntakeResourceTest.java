@@ -20,11 +20,16 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -37,6 +42,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class WebhookIntakeResourceTest {
     static final Jdbi JDBI = TestDatabase.fresh();
     static final CountingMetrics METRICS = new CountingMetrics();
+    static final String GITHUB_SECRET = "github-resource-test-secret";
     static final ResourceExtension RESOURCE = ResourceExtension.builder()
             .setRegisterDefaultExceptionMappers(false)
             .addProvider((Feature) context -> {
@@ -46,7 +52,13 @@ class WebhookIntakeResourceTest {
             .addResource(new WebhookIntakeResource(
                     JDBI.onDemand(InboxStore.class),
                     Jackson.newObjectMapper(),
-                    Map.of("shop", partner("{header: webhook-id}"), "bodyid", partner("{pointer: /id}")),
+                    Map.of(
+                            "shop",
+                            partner("{header: webhook-id}"),
+                            "bodyid",
+                            partner("{pointer: /id}"),
+                            "github",
+                            github()),
                     METRICS))
             .build();
 
@@ -84,6 +96,29 @@ class WebhookIntakeResourceTest {
         assertThat(second.path("id").asText()).isEqualTo(first.path("id").asText());
         assertThat(rows("evt-dup")).isEqualTo(1);
         assertThat(METRICS.duplicates).contains("shop");
+    }
+
+    @Test
+    void sameEventIdWithADifferentBodyIsAConflictAndTheFirstBodyStays() {
+        // GitHub signs the body but not X-GitHub-Delivery: a captured signed body can be sent under a future id.
+        String captured = "{\"action\": \"opened\", \"repository\": {\"full_name\": \"acme/old\"}}";
+        String real = "{\"action\": \"closed\", \"repository\": {\"full_name\": \"acme/new\"}}";
+        assertThat(sendGithub("delivery-poisoned", captured).getStatus()).isEqualTo(200);
+
+        Response conflict = sendGithub("delivery-poisoned", real);
+
+        assertError(conflict, 409, "event_id_conflict");
+        assertThat(rows("delivery-poisoned")).isEqualTo(1);
+        String stored = JDBI.withHandle(h -> h.createQuery(
+                        "SELECT payload->>'action' FROM webhook_inbox WHERE partner_event_id = 'delivery-poisoned'")
+                .mapTo(String.class)
+                .one());
+        assertThat(stored).isEqualTo("opened");
+        assertThat(METRICS.conflicts).contains("github");
+        // The same body under the same id is still an ordinary duplicate.
+        Response again = sendGithub("delivery-poisoned", captured);
+        assertThat(again.getStatus()).isEqualTo(200);
+        assertThat(again.readEntity(JsonNode.class).path("status").asText()).isEqualTo("duplicate");
     }
 
     @Test
@@ -203,6 +238,24 @@ class WebhookIntakeResourceTest {
                 .header("webhook-signature", ShopWebhooks.signature(eventId, timestamp, signedBody));
     }
 
+    private static Response sendGithub(String delivery, String body) {
+        return RESOURCE.target("/webhooks/github")
+                .request()
+                .header("X-GitHub-Delivery", delivery)
+                .header("X-Hub-Signature-256", "sha256=" + HexFormat.of().formatHex(hmac(GITHUB_SECRET, body)))
+                .post(Entity.entity(body, MediaType.APPLICATION_JSON));
+    }
+
+    private static byte[] hmac(String secret, String body) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            return mac.doFinal(body.getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static int rows(String eventId) {
         return JDBI.withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_inbox WHERE partner_event_id = :id")
                 .bind("id", eventId)
@@ -227,11 +280,30 @@ class WebhookIntakeResourceTest {
         }
     }
 
+    /** A GitHub-style partner: the body is signed, the delivery id in X-GitHub-Delivery is not. */
+    private static PartnerFactory github() {
+        try {
+            return Jackson.newObjectMapper(new YAMLFactory())
+                    .readValue("""
+                    signature: {scheme: github, secrets: %s}
+                    eventId: {header: X-GitHub-Delivery}
+                    trustUnsignedEventIdHeader: true
+                    eventType: {pointer: /action}
+                    aggregateId: {pointer: /repository/full_name}
+                    aggregateType: order
+                    maxBodySize: 4KiB
+                    """.formatted(GITHUB_SECRET), PartnerFactory.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** What the intake counted, as {@code partner} or {@code partner:reason}. */
     static final class CountingMetrics implements IntakeMetrics {
         final List<String> accepted = new ArrayList<>();
         final List<String> duplicates = new ArrayList<>();
         final List<String> rejections = new ArrayList<>();
+        final List<String> conflicts = new ArrayList<>();
 
         @Override
         public synchronized void accepted(String partner) {
@@ -241,6 +313,11 @@ class WebhookIntakeResourceTest {
         @Override
         public synchronized void duplicate(String partner) {
             duplicates.add(partner);
+        }
+
+        @Override
+        public synchronized void conflict(String partner) {
+            conflicts.add(partner);
         }
 
         @Override

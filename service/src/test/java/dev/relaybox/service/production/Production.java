@@ -186,6 +186,7 @@ final class Production implements AutoCloseable {
         variables.put("RELAYBOX_PRODUCER_TOKENS", PRODUCER_TOKEN);
         variables.put("SHOP_WEBHOOK_SECRET", SHOP_SECRET);
         variables.put("RELAYBOX_DB_PASSWORD", LocalPostgres.RELAYBOX_PASSWORD);
+        variables.put("RELAYBOX_SECRETS_KEY", "cHJvZHVjdGlvbi1pdC1zZWNyZXRzLWtleS0wMDAwMDE=");
         // The test's receivers listen on loopback, which production refuses unless allowed.
         variables.put("ALLOW_PRIVATE_NETWORKS", "true");
         return variables;

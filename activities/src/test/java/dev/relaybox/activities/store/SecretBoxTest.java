@@ -1,0 +1,71 @@
+package dev.relaybox.activities.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Base64;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Sealing and opening secrets, and which key opens what, without a database. */
+class SecretBoxTest {
+    static final String KEY = SecretBox.newKey();
+    static final String OTHER_KEY = SecretBox.newKey();
+
+    @Test
+    void aSealedSecretOpensToItselfAndNeverShowsIt() {
+        SecretBox box = SecretBox.of(KEY, List.of());
+        String secret = "whsec_c2VhbGVkLXNlY3JldC1mb3ItdGhlLXRlc3Q=";
+
+        String sealed = box.seal(secret);
+
+        assertThat(sealed).startsWith("v1:" + box.currentKeyId() + ":").doesNotContain("c2VhbGVk");
+        assertThat(box.open(sealed)).isEqualTo(secret);
+        // A fresh nonce each time: equal secrets are not recognisable in the table.
+        assertThat(box.seal(secret)).isNotEqualTo(sealed);
+        // 12 bytes of nonce, the ciphertext, a 16-byte tag.
+        byte[] body = Base64.getDecoder().decode(sealed.substring(sealed.lastIndexOf(':') + 1));
+        assertThat(body).hasSize(12 + secret.length() + 16);
+    }
+
+    @Test
+    void aValueSealedUnderAnOldKeyOpensWhileThatKeyIsListedAndNotAfter() {
+        String sealedOld = SecretBox.of(OTHER_KEY, List.of()).seal("old secret");
+        SecretBox rotating = SecretBox.of(KEY, List.of(OTHER_KEY));
+
+        assertThat(rotating.open(sealedOld)).isEqualTo("old secret");
+        assertThat(rotating.sealedWithCurrentKey(sealedOld)).isFalse();
+        assertThat(rotating.sealedWithCurrentKey(rotating.seal("new"))).isTrue();
+        assertThatThrownBy(() -> SecretBox.of(KEY, List.of()).open(sealedOld))
+                .hasMessageContaining("RELAYBOX_SECRETS_OLD_KEYS")
+                .hasMessageContaining(SecretBox.of(OTHER_KEY, List.of()).currentKeyId());
+    }
+
+    @Test
+    void anAlteredValueOrKeyIdIsRefused() {
+        SecretBox box = SecretBox.of(KEY, List.of(OTHER_KEY));
+        String sealed = box.seal("secret");
+        String body = sealed.substring(sealed.lastIndexOf(':') + 1);
+        byte[] bytes = Base64.getDecoder().decode(body);
+        bytes[bytes.length - 1] ^= 1;
+        String flipped = sealed.substring(0, sealed.lastIndexOf(':') + 1)
+                + Base64.getEncoder().encodeToString(bytes);
+        String otherId = "v1:" + SecretBox.of(OTHER_KEY, List.of()).currentKeyId() + ":" + body;
+
+        assertThatThrownBy(() -> box.open(flipped)).hasMessageContaining("altered");
+        assertThatThrownBy(() -> box.open(otherId)).hasMessageContaining("altered");
+        assertThatThrownBy(() -> box.open("whsec_plaintext")).hasMessageContaining("not sealed");
+    }
+
+    @Test
+    void aKeyThatIsNotTheBase64OfThirtyTwoBytesIsRefusedWithoutShowingIt() {
+        String short16 = Base64.getEncoder().encodeToString(new byte[16]);
+
+        assertThatThrownBy(() -> SecretBox.of(short16, List.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("32 random bytes, not 16")
+                .hasMessageNotContaining(short16);
+        assertThatThrownBy(() -> SecretBox.of(KEY, List.of("not base64!")))
+                .hasMessageContaining("old key 1 is not base64");
+    }
+}

@@ -1,0 +1,66 @@
+package dev.relaybox.service.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.dropwizard.jackson.Jackson;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.junit.jupiter.api.Test;
+
+/** Where a partner's event id may come from: the signed body, or a header only when its scheme signs that header. */
+class PartnerFactoryTest {
+    private static final String SHOP_SECRET = "whsec_cGFydG5lci1mYWN0b3J5LXRlc3Qtc2VjcmV0LTE=";
+
+    @Test
+    void headerEventIdThatTheSchemeDoesNotSignIsRefusedNamingTheCost() {
+        String problem = partner("{scheme: github, secrets: s3cret}", "{header: X-GitHub-Delivery}", "")
+                .problem("github");
+
+        assertThat(problem)
+                .contains("partner 'github'")
+                .contains("X-GitHub-Delivery")
+                .contains("not signed")
+                .contains("trustUnsignedEventIdHeader: true");
+        assertThat(partner("{scheme: hmac-sha256, header: X-Sig, secrets: s3cret}", "{header: X-Event-Id}", "")
+                        .problem("generic"))
+                .contains("X-Event-Id");
+    }
+
+    @Test
+    void unsignedHeaderEventIdIsAcceptedWhenTheConfigurationTrustsItExplicitly() {
+        PartnerFactory trusted = partner(
+                "{scheme: github, secrets: s3cret}", "{header: X-GitHub-Delivery}", "trustUnsignedEventIdHeader: true");
+
+        assertThat(trusted.problem("github")).isNull();
+    }
+
+    @Test
+    void signedHeaderOrBodyEventIdNeedsNoTrust() {
+        assertThat(partner("{scheme: standard-webhooks, secrets: " + SHOP_SECRET + "}", "{header: Webhook-Id}", "")
+                        .problem("shop"))
+                .isNull();
+        assertThat(partner("{scheme: stripe, secrets: whsec_x}", "{pointer: /id}", "")
+                        .problem("stripe"))
+                .isNull();
+        assertThat(partner("{scheme: github, secrets: s3cret}", "{pointer: /hook_id}", "")
+                        .problem("github"))
+                .isNull();
+    }
+
+    private static PartnerFactory partner(String signature, String eventId, String extra) {
+        try {
+            return Jackson.newObjectMapper(new YAMLFactory())
+                    .readValue("""
+                    signature: %s
+                    eventId: %s
+                    eventType: {pointer: /type}
+                    aggregateId: {pointer: /data/id}
+                    aggregateType: order
+                    %s
+                    """.formatted(signature, eventId, extra), PartnerFactory.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
