@@ -1,5 +1,6 @@
 package dev.relaybox.service;
 
+import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.temporal.TemporalDevServer;
 import dev.relaybox.service.temporal.TemporalSetup;
@@ -63,6 +64,7 @@ public final class RelayboxOnRealTemporal implements AutoCloseable {
             overrides.put("temporal.address", temporal.address());
             overrides.put("auth.adminTokens", ADMIN_TOKEN);
             overrides.put("auth.producerTokens", PRODUCER_TOKEN);
+            overrides.put("secrets.key", SecretBox.newKey());
             overrides.put("delivery.allowPrivateNetworks", "true");
             // Every delivery keeps to its schedule: none waits for circuit probes.
             overrides.put("delivery.circuitBreaker.failureThreshold", "0");
