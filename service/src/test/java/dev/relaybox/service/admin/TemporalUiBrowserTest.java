@@ -129,10 +129,20 @@ class TemporalUiBrowserTest {
 
         UserMetadata metadata = userMetadata();
         assertThat(metadata.summary()).isEqualTo("apply order.paid from shop to order:42");
+        assertThat(metadata.details())
+                .isEqualTo("inbox event " + inboxId + " from shop, event id evt-paid-42\n"
+                        + "its story on the admin page: /admin/story?q=" + inboxId);
         assertThat(metadata.currentDetails())
                 .startsWith("waiting for order.created; entity does not exist yet; rechecks every 1h until ");
         screenshot("temporal-ui-deferred.png");
         eventHistoryShows("recheck order.paid (waiting for order.created)");
+        // The row's details run past the window's edge; opened, the row shows them whole.
+        wait(browser)
+                .until(d -> d.findElements(By.cssSelector("[data-testid='event-summary-row']")).stream()
+                        .filter(row -> row.getText().contains("Timer Started"))
+                        .findFirst()
+                        .orElse(null))
+                .click();
         screenshot("temporal-ui-deferred-history.png");
     }
 
@@ -166,6 +176,9 @@ class TemporalUiBrowserTest {
 
         UserMetadata metadata = userMetadata();
         assertThat(metadata.summary()).isEqualTo("deliver invoice.paid for invoice:7 to its subscribers");
+        assertThat(metadata.details())
+                .isEqualTo("outbox event " + outboxId + " (the webhook-id receivers see)\n"
+                        + "its story on the admin page: /admin/story?q=" + outboxId);
         assertThat(metadata.currentDetails())
                 .startsWith("billing: attempt 2 failed: 503 Service Unavailable; next attempt ");
         screenshot("temporal-ui-retrying.png");
@@ -263,21 +276,39 @@ class TemporalUiBrowserTest {
     private static void awaitWorkflowPage(String workflowId) {
         Pattern page = Pattern.compile(
                 ".*/namespaces/" + NAMESPACE + "/workflows/" + Pattern.quote(workflowId) + "/[0-9a-f-]{36}/[a-z-]+");
-        wait(browser).until(d -> page.matcher(d.getCurrentUrl()).matches());
+        wait(browser)
+                .withMessage(() -> "the workflow's page, still at " + browser.getCurrentUrl())
+                .until(d -> page.matcher(d.getCurrentUrl()).matches());
         wait(browser)
                 .until(d -> d.findElement(By.cssSelector("[data-testid='workflow-id-heading']"))
                         .getText()
                         .contains(workflowId));
     }
 
-    record UserMetadata(String summary, String currentDetails) {}
+    record UserMetadata(String summary, String details, String currentDetails) {}
 
-    /** The "User Metadata" tab: the static summary and the current details, each rendered in its own frame. */
+    /** The "User Metadata" tab: the static summary and details and the current details, each in its own frame. */
     private static UserMetadata userMetadata() {
         wait(browser)
                 .until(d -> d.findElement(By.cssSelector("[data-testid='user-metadata-tab']")))
                 .click();
-        return new UserMetadata(frameText("user-metadata-summary"), frameText("user-metadata-current-details"));
+        String summary = frameText("user-metadata-summary");
+        // Without static details the UI says so in place of their frame.
+        String details = wait(browser)
+                        .until(d ->
+                                !d.findElements(By.id("user-metadata-details")).isEmpty()
+                                        || d.findElement(By.cssSelector("[data-testid='user-metadata']"))
+                                                .getText()
+                                                .contains("No details available"))
+                ? detailsOrNone()
+                : null;
+        return new UserMetadata(summary, details, frameText("user-metadata-current-details"));
+    }
+
+    private static String detailsOrNone() {
+        return browser.findElements(By.id("user-metadata-details")).isEmpty()
+                ? "(no details available)"
+                : frameText("user-metadata-details");
     }
 
     /** The text of an iframe the UI renders (and may render again while it is read), once it has some. */
@@ -313,7 +344,8 @@ class TemporalUiBrowserTest {
 
     /** The UI renders as its requests come back, so an element found a moment ago may be gone: waits ignore that. */
     private static WebDriverWait wait(ChromeDriver driver) {
-        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(20));
+        // Generous: the UI and Chromium share two loaded cores with everything else.
+        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
         wait.ignoring(StaleElementReferenceException.class);
         return wait;
     }
