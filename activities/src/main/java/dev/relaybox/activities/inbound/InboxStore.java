@@ -145,7 +145,13 @@ public interface InboxStore extends SqlObject {
     // Dispatch ------------------------------------------------------------------------------------------------------
 
     /** A row whose workflow is to be started; {@code aggregate} is null when the event lacks one. */
-    record Dispatchable(UUID id, String partner, String eventType, AggregateKey aggregate, String workflowId) {}
+    record Dispatchable(
+            UUID id,
+            String partner,
+            String partnerEventId,
+            String eventType,
+            AggregateKey aggregate,
+            String workflowId) {}
 
     /** The oldest rows no dispatcher has started yet, locked until commit; other dispatchers skip them. */
     default List<Dispatchable> claimUndispatched(int limit) {
@@ -231,13 +237,14 @@ public interface InboxStore extends SqlObject {
 
     private static Dispatchable dispatchable(ResultSet rs, StatementContext ctx) throws SQLException {
         String partner = rs.getString("partner_name");
+        String partnerEventId = rs.getString("partner_event_id");
         return new Dispatchable(
                 rs.getObject("id", UUID.class),
                 partner,
+                partnerEventId,
                 rs.getString("event_type"),
                 AggregateKey.ofNullable(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
-                InboxEventWorkflow.workflowIdOf(
-                        rs.getString("workflow_id"), partner, rs.getString("partner_event_id")));
+                InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, partnerEventId));
     }
 
     // Decisions -----------------------------------------------------------------------------------------------------

@@ -17,8 +17,10 @@ public interface DispatchSource {
 
     /**
      * A row ready to start: its id and what the workflow start needs. {@code peer} is null when the
-     * workflow finds it out itself (an outbox row's endpoints). {@code unstartable} says why the row can never
-     * start (found by the source, e.g. an oversized payload), null when nothing is known against it.
+     * workflow finds it out itself (an outbox row's endpoints). {@code summary} and {@code details} are the
+     * workflow's static summary and details in the Temporal UI: what the row is, and the ids that lead an operator
+     * from there to the row. {@code unstartable} says why the row can never start (found by the source, e.g. an
+     * oversized payload), null when nothing is known against it.
      */
     record Row(
             UUID id,
@@ -27,9 +29,25 @@ public interface DispatchSource {
             String aggregate,
             String peer,
             String summary,
+            String details,
             String unstartable) {
-        public Row(UUID id, String workflowId, String eventType, String aggregate, String peer, String summary) {
-            this(id, workflowId, eventType, aggregate, peer, summary, null);
+        public Row(
+                UUID id,
+                String workflowId,
+                String eventType,
+                String aggregate,
+                String peer,
+                String summary,
+                String details) {
+            this(id, workflowId, eventType, aggregate, peer, summary, details, null);
+        }
+
+        /**
+         * The details' last line: where the admin page tells this row's story. The Temporal UI renders details as
+         * Markdown with typographic quotes, so they hold no quotes or apostrophes.
+         */
+        static String storyLine(UUID id) {
+            return "its story on the admin page: /admin/story?q=" + id;
         }
     }
 

@@ -88,6 +88,8 @@ public final class InboxDispatchSource implements DispatchSource {
                 aggregate,
                 event.partner(),
                 "apply " + (eventType == null ? "an event without a type" : eventType) + " from " + event.partner()
-                        + (aggregate == null ? "" : " to " + aggregate));
+                        + (aggregate == null ? "" : " to " + aggregate),
+                "inbox event " + event.id() + " from " + event.partner() + ", event id " + event.partnerEventId() + "\n"
+                        + Row.storyLine(event.id()));
     }
 }

@@ -99,6 +99,7 @@ public final class OutboxDispatchSource implements DispatchSource {
                 aggregate,
                 null,
                 "deliver " + claimed.eventType() + " for " + aggregate + " to its subscribers",
+                "outbox event " + claimed.id() + " (the webhook-id receivers see)\n" + Row.storyLine(claimed.id()),
                 claimed.payloadBytes() > MAX_PAYLOAD_BYTES
                         ? "payload is larger than 2 MiB (" + claimed.payloadBytes()
                                 + " bytes), the most Relaybox delivers"

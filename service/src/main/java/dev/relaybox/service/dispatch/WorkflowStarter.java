@@ -65,6 +65,7 @@ public final class WorkflowStarter {
                         .setTaskQueue(taskQueue)
                         .setWorkflowId(row.workflowId())
                         .setStaticSummary(VisibilityLimits.summary(row.summary()))
+                        .setStaticDetails(VisibilityLimits.details(row.details()))
                         .setTypedSearchAttributes(searchAttributes(row, direction))
                         .build());
     }
