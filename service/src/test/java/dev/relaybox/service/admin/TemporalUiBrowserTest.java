@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RealTemporal;
@@ -48,8 +49,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * {@code target/temporal-ui/} (the README shows copies from {@code docs/images/}).
  */
 class TemporalUiBrowserTest {
-    static final String ADMIN_TOKEN = "ui-test-admin-token";
-    static final String PRODUCER_TOKEN = "ui-test-producer-token";
+    static final String ADMIN_TOKEN = "ui-test-admin-token-0123456789abcdef";
+    static final String PRODUCER_TOKEN = "ui-test-producer-token-0123456789abcdef";
     static final String SHOP_SECRET = "whsec_dWktdGVzdC1wYXJ0bmVyLXNlY3JldC0wMDAwMDA=";
     static final String NAMESPACE = "default";
 
@@ -81,6 +82,7 @@ class TemporalUiBrowserTest {
                 ConfigOverride.config("temporal.uiBaseUrl", uiUrl()),
                 ConfigOverride.config("auth.adminTokens", ADMIN_TOKEN),
                 ConfigOverride.config("auth.producerTokens", PRODUCER_TOKEN),
+                ConfigOverride.config("secrets.key", SecretBox.newKey()),
                 ConfigOverride.config("partners.shop.signature.secrets", SHOP_SECRET),
                 ConfigOverride.config("delivery.allowPrivateNetworks", "true"),
                 ConfigOverride.config("delivery.retryDelays", "1s,1h"),
