@@ -22,22 +22,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
 /**
  * The engine-loss drill, in the production shape: outbound deliveries backing off (their receiver fails the first
- * attempts) and inbound events deferred when the Temporal process is killed with SIGKILL. A new, empty Temporal,
- * set up by {@code relaybox temporal setup} as docker-compose.yml's one-shot does, then answers at the same address
- * (prepared aside beforehand, to keep the drill short); Relaybox keeps running throughout, and partners keep
- * sending while Temporal is away. The reconciler re-drives everything from the database: every event is
- * delivered or applied once, none is dead-lettered, and no delivery is attempted before the time its row recorded.
+ * attempts) and inbound events deferred when the Temporal process is killed with SIGKILL. A new, empty Temporal
+ * then answers at the same address, and only once Relaybox has tried it does {@code relaybox temporal setup} run, as
+ * docker-compose.yml's one-shot does after the server is up: until then the server refuses every start for the
+ * search attributes it does not know. Relaybox keeps running throughout, and partners keep sending while Temporal is
+ * away. The reconciler re-drives everything from the database: every event is delivered or applied once, none is
+ * dead-lettered, and no delivery is attempted before the time its row recorded.
  */
 class EngineLossIT {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -62,16 +61,7 @@ class EngineLossIT {
             environment.put("RECONCILE_INTERVAL", "1s");
             environment.put("RECONCILE_GRACE", "2s");
             JavaProcess relaybox = production.startRelaybox("relaybox", environment);
-            // The replacement, empty and set up, waits aside: the drill need not wait for its JVMs after the kill.
-            CompletableFuture<Void> replacement = CompletableFuture.runAsync(() -> {
-                try {
-                    production.prepareEmptyTemporal("temporal-2");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
             production.awaitHealthy(relaybox, adminPort);
-            replacement.get(3, TimeUnit.MINUTES);
             String api = "http://127.0.0.1:" + port;
             Jdbi database = production.database();
 
@@ -117,7 +107,12 @@ class EngineLossIT {
             for (int i = 0; i < ORDERS; i++) {
                 sendInbound(production, api, orders.get(i), i % 2 == 0 ? "order.created" : "order.paid");
             }
-            production.switchToEmptyTemporal();
+            production.replaceTemporalWithAnEmptyOne("temporal-2");
+            await("Relaybox refused by the new Temporal for its unregistered search attributes")
+                    .atMost(Duration.ofMinutes(1))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> relaybox.output().contains("has no mapping defined for search attribute"));
+            production.setUpTemporal("temporal-2-setup");
 
             await("every outbound event delivered")
                     .atMost(Duration.ofMinutes(3))
