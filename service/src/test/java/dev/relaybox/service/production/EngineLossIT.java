@@ -114,13 +114,20 @@ class EngineLossIT {
                     .until(() -> relaybox.output().contains("has no mapping defined for search attribute"));
             production.setUpTemporal("temporal-2-setup");
 
+            // A dead letter is final: waiting on for the events it stopped would only delay the failure.
             await("every outbound event delivered")
                     .atMost(Duration.ofMinutes(3))
                     .pollInterval(Duration.ofSeconds(1))
+                    .failFast(
+                            "an event was dead-lettered",
+                            () -> count(database, "SELECT count(*) FROM dead_letters") > 0)
                     .until(() -> receiver.deliveredIds().containsAll(outboxIds));
             await("every order paid")
                     .atMost(Duration.ofMinutes(3))
                     .pollInterval(Duration.ofSeconds(1))
+                    .failFast(
+                            "an event was dead-lettered",
+                            () -> count(database, "SELECT count(*) FROM dead_letters") > 0)
                     .until(() -> orders.stream()
                             .allMatch(order -> "paid"
                                     .equals(entity(production, api, order)
