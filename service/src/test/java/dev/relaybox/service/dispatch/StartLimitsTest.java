@@ -21,6 +21,9 @@ class StartLimitsTest {
                 .isEmpty();
         assertThat(StartLimits.refusedForGood(new RuntimeException("start failed", elasticsearch)))
                 .isEmpty();
+        assertThat(StartLimits.whyNotStarted(new RuntimeException("start failed", sqlVisibility)))
+                .startsWith("Temporal is not set up for Relaybox (relaybox temporal setup")
+                .endsWith("no mapping defined for search attribute RelayDirection");
     }
 
     @Test

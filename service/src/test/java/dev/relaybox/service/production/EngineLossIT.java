@@ -111,7 +111,7 @@ class EngineLossIT {
             await("Relaybox refused by the new Temporal for its unregistered search attributes")
                     .atMost(Duration.ofMinutes(1))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> relaybox.output().contains("has no mapping defined for search attribute"));
+                    .until(() -> relaybox.output().contains("Temporal is not set up for Relaybox"));
             production.setUpTemporal("temporal-2-setup");
 
             // A dead letter is final: waiting on for the events it stopped would only delay the failure.
