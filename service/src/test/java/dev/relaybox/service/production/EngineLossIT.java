@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * attempts) and inbound events deferred when the Temporal process is killed with SIGKILL. A new, empty Temporal
  * then answers at the same address, and only once Relaybox has tried it does {@code relaybox temporal setup} run, as
  * docker-compose.yml's one-shot does after the server is up: until then the server refuses every start for the
- * search attributes it does not know. Relaybox keeps running throughout, and partners keep sending while Temporal is
+ * namespace it does not have (DispatcherOnRealTemporalTest covers a namespace without the search attributes). Relaybox keeps running throughout, and partners keep sending while Temporal is
  * away. The reconciler re-drives everything from the database: every event is delivered or applied once, none is
  * dead-lettered, and no delivery is attempted before the time its row recorded.
  */
@@ -47,14 +47,19 @@ class EngineLossIT {
     /** The receiver answers 503 to this many requests per webhook before it answers 200. */
     private static final int FAILURES_PER_WEBHOOK = 2;
 
+    private static final String NAMESPACE = "relaybox-drill";
+
     @Test
     void everyEventIsDeliveredOrAppliedOnceAfterTemporalLostAllItsState() throws Exception {
-        try (Production production = Production.startWithReplaceableTemporal("engine-loss");
+        // A namespace of its own, as compose's TEMPORAL_NAMESPACE allows: the empty Temporal lacks it, as a
+        // cluster whose state was lost does until the setup creates it again.
+        Map<String, String> variables = Production.operatorVariables();
+        variables.put("TEMPORAL_NAMESPACE", NAMESPACE);
+        try (Production production = Production.startWithReplaceableTemporal("engine-loss", variables);
                 FailingFirstReceiver receiver = new FailingFirstReceiver(FAILURES_PER_WEBHOOK)) {
             int port = TestApp.freePort();
             int adminPort = TestApp.freePort();
-            Map<String, String> environment =
-                    production.relayboxEnvironment(Production.operatorVariables(), port, adminPort);
+            Map<String, String> environment = production.relayboxEnvironment(variables, port, adminPort);
             // Attempt 2 comes 20s after attempt 1, so the kill finds every delivery waiting; a reconciler that looks
             // every second and re-drives what is 2s overdue keeps the drill short.
             environment.put("DELIVERY_RETRY_DELAYS", "[20s, 3s, 3s, 3s]");
@@ -108,10 +113,13 @@ class EngineLossIT {
                 sendInbound(production, api, orders.get(i), i % 2 == 0 ? "order.created" : "order.paid");
             }
             production.replaceTemporalWithAnEmptyOne("temporal-2");
-            await("Relaybox refused by the new Temporal for its unregistered search attributes")
+            int seenBefore = relaybox.output().length();
+            await("Relaybox refused by the new Temporal, which lacks its namespace")
                     .atMost(Duration.ofMinutes(1))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> relaybox.output().contains("Temporal is not set up for Relaybox"));
+                    .until(() -> relaybox.output()
+                            .substring(seenBefore)
+                            .contains("Namespace " + NAMESPACE + " is not found"));
             production.setUpTemporal("temporal-2-setup");
 
             // A dead letter is final: waiting on for the events it stopped would only delay the failure.

@@ -46,6 +46,9 @@ final class Production implements AutoCloseable {
             "whsec_" + Base64.getEncoder().encodeToString(random(24).getBytes());
 
     private final Path logs;
+    /** The operator's variables {@code relaybox temporal setup} runs with (its namespace, for one). */
+    private final Map<String, String> setupVariables;
+
     private final LocalPostgres postgres;
     private TemporalDevServer temporal;
     /** The address Relaybox knows Temporal by when the server behind it is to be replaced; null otherwise. */
@@ -55,8 +58,10 @@ final class Production implements AutoCloseable {
     final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private Production(Path logs, LocalPostgres postgres, TemporalDevServer temporal) {
+    private Production(
+            Path logs, Map<String, String> setupVariables, LocalPostgres postgres, TemporalDevServer temporal) {
         this.logs = logs;
+        this.setupVariables = Map.copyOf(setupVariables);
         this.postgres = postgres;
         this.temporal = temporal;
     }
@@ -66,6 +71,11 @@ final class Production implements AutoCloseable {
      * CLI is not installed on a developer's machine; on CI (CI=true) that fails instead.
      */
     static Production start(String name) throws Exception {
+        return start(name, Map.of());
+    }
+
+    /** {@link #start}, with the operator's {@code variables} for docker-compose.yml's temporal-setup service. */
+    private static Production start(String name, Map<String, String> variables) throws Exception {
         Optional<Path> binaries = LocalPostgres.binaries();
         if (binaries.isEmpty()) {
             String why = "PostgreSQL server binaries not found under /usr/lib/postgresql "
@@ -82,7 +92,7 @@ final class Production implements AutoCloseable {
         LocalPostgres postgres = LocalPostgres.start(binaries.get(), logs);
         Production production;
         try {
-            production = new Production(logs, postgres, startTemporal(cli, logs, "temporal"));
+            production = new Production(logs, variables, postgres, startTemporal(cli, logs, "temporal"));
         } catch (Throwable e) {
             postgres.close();
             throw e;
@@ -107,8 +117,8 @@ final class Production implements AutoCloseable {
      * {@link #start}, with Temporal behind a fixed address so that {@link #replaceTemporalWithAnEmptyOne} can replace
      * the server process while Relaybox keeps the address it was given.
      */
-    static Production startWithReplaceableTemporal(String name) throws Exception {
-        Production production = start(name);
+    static Production startWithReplaceableTemporal(String name, Map<String, String> variables) throws Exception {
+        Production production = start(name, variables);
         production.front = new TcpRelay(production.temporal.port());
         return production;
     }
@@ -121,7 +131,8 @@ final class Production implements AutoCloseable {
 
     /**
      * A new, empty Temporal server answers at Temporal's address, not set up yet: what an operator's restarted
-     * cluster is until docker-compose.yml's one-shot temporal-setup service has run ({@link #setUpTemporal}).
+     * cluster is until docker-compose.yml's one-shot temporal-setup service has run ({@link #setUpTemporal}). It has
+     * only the dev server's {@code default} namespace.
      */
     void replaceTemporalWithAnEmptyOne(String name) {
         temporal.close();
@@ -132,7 +143,7 @@ final class Production implements AutoCloseable {
     /** docker-compose.yml's temporal-setup service: its command and environment, run against our Temporal. */
     void setUpTemporal(String name) throws Exception {
         ComposeFile compose = ComposeFile.read();
-        Map<String, String> environment = new HashMap<>(compose.environment("temporal-setup", Map.of()));
+        Map<String, String> environment = new HashMap<>(compose.environment("temporal-setup", setupVariables));
         pointAtOurProcesses(environment, temporal.port());
         List<String> command = new ArrayList<>();
         compose.service("temporal-setup").path("command").forEach(part -> command.add(part.asText()));
@@ -143,7 +154,7 @@ final class Production implements AutoCloseable {
                     switch (part) {
                         case "/app/relaybox.jar" -> JAR.toString();
                         case "/app/config.yml" -> CONFIG.toString();
-                        default -> ComposeFile.interpolate(part, Map.of());
+                        default -> ComposeFile.interpolate(part, setupVariables);
                     });
         }
         JavaProcess setup =
