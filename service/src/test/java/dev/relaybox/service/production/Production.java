@@ -108,9 +108,15 @@ final class Production implements AutoCloseable {
 
     /** A new, empty Temporal server: {@code temporal server start-dev} on a free port, state in memory, no UI. */
     private static TemporalDevServer startTemporal(Path cli, Path logs, String name) {
+        Path log = logs.resolve(name + ".log");
+        try {
+            // The server appends to its log; this run's log should hold this run only.
+            Files.deleteIfExists(log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return TemporalDevServer.start(
-                TemporalDevServer.Options.inMemory(cli, TestApp.freePort(), logs.resolve(name + ".log")),
-                Duration.ofMinutes(1));
+                TemporalDevServer.Options.inMemory(cli, TestApp.freePort(), log), Duration.ofMinutes(1));
     }
 
     /**
