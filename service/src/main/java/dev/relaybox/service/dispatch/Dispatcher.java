@@ -373,7 +373,7 @@ public final class Dispatcher implements Managed {
                             row.workflowId(),
                             source.name(),
                             row.id(),
-                            e.getCause().toString());
+                            StartLimits.whyNotStarted(e.getCause()));
                     retryLater.add(row.id());
                 }
             } catch (TimeoutException e) {

@@ -34,13 +34,31 @@ final class StartLimits {
         return Optional.empty();
     }
 
+    /** Why a start failed, for the log line that says the row waits: what the server said, if it answered. */
+    static String whyNotStarted(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof StatusRuntimeException grpc) {
+                String description = grpc.getStatus().getDescription();
+                if (grpc.getStatus().getCode() == Status.Code.INVALID_ARGUMENT && notSetUp(description)) {
+                    return "Temporal is not set up for Relaybox (relaybox temporal setup registers its search "
+                            + "attributes): " + description;
+                }
+                return grpc.getStatus().getCode() + ": " + description;
+            }
+        }
+        return String.valueOf(failure);
+    }
+
     /**
      * A Temporal whose search attributes are not registered (a new, empty cluster before {@code relaybox temporal
      * setup} ran, e.g. after its state was lost) refuses every start alike: the rows are fine, and wait for the setup.
+     * SQL visibility (PostgreSQL, the dev server's SQLite) says the namespace "has no mapping defined for search
+     * attribute X"; Elasticsearch says "search attribute X is not defined". Relaybox sets only its own attributes,
+     * so either means the setup, never the row.
      */
     private static boolean notSetUp(String description) {
         return description != null
-                && description.contains("search attribute")
-                && description.contains("is not defined");
+                && (description.contains("has no mapping defined for search attribute")
+                        || (description.contains("search attribute") && description.contains("is not defined")));
     }
 }

@@ -22,22 +22,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
 /**
  * The engine-loss drill, in the production shape: outbound deliveries backing off (their receiver fails the first
- * attempts) and inbound events deferred when the Temporal process is killed with SIGKILL. A new, empty Temporal,
- * set up by {@code relaybox temporal setup} as docker-compose.yml's one-shot does, then answers at the same address
- * (prepared aside beforehand, to keep the drill short); Relaybox keeps running throughout, and partners keep
- * sending while Temporal is away. The reconciler re-drives everything from the database: every event is
- * delivered or applied once, none is dead-lettered, and no delivery is attempted before the time its row recorded.
+ * attempts) and inbound events deferred when the Temporal process is killed with SIGKILL. A new, empty Temporal
+ * then answers at the same address, and only once Relaybox has tried it does {@code relaybox temporal setup} run, as
+ * docker-compose.yml's one-shot does after the server is up: until then the server refuses every start for the
+ * namespace it does not have (DispatcherOnRealTemporalTest covers a namespace without the search attributes). Relaybox keeps running throughout, and partners keep sending while Temporal is
+ * away. The reconciler re-drives everything from the database: every event is delivered or applied once, none is
+ * dead-lettered, and no delivery is attempted before the time its row recorded.
  */
 class EngineLossIT {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,30 +47,26 @@ class EngineLossIT {
     /** The receiver answers 503 to this many requests per webhook before it answers 200. */
     private static final int FAILURES_PER_WEBHOOK = 2;
 
+    private static final String NAMESPACE = "relaybox-drill";
+
     @Test
     void everyEventIsDeliveredOrAppliedOnceAfterTemporalLostAllItsState() throws Exception {
-        try (Production production = Production.startWithReplaceableTemporal("engine-loss");
+        // A namespace of its own, as compose's TEMPORAL_NAMESPACE allows: the empty Temporal lacks it, as a
+        // cluster whose state was lost does until the setup creates it again.
+        Map<String, String> variables = Production.operatorVariables();
+        variables.put("TEMPORAL_NAMESPACE", NAMESPACE);
+        try (Production production = Production.startWithReplaceableTemporal("engine-loss", variables);
                 FailingFirstReceiver receiver = new FailingFirstReceiver(FAILURES_PER_WEBHOOK)) {
             int port = TestApp.freePort();
             int adminPort = TestApp.freePort();
-            Map<String, String> environment =
-                    production.relayboxEnvironment(Production.operatorVariables(), port, adminPort);
+            Map<String, String> environment = production.relayboxEnvironment(variables, port, adminPort);
             // Attempt 2 comes 20s after attempt 1, so the kill finds every delivery waiting; a reconciler that looks
             // every second and re-drives what is 2s overdue keeps the drill short.
             environment.put("DELIVERY_RETRY_DELAYS", "[20s, 3s, 3s, 3s]");
             environment.put("RECONCILE_INTERVAL", "1s");
             environment.put("RECONCILE_GRACE", "2s");
             JavaProcess relaybox = production.startRelaybox("relaybox", environment);
-            // The replacement, empty and set up, waits aside: the drill need not wait for its JVMs after the kill.
-            CompletableFuture<Void> replacement = CompletableFuture.runAsync(() -> {
-                try {
-                    production.prepareEmptyTemporal("temporal-2");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
             production.awaitHealthy(relaybox, adminPort);
-            replacement.get(3, TimeUnit.MINUTES);
             String api = "http://127.0.0.1:" + port;
             Jdbi database = production.database();
 
@@ -117,15 +112,30 @@ class EngineLossIT {
             for (int i = 0; i < ORDERS; i++) {
                 sendInbound(production, api, orders.get(i), i % 2 == 0 ? "order.created" : "order.paid");
             }
-            production.switchToEmptyTemporal();
+            production.replaceTemporalWithAnEmptyOne("temporal-2");
+            int seenBefore = relaybox.output().length();
+            await("Relaybox refused by the new Temporal, which lacks its namespace")
+                    .atMost(Duration.ofMinutes(1))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> relaybox.output()
+                            .substring(seenBefore)
+                            .contains("Namespace " + NAMESPACE + " is not found"));
+            production.setUpTemporal("temporal-2-setup");
 
+            // A dead letter is final: waiting on for the events it stopped would only delay the failure.
             await("every outbound event delivered")
                     .atMost(Duration.ofMinutes(3))
                     .pollInterval(Duration.ofSeconds(1))
+                    .failFast(
+                            "an event was dead-lettered",
+                            () -> count(database, "SELECT count(*) FROM dead_letters") > 0)
                     .until(() -> receiver.deliveredIds().containsAll(outboxIds));
             await("every order paid")
                     .atMost(Duration.ofMinutes(3))
                     .pollInterval(Duration.ofSeconds(1))
+                    .failFast(
+                            "an event was dead-lettered",
+                            () -> count(database, "SELECT count(*) FROM dead_letters") > 0)
                     .until(() -> orders.stream()
                             .allMatch(order -> "paid"
                                     .equals(entity(production, api, order)

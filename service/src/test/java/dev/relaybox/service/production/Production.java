@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.service.ComposeFile;
+import dev.relaybox.service.RealTemporal;
 import dev.relaybox.service.TestApp;
+import dev.relaybox.service.temporal.TemporalDevServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.Socket;
@@ -30,10 +32,10 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * Relaybox's production shape on one machine, every part its own process: PostgreSQL from the machine's
- * binaries, the SDK's standalone Temporal server (standing in for a Temporal cluster: no real one runs here)
- * in its own JVM, set up by {@code relaybox temporal setup} as docker-compose.yml's temporal-setup service
- * does, and Relaybox processes from the built jar with only the environment docker-compose.yml gives its
- * relaybox service, host and port values pointing at these processes.
+ * binaries, the real Temporal server ({@code temporal server start-dev}: in-memory SQLite, SQL visibility) set up
+ * by {@code relaybox temporal setup} as docker-compose.yml's temporal-setup service does, and Relaybox processes
+ * from the built jar with only the environment docker-compose.yml gives its relaybox service, host and port values
+ * pointing at these processes.
  */
 final class Production implements AutoCloseable {
     static final Path JAR = Path.of("target", "relaybox.jar").toAbsolutePath();
@@ -44,30 +46,36 @@ final class Production implements AutoCloseable {
             "whsec_" + Base64.getEncoder().encodeToString(random(24).getBytes());
 
     private final Path logs;
+    /** The operator's variables {@code relaybox temporal setup} runs with (its namespace, for one). */
+    private final Map<String, String> setupVariables;
+
     private final LocalPostgres postgres;
-    private JavaProcess temporal;
-    private int temporalPort;
+    private TemporalDevServer temporal;
     /** The address Relaybox knows Temporal by when the server behind it is to be replaced; null otherwise. */
     private TcpRelay front;
 
-    private JavaProcess standby;
-    private int standbyPort;
     private final List<JavaProcess> relayboxes = new ArrayList<>();
     final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private Production(Path logs, LocalPostgres postgres, JavaProcess temporal, int temporalPort) {
+    private Production(
+            Path logs, Map<String, String> setupVariables, LocalPostgres postgres, TemporalDevServer temporal) {
         this.logs = logs;
+        this.setupVariables = Map.copyOf(setupVariables);
         this.postgres = postgres;
         this.temporal = temporal;
-        this.temporalPort = temporalPort;
     }
 
     /**
-     * Starts PostgreSQL and Temporal and sets Temporal up. Skips the calling test when PostgreSQL is not
-     * installed on a developer's machine; on CI (CI=true) that fails instead.
+     * Starts PostgreSQL and Temporal and sets Temporal up. Skips the calling test when PostgreSQL or the Temporal
+     * CLI is not installed on a developer's machine; on CI (CI=true) that fails instead.
      */
     static Production start(String name) throws Exception {
+        return start(name, Map.of());
+    }
+
+    /** {@link #start}, with the operator's {@code variables} for docker-compose.yml's temporal-setup service. */
+    private static Production start(String name, Map<String, String> variables) throws Exception {
         Optional<Path> binaries = LocalPostgres.binaries();
         if (binaries.isEmpty()) {
             String why = "PostgreSQL server binaries not found under /usr/lib/postgresql "
@@ -77,16 +85,20 @@ final class Production implements AutoCloseable {
             }
             Assumptions.abort("skipping the production-mode test: " + why);
         }
+        Path cli = RealTemporal.cli();
         assertThat(JAR).as("the shaded jar (mvn package builds it)").isRegularFile();
         Path logs = Files.createDirectories(Path.of("target", "production-it", name))
                 .toAbsolutePath();
         LocalPostgres postgres = LocalPostgres.start(binaries.get(), logs);
-        int temporalPort = TestApp.freePort();
-        Production production =
-                new Production(logs, postgres, startTemporal(logs, "temporal", temporalPort), temporalPort);
+        Production production;
         try {
-            awaitListening(production.temporal, temporalPort);
-            production.setUpTemporal("temporal-setup", temporalPort);
+            production = new Production(logs, variables, postgres, startTemporal(cli, logs, "temporal"));
+        } catch (Throwable e) {
+            postgres.close();
+            throw e;
+        }
+        try {
+            production.setUpTemporal("temporal-setup");
         } catch (Throwable e) {
             production.close();
             throw e;
@@ -94,71 +106,51 @@ final class Production implements AutoCloseable {
         return production;
     }
 
-    private static JavaProcess startTemporal(Path logs, String name, int port) {
-        return JavaProcess.start(
-                name,
-                logs.resolve(name + ".log"),
-                Map.of(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                "io.temporal.testserver.TestServer",
-                Integer.toString(port));
-    }
-
-    private static void awaitListening(JavaProcess server, int port) {
-        await("Temporal test server listening on " + port)
-                .atMost(Duration.ofMinutes(2))
-                .until(() -> listening(port) || !server.isAlive());
-        assertThat(server.isAlive())
-                .as("Temporal test server: %s", server.output())
-                .isTrue();
+    /** A new, empty Temporal server: {@code temporal server start-dev} on a free port, state in memory, no UI. */
+    private static TemporalDevServer startTemporal(Path cli, Path logs, String name) {
+        Path log = logs.resolve(name + ".log");
+        try {
+            // The server appends to its log; this run's log should hold this run only.
+            Files.deleteIfExists(log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return TemporalDevServer.start(
+                TemporalDevServer.Options.inMemory(cli, TestApp.freePort(), log), Duration.ofMinutes(1));
     }
 
     /**
-     * {@link #start}, with Temporal behind a fixed address so that {@link #startEmptyTemporal} can replace the
-     * server process while Relaybox keeps the address it was given.
+     * {@link #start}, with Temporal behind a fixed address so that {@link #replaceTemporalWithAnEmptyOne} can replace
+     * the server process while Relaybox keeps the address it was given.
      */
-    static Production startWithReplaceableTemporal(String name) throws Exception {
-        Production production = start(name);
-        production.front = new TcpRelay(production.temporalPort);
+    static Production startWithReplaceableTemporal(String name, Map<String, String> variables) throws Exception {
+        Production production = start(name, variables);
+        production.front = new TcpRelay(production.temporal.port());
         return production;
     }
 
-    /** kill -9 of the Temporal process: the stand-in server keeps everything in memory, so all its state is gone. */
-    void killTemporal() throws InterruptedException {
+    /** kill -9 of the Temporal process: its state lives in memory only, so all of it is gone. */
+    void killTemporal() {
         temporal.kill();
         front.forwardTo(0);
     }
 
     /**
-     * Starts a new, empty Temporal aside and sets it up with {@code relaybox temporal setup}, as docker-compose.yml's
-     * one-shot temporal-setup service does; {@link #switchToEmptyTemporal} then puts it at Temporal's address. The
-     * setup comes first because the stand-in server, unlike a real one, keeps a broken entry for a workflow whose
-     * start it refused for an unregistered search attribute (later starts answer "already started" for a workflow it
-     * does not hold). Preparing it while the first one still runs keeps the drill short.
+     * A new, empty Temporal server answers at Temporal's address, not set up yet: what an operator's restarted
+     * cluster is until docker-compose.yml's one-shot temporal-setup service has run ({@link #setUpTemporal}). It has
+     * only the dev server's {@code default} namespace.
      */
-    void prepareEmptyTemporal(String name) throws Exception {
-        int port = TestApp.freePort();
-        JavaProcess server = startTemporal(logs, name, port);
-        standby = server;
-        standbyPort = port;
-        awaitListening(server, port);
-        setUpTemporal(name + "-setup", port);
-    }
-
-    /** The prepared empty Temporal now answers at Temporal's address. */
-    void switchToEmptyTemporal() {
-        temporal = standby;
-        temporalPort = standbyPort;
-        standby = null;
-        front.forwardTo(temporalPort);
+    void replaceTemporalWithAnEmptyOne(String name) {
+        temporal.close();
+        temporal = startTemporal(RealTemporal.cli(), logs, name);
+        front.forwardTo(temporal.port());
     }
 
     /** docker-compose.yml's temporal-setup service: its command and environment, run against our Temporal. */
-    private void setUpTemporal(String name, int port) throws Exception {
+    void setUpTemporal(String name) throws Exception {
         ComposeFile compose = ComposeFile.read();
-        Map<String, String> environment = new HashMap<>(compose.environment("temporal-setup", Map.of()));
-        pointAtOurProcesses(environment, port);
+        Map<String, String> environment = new HashMap<>(compose.environment("temporal-setup", setupVariables));
+        pointAtOurProcesses(environment, temporal.port());
         List<String> command = new ArrayList<>();
         compose.service("temporal-setup").path("command").forEach(part -> command.add(part.asText()));
         assertThat(command).as("temporal-setup's command").startsWith("java", "-jar", "/app/relaybox.jar");
@@ -168,7 +160,7 @@ final class Production implements AutoCloseable {
                     switch (part) {
                         case "/app/relaybox.jar" -> JAR.toString();
                         case "/app/config.yml" -> CONFIG.toString();
-                        default -> ComposeFile.interpolate(part, Map.of());
+                        default -> ComposeFile.interpolate(part, setupVariables);
                     });
         }
         JavaProcess setup =
@@ -198,7 +190,7 @@ final class Production implements AutoCloseable {
      */
     Map<String, String> relayboxEnvironment(Map<String, String> variables, int port, int adminPort) {
         Map<String, String> environment = new LinkedHashMap<>(ComposeFile.read().environment("relaybox", variables));
-        pointAtOurProcesses(environment, front == null ? temporalPort : front.port());
+        pointAtOurProcesses(environment, front == null ? temporal.port() : front.port());
         environment.put("PORT", Integer.toString(port));
         environment.put("ADMIN_PORT", Integer.toString(adminPort));
         return environment;
@@ -318,9 +310,6 @@ final class Production implements AutoCloseable {
         }
         if (front != null) {
             front.close();
-        }
-        if (standby != null) {
-            standby.close();
         }
         temporal.close();
         postgres.close();

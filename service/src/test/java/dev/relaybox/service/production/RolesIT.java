@@ -69,12 +69,7 @@ class RolesIT {
     private static Map<String, String> environment(String roles, int port, int adminPort) {
         Map<String, String> variables = Production.operatorVariables();
         variables.put("RELAYBOX_ROLES", roles);
-        Map<String, String> environment = production.relayboxEnvironment(variables, port, adminPort);
-        // Beyond compose, for the stand-in server only: the SDK's test server never times out a task waiting
-        // on a dead worker's sticky queue (a real cluster moves it to the shared queue after 5s), so the
-        // killed worker's cached workflows would wait for it for ever. Sticky execution off avoids that.
-        environment.put("TEMPORAL_STICKY_TIMEOUT", "0s");
-        return environment;
+        return production.relayboxEnvironment(variables, port, adminPort);
     }
 
     @AfterAll

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.uber.m3.tally.NoopScope;
 import dev.relaybox.service.PingWorkflow;
+import dev.relaybox.service.RealTemporal;
 import dev.relaybox.service.TestApp;
 import dev.relaybox.service.config.TemporalFactory;
 import io.grpc.Status;
@@ -13,8 +14,6 @@ import io.temporal.api.workflowservice.v1.DescribeNamespaceRequest;
 import io.temporal.api.workflowservice.v1.DescribeNamespaceResponse;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.testserver.TestServer;
-import java.io.Closeable;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -27,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Relaybox reaches Temporal through a real TLS-terminating gRPC proxy (Debian's nginx, {@code grpc_pass}) in front
- * of the SDK's standalone Temporal server, with certificates made by openssl for this run. nginx listens three
+ * of the real Temporal server ({@code temporal server start-dev}), with certificates made by openssl for this run. nginx listens three
  * times: mutual TLS; mutual TLS with a certificate issued for another name than the address; TLS that lets a call
  * through only with the right API key.
  */
@@ -40,7 +39,7 @@ class SecureTemporalConnectionTest {
     static TestCertificates ca;
     static TestCertificates otherCa;
     static TestCertificates.Issued client;
-    static Closeable temporalServer;
+    static TemporalDevServer temporalServer;
     static NginxProcess nginx;
     static int mutualTlsPort;
     static int otherNamePort;
@@ -55,12 +54,11 @@ class SecureTemporalConnectionTest {
         TestCertificates.Issued otherName = ca.server("frontend-internal", "DNS:temporal.internal");
         client = ca.client("relaybox-worker");
 
-        int temporalPort = TestApp.freePort();
-        temporalServer = TestServer.createPortBoundServer(temporalPort, true);
+        temporalServer = RealTemporal.start("behind-nginx");
         mutualTlsPort = TestApp.freePort();
         otherNamePort = TestApp.freePort();
         apiKeyPort = TestApp.freePort();
-        String upstream = "grpc_pass grpc://127.0.0.1:" + temporalPort + ";";
+        String upstream = "grpc_pass grpc://" + temporalServer.address() + ";";
         String http = """
                 grpc_read_timeout 5m;
                 grpc_send_timeout 5m;
