@@ -126,7 +126,7 @@ class MoveToExternalDatabaseTest {
                 overrides.add(ConfigOverride.config("auth.adminTokens", "moved-admin-token"));
                 overrides.add(ConfigOverride.config("auth.producerTokens", "moved-producer-token"));
                 overrides.add(ConfigOverride.config("partners.shop.signature.secrets", MOVED_PARTNER_SECRET));
-                overrides.add(ConfigOverride.config("delivery.allowPrivateNetworks", "true"));
+                overrides.add(ConfigOverride.config("delivery.allowedPrivateNetworks", "127.0.0.0/8"));
                 DropwizardTestSupport<RelayboxConfiguration> moved = TestApp.support(
                         TestApp.freshDataDirectory(), TestApp.freePort(), overrides.toArray(ConfigOverride[]::new));
                 moved.before();

@@ -187,7 +187,7 @@ final class Production implements AutoCloseable {
         variables.put("SHOP_WEBHOOK_SECRET", SHOP_SECRET);
         variables.put("RELAYBOX_DB_PASSWORD", LocalPostgres.RELAYBOX_PASSWORD);
         // The test's receivers listen on loopback, which production refuses unless allowed.
-        variables.put("ALLOW_PRIVATE_NETWORKS", "true");
+        variables.put("ALLOWED_PRIVATE_NETWORKS", "127.0.0.0/8");
         return variables;
     }
 
