@@ -18,12 +18,12 @@ public final class EndpointUrlPolicy {
     private final AddressPolicy policy;
     private final HostResolver resolver;
 
-    public EndpointUrlPolicy(AddressPolicy addresses) {
-        this(addresses, HostResolver.SYSTEM);
+    public EndpointUrlPolicy(AddressPolicy policy) {
+        this(policy, HostResolver.SYSTEM);
     }
 
-    public EndpointUrlPolicy(AddressPolicy addresses, HostResolver resolver) {
-        this.policy = addresses;
+    public EndpointUrlPolicy(AddressPolicy policy, HostResolver resolver) {
+        this.policy = policy;
         this.resolver = resolver;
     }
 
