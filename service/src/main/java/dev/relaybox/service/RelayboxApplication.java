@@ -4,11 +4,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.outbound.AddressPolicy;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.outbound.OwnListeners;
 import dev.relaybox.activities.signing.Hmac;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.store.EndpointStore;
@@ -70,7 +72,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,9 +108,12 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         Map<String, StateMachine> machines = checkedStateMachines(config);
         Roles roles = checkedRoles(config);
         // Decided before the embedded PostgreSQL starts: starting it replaces database.url with its JDBC URL.
-        boolean embedded = config.isEmbedded();
+        AddressPolicy addresses = checkedAddressPolicy(config);
 
-        startEmbeddedPostgresIfConfigured(config, environment);
+        EmbeddedPostgres embeddedPostgres = startEmbeddedPostgresIfConfigured(config, environment);
+        if (embeddedPostgres != null) {
+            addresses.ownListeners().add("embedded PostgreSQL", embeddedPostgres.getPort());
+        }
         SecretBox secrets = config.getSecrets()
                 .build(Path.of(config.getEmbeddedPostgres().getDataDirectory()).toAbsolutePath());
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
@@ -115,8 +122,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql"), secrets);
         sealPlaintextSecrets(jdbi);
 
-        DeliverySettings delivery = config.getDelivery().build(embedded);
-        EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(delivery.allowPrivateNetworks());
+        DeliverySettings delivery = config.getDelivery().build(addresses);
+        EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(addresses);
         seedEndpoints(
                 jdbi, config.endpointSeeds(), urlPolicy, config.getDelivery().getSecretRotationGrace());
         RelayMetrics metrics = new RelayMetrics(jdbi);
@@ -204,7 +211,37 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             closeApplicationPort(config);
         }
 
+        environment.lifecycle().addServerLifecycleListener(server -> addOwnPorts(server, addresses.ownListeners()));
         environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal, roles));
+    }
+
+    /**
+     * Where webhooks may be sent (delivery.allowedPrivateNetworks) and Relaybox's own ports, which they may never
+     * reach; the ports configured as 0 are added once the server has bound them.
+     */
+    private static AddressPolicy checkedAddressPolicy(RelayboxConfiguration config) {
+        String removed = config.getDelivery().removedSettingProblem();
+        if (removed != null) {
+            throw new IllegalStateException("refusing to start: " + removed);
+        }
+        OwnListeners own = OwnListeners.ofThisHost();
+        config.listeners().all().forEach(listener -> own.add(listener.name(), listener.port()));
+        if (config.getTemporal().isEmbedded()) {
+            own.add("embedded Temporal", config.getTemporal().getEmbeddedPort());
+        }
+        try {
+            return new AddressPolicy(config.getDelivery().allowedPrivateNetworks(config.isDevelopment()), own);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
+        }
+    }
+
+    private static void addOwnPorts(Server server, OwnListeners own) {
+        for (Connector connector : server.getConnectors()) {
+            if (connector instanceof ServerConnector bound) {
+                own.add("admin".equals(bound.getName()) ? "admin" : "API", bound.getLocalPort());
+            }
+        }
     }
 
     /**
@@ -296,17 +333,25 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
     /**
      * The validated state machines; refuses configurations that must not start: bad machines or partners
-     * anywhere, development tokens or secrets outside embedded mode.
+     * anywhere, development tokens or secrets outside development mode ({@link RelayboxConfiguration#isDevelopment}).
      */
     private static Map<String, StateMachine> checkedStateMachines(RelayboxConfiguration config) {
+        String refusing = "refusing to start: "
+                + (config.isEmbedded()
+                        ? config.listeners()
+                                .beyondLoopback()
+                                .map(exposed -> exposed + ": ")
+                                .orElse("")
+                        : "");
         String authProblem = config.getAuth().productionProblem();
-        if (!config.isEmbedded() && authProblem != null) {
-            throw new IllegalStateException("refusing to start: " + authProblem);
+        if (!config.isDevelopment() && authProblem != null) {
+            throw new IllegalStateException(refusing + authProblem);
         }
         config.getPartners().forEach((name, partner) -> {
-            if (!config.isEmbedded() && partner.getSignature().secrets().contains(AuthFactory.DEV_PARTNER_SECRET)) {
-                throw new IllegalStateException("refusing to start: partner '" + name
-                        + "' uses the development secret outside embedded mode; set " + secretVariable(name));
+            if (!config.isDevelopment() && partner.getSignature().secrets().contains(AuthFactory.DEV_PARTNER_SECRET)) {
+                throw new IllegalStateException(refusing + "partner '" + name + "' uses the development secret, "
+                        + "accepted only in embedded mode with every listener on loopback; set "
+                        + secretVariable(name));
             }
         });
         String secretsProblem = config.getSecrets().productionProblem();

@@ -10,6 +10,7 @@ import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.service.config.EmbeddedPostgresFactory;
 import dev.relaybox.service.config.EndpointSeed;
 import dev.relaybox.service.config.InboxFactory;
+import dev.relaybox.service.config.Listeners;
 import dev.relaybox.service.config.OutboxFactory;
 import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.RetentionFactory;
@@ -184,6 +185,18 @@ public final class RelayboxConfiguration extends Configuration {
      */
     public boolean isEmbedded() {
         return isEmbeddedDatabase() && temporal.isEmbedded();
+    }
+
+    /**
+     * The development defaults hold: both parts run embedded and every HTTP connector listens on loopback only, so
+     * nobody who knows the documented tokens can reach it from elsewhere.
+     */
+    public boolean isDevelopment() {
+        return isEmbedded() && listeners().beyondLoopback().isEmpty();
+    }
+
+    public Listeners listeners() {
+        return Listeners.of(getServerFactory());
     }
 
     public DataSourceFactory getDatabase() {

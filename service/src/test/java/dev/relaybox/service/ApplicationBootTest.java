@@ -10,9 +10,11 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.WorkerFactory;
+import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.core.Response;
 import java.net.InetAddress;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -68,6 +70,46 @@ class ApplicationBootTest {
                 .allSatisfy(address -> assertThat(address.isLoopbackAddress())
                         .as("%s is a loopback address", address.getHostAddress())
                         .isTrue());
+    }
+
+    @Test
+    void applicationAndAdminPortsListenOnLoopbackOnlyByDefault() {
+        Assumptions.assumeTrue(ListeningSockets.available(), "needs Linux /proc/net/tcp to see listening sockets");
+
+        for (int port : List.of(APP.getLocalPort(), APP.getAdminPort())) {
+            assertThat(ListeningSockets.on(port))
+                    .as("listening sockets on port %d", port)
+                    .isNotEmpty()
+                    .allSatisfy(address -> assertThat(address.isLoopbackAddress())
+                            .as("%s is a loopback address", address.getHostAddress())
+                            .isTrue());
+        }
+    }
+
+    @Test
+    void anEndpointOnRelayboxsOwnPortsIsRefusedWhileALocalReceiverIsAccepted() {
+        String admin = "http://127.0.0.1:" + APP.getAdminPort() + "/tasks/log-level";
+        String api = "http://localhost:" + APP.getLocalPort() + "/outbox";
+        String receiver = "http://127.0.0.1:" + TestApp.freePort() + "/webhooks";
+
+        Response toAdmin = createEndpoint("to-admin", admin);
+        Response toApi = createEndpoint("to-api", api);
+        Response toReceiver = createEndpoint("local-receiver", receiver);
+
+        assertThat(toAdmin.getStatus()).isEqualTo(422);
+        JsonNode refused = toAdmin.readEntity(JsonNode.class);
+        assertThat(refused.path("error").asText()).isEqualTo("url_refused");
+        assertThat(refused.path("reason").asText()).contains("Relaybox's own", String.valueOf(APP.getAdminPort()));
+        assertThat(toApi.getStatus()).isEqualTo(422);
+        assertThat(toReceiver.getStatus()).isEqualTo(201);
+    }
+
+    private static Response createEndpoint(String name, String url) {
+        return APP.client()
+                .target("http://localhost:" + APP.getLocalPort() + "/admin/endpoints")
+                .request()
+                .header("Authorization", "Bearer " + TestApp.ADMIN_TOKEN)
+                .post(Entity.json(Map.of("name", name, "url", url, "eventTypes", List.of("order.*"))));
     }
 
     @Test

@@ -87,7 +87,8 @@ class DockerComposeFileTest {
                 .containsEntry("RELAYBOX_PRODUCER_TOKENS", "producer-token")
                 .containsEntry("SHOP_WEBHOOK_SECRET", "whsec_c2hvcA==")
                 .containsEntry("RELAYBOX_SECRETS_KEY", "c2VjcmV0cy1rZXk=")
-                .containsEntry("ALLOW_PRIVATE_NETWORKS", "false")
+                .containsEntry("ALLOWED_PRIVATE_NETWORKS", "")
+                .doesNotContainKey("ALLOW_PRIVATE_NETWORKS")
                 .containsKeys("DATABASE_URL", "TEMPORAL_ADDRESS");
         for (String required : List.of(
                 "RELAYBOX_ADMIN_TOKENS", "RELAYBOX_PRODUCER_TOKENS", "SHOP_WEBHOOK_SECRET", "RELAYBOX_SECRETS_KEY")) {
@@ -107,6 +108,9 @@ class DockerComposeFileTest {
 
         assertThat(worker.remove("RELAYBOX_ROLES")).isEqualTo("dispatcher,worker");
         assertThat(api.remove("RELAYBOX_ROLES")).isEqualTo("${RELAYBOX_ROLES:-api,dispatcher,worker}");
+        // Only relaybox publishes ports; the worker's listeners stay on its own loopback (config.yml's default).
+        assertThat(api.remove("BIND_HOST")).isEqualTo("0.0.0.0");
+        assertThat(api.remove("ADMIN_BIND_HOST")).isEqualTo("0.0.0.0");
         assertThat(worker).as("relaybox-worker's environment beside relaybox's").isEqualTo(api);
         assertThat(compose.ports("relaybox-worker")).isEmpty();
         assertThat(compose.service("relaybox-worker").path("profiles").get(0).asText())

@@ -130,7 +130,7 @@ class MoveToExternalDatabaseTest {
                 overrides.add(ConfigOverride.config("auth.adminTokens", "moved-admin-token-0123456789abcdef"));
                 overrides.add(ConfigOverride.config("auth.producerTokens", "moved-producer-token-0123456789abcdef"));
                 overrides.add(ConfigOverride.config("partners.shop.signature.secrets", MOVED_PARTNER_SECRET));
-                overrides.add(ConfigOverride.config("delivery.allowPrivateNetworks", "true"));
+                overrides.add(ConfigOverride.config("delivery.allowedPrivateNetworks", "127.0.0.0/8"));
                 // The endpoint's secret was sealed with the embedded data directory's key: it moves along.
                 overrides.add(ConfigOverride.config(
                         "secrets.key", SecretsFactory.readEmbeddedKey(data).orElseThrow()));

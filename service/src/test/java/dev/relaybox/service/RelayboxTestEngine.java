@@ -45,7 +45,7 @@ public final class RelayboxTestEngine {
                 jdbi,
                 DeliverySettings.defaults()
                         .withSchedule(new DeliverySchedule(List.of(backoff), 0, Duration.ofHours(1)))
-                        .withAllowPrivateNetworks(true),
+                        .withAllowedPrivateNetworks("127.0.0.0/8"),
                 DeadLetters.loggingOnly(),
                 metrics,
                 controls);

@@ -92,7 +92,51 @@ class StartupChecksTest {
                         ConfigOverride.config(
                                 "alerts.endpointSecret", "whsec_" + "bG9jYWwtZW5kcG9pbnQtc2VjcmV0LTAwMDE=")))
                 .hasMessageContaining("endpoint relaybox-alerts in config")
-                .hasMessageContaining("ALLOW_PRIVATE_NETWORKS");
+                .hasMessageContaining("ALLOWED_PRIVATE_NETWORKS");
+    }
+
+    @Test
+    void embeddedModeWithTheApiReachableBeyondLoopbackRefusesTheDevelopmentTokens() {
+        assertThatThrownBy(() -> start(ConfigOverride.config("server.applicationConnectors[0].bindHost", "0.0.0.0")))
+                .hasMessageContaining("refusing to start")
+                .hasMessageContaining("0.0.0.0")
+                .hasMessageContaining("BIND_HOST")
+                .hasMessageContaining("development tokens");
+    }
+
+    @Test
+    void embeddedModeWithTheAdminPortReachableBeyondLoopbackRefusesTheDevelopmentTokens() {
+        assertThatThrownBy(() -> start(ConfigOverride.config("server.adminConnectors[0].bindHost", "0.0.0.0")))
+                .hasMessageContaining("refusing to start")
+                .hasMessageContaining("ADMIN_BIND_HOST")
+                .hasMessageContaining("development tokens");
+    }
+
+    @Test
+    void embeddedModeReachableBeyondLoopbackWithRealTokensRefusesTheDevelopmentPartnerSecret() {
+        assertThatThrownBy(() -> start(
+                        ConfigOverride.config("server.applicationConnectors[0].bindHost", "0.0.0.0"),
+                        REAL_TOKENS[0],
+                        REAL_TOKENS[1]))
+                .hasMessageContaining("partner 'shop' uses the development secret")
+                .hasMessageContaining("BIND_HOST");
+    }
+
+    @Test
+    void theRemovedAllowPrivateNetworksSettingRefusesToStartNamingItsReplacement() {
+        assertThatThrownBy(() -> start(ConfigOverride.config("delivery.allowPrivateNetworks", "true")))
+                .hasMessageContaining("refusing to start")
+                .hasMessageContaining("ALLOW_PRIVATE_NETWORKS")
+                .hasMessageContaining("ALLOWED_PRIVATE_NETWORKS");
+    }
+
+    @Test
+    void anAllowedPrivateNetworkThatIsNotACidrBlockRefusesToStartNamingIt() {
+        assertThatThrownBy(
+                        () -> start(ConfigOverride.config("delivery.allowedPrivateNetworks", "10.0.0.0/8,10.0.0/33")))
+                .hasMessageContaining("refusing to start")
+                .hasMessageContaining("ALLOWED_PRIVATE_NETWORKS")
+                .hasMessageContaining("10.0.0/33");
     }
 
     @Test

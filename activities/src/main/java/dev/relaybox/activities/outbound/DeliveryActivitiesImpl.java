@@ -65,7 +65,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         this.jdbi = jdbi;
         this.metrics = metrics;
         this.settings = settings;
-        this.urlPolicy = new EndpointUrlPolicy(settings.allowPrivateNetworks(), resolver);
+        this.urlPolicy = new EndpointUrlPolicy(settings.addresses(), resolver);
         this.sender = new WebhookSender(settings, urlPolicy);
         this.deadLetters = deadLetters;
     }

@@ -6,13 +6,14 @@ import java.time.Duration;
 /**
  * How outbound HTTP behaves.
  *
+ * @param addresses where webhooks may be sent
  * @param responseExcerptBytes how much of a response body is read and kept; the rest is never read
  */
 public record DeliverySettings(
         DeliverySchedule schedule,
         Duration connectTimeout,
         Duration requestTimeout,
-        boolean allowPrivateNetworks,
+        AddressPolicy addresses,
         int responseExcerptBytes,
         String userAgent) {
 
@@ -21,22 +22,27 @@ public record DeliverySettings(
                 DeliverySchedule.defaults(),
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(15),
-                false,
+                AddressPolicy.publicOnly(),
                 2048,
                 "Relaybox/" + version());
     }
 
     public DeliverySettings withSchedule(DeliverySchedule schedule) {
         return new DeliverySettings(
-                schedule, connectTimeout, requestTimeout, allowPrivateNetworks, responseExcerptBytes, userAgent);
+                schedule, connectTimeout, requestTimeout, addresses, responseExcerptBytes, userAgent);
     }
 
-    public DeliverySettings withAllowPrivateNetworks(boolean allow) {
-        return new DeliverySettings(schedule, connectTimeout, requestTimeout, allow, responseExcerptBytes, userAgent);
+    public DeliverySettings withAddresses(AddressPolicy policy) {
+        return new DeliverySettings(schedule, connectTimeout, requestTimeout, policy, responseExcerptBytes, userAgent);
+    }
+
+    /** Public addresses and the comma-separated CIDR blocks {@code cidrs} ({@code "127.0.0.0/8"}). */
+    public DeliverySettings withAllowedPrivateNetworks(String cidrs) {
+        return withAddresses(AddressPolicy.allowing(cidrs));
     }
 
     public DeliverySettings withTimeouts(Duration connect, Duration request) {
-        return new DeliverySettings(schedule, connect, request, allowPrivateNetworks, responseExcerptBytes, userAgent);
+        return new DeliverySettings(schedule, connect, request, addresses, responseExcerptBytes, userAgent);
     }
 
     public static String version() {

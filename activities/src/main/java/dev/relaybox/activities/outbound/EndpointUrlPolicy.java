@@ -12,18 +12,18 @@ import java.util.Optional;
  * Which URLs Relaybox may call. Checked when an endpoint is created and again at every attempt, since DNS
  * can change: a public name that starts resolving to 10.0.0.1 must not reach the internal network. At an
  * attempt the check is the HTTP client's own lookup ({@link #connectableAddresses}), never a second one.
- * Cloud metadata addresses are refused even where private networks are allowed (embedded mode).
+ * Which addresses and ports may be called is the {@link AddressPolicy}'s decision.
  */
 public final class EndpointUrlPolicy {
-    private final boolean allowPrivateNetworks;
+    private final AddressPolicy policy;
     private final HostResolver resolver;
 
-    public EndpointUrlPolicy(boolean allowPrivateNetworks) {
-        this(allowPrivateNetworks, HostResolver.SYSTEM);
+    public EndpointUrlPolicy(AddressPolicy policy) {
+        this(policy, HostResolver.SYSTEM);
     }
 
-    public EndpointUrlPolicy(boolean allowPrivateNetworks, HostResolver resolver) {
-        this.allowPrivateNetworks = allowPrivateNetworks;
+    public EndpointUrlPolicy(AddressPolicy policy, HostResolver resolver) {
+        this.policy = policy;
         this.resolver = resolver;
     }
 
@@ -46,9 +46,10 @@ public final class EndpointUrlPolicy {
         if (syntax.isPresent()) {
             return syntax;
         }
-        String host = URI.create(url).getHost();
+        URI uri = URI.create(url);
+        String host = uri.getHost();
         try {
-            connectableAddresses(host);
+            connectableAddresses(host, port(uri));
             return Optional.empty();
         } catch (RefusedAddressException e) {
             return permanent(e.getMessage());
@@ -78,21 +79,29 @@ public final class EndpointUrlPolicy {
         return Optional.empty();
     }
 
+    /** The port a URL connects to: its own, or its scheme's. */
+    static int port(URI uri) {
+        if (uri.getPort() != -1) {
+            return uri.getPort();
+        }
+        return "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+    }
+
     /**
-     * Resolves {@code host} once and returns its addresses when every one of them may be called. The HTTP
-     * client connects only to these, so what was checked is what is reached.
+     * Resolves {@code host} once and returns its addresses when every one of them may be called on {@code port}.
+     * The HTTP client connects only to these, so what was checked is what is reached.
      *
      * @throws RefusedAddressException when any address is refused (a name that mixes public and internal
      *     addresses is treated as hostile)
      * @throws UnknownHostException when the name does not resolve
      */
-    public List<InetAddress> connectableAddresses(String host) throws UnknownHostException {
+    public List<InetAddress> connectableAddresses(String host, int port) throws UnknownHostException {
         List<InetAddress> addresses = resolver.resolve(host);
         if (addresses.isEmpty()) {
             throw new UnknownHostException(host);
         }
         for (InetAddress address : addresses) {
-            Optional<String> refused = SpecialPurposeAddresses.refusal(address, allowPrivateNetworks);
+            Optional<String> refused = policy.refusal(address, port);
             if (refused.isPresent()) {
                 throw new RefusedAddressException("url host " + host + " resolves to " + refused.get());
             }

@@ -8,124 +8,110 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Addresses a webhook must never reach. Two lists: cloud metadata services, refused always (even in embedded
- * mode, where private networks are allowed), since one request there can hand out the machine's credentials;
- * and every block of the IANA IPv4 and IPv6 Special-Purpose Address Registries plus multicast, refused unless
- * private networks are allowed. Blocks that embed an IPv4 address (IPv4-mapped) are judged by that address.
+ * Addresses a webhook must not reach unless the operator says so: cloud metadata services, never, since one request
+ * there can hand out the machine's credentials; every block of the IANA IPv4 and IPv6 Special-Purpose Address
+ * Registries plus multicast, only when allowed by name ({@link AddressPolicy}). The IPv6 forms that carry an IPv4
+ * address (IPv4-mapped, IPv4-compatible, NAT64, 6to4) are judged by that address, so {@code 64:ff9b::7f00:1} is
+ * loopback and {@code 64:ff9b::808:808} is as public as 8.8.8.8.
  */
 final class SpecialPurposeAddresses {
     private SpecialPurposeAddresses() {}
 
-    record Block(String cidr, String name, byte[] prefix, int bits) {
-        static Block of(String cidr, String name) {
-            String[] parts = cidr.split("/");
-            try {
-                return new Block(cidr, name, InetAddress.getByName(parts[0]).getAddress(), Integer.parseInt(parts[1]));
-            } catch (UnknownHostException e) {
-                throw new IllegalArgumentException(cidr, e);
-            }
-        }
+    static final List<AddressBlock> CLOUD_METADATA = List.of(
+            AddressBlock.of("169.254.169.254/32", "cloud metadata (AWS, GCP, Azure, OpenStack, ...)"),
+            AddressBlock.of("169.254.170.2/32", "AWS ECS task metadata"),
+            AddressBlock.of("169.254.170.23/32", "AWS EKS pod identity"),
+            AddressBlock.of("100.100.100.200/32", "Alibaba Cloud metadata"),
+            AddressBlock.of("168.63.129.16/32", "Azure WireServer"),
+            AddressBlock.of("fd00:ec2::254/128", "AWS metadata (IPv6)"),
+            AddressBlock.of("fd00:ec2::23/128", "AWS EKS pod identity (IPv6)"));
 
-        boolean contains(byte[] address) {
-            if (address.length != prefix.length) {
-                return false;
-            }
-            int whole = bits / 8;
-            if (!Arrays.equals(address, 0, whole, prefix, 0, whole)) {
-                return false;
-            }
-            int rest = bits % 8;
-            int mask = (0xff << (8 - rest)) & 0xff;
-            return rest == 0 || (address[whole] & mask) == (prefix[whole] & mask);
-        }
-    }
-
-    static final List<Block> CLOUD_METADATA = List.of(
-            Block.of("169.254.169.254/32", "cloud metadata (AWS, GCP, Azure, OpenStack, ...)"),
-            Block.of("169.254.170.2/32", "AWS ECS task metadata"),
-            Block.of("169.254.170.23/32", "AWS EKS pod identity"),
-            Block.of("100.100.100.200/32", "Alibaba Cloud metadata"),
-            Block.of("168.63.129.16/32", "Azure WireServer"),
-            Block.of("fd00:ec2::254/128", "AWS metadata (IPv6)"),
-            Block.of("fd00:ec2::23/128", "AWS EKS pod identity (IPv6)"));
-
-    static final List<Block> SPECIAL_PURPOSE = List.of(
+    static final List<AddressBlock> SPECIAL_PURPOSE = List.of(
             // IPv4 Special-Purpose Address Registry, then multicast and broadcast.
-            Block.of("0.0.0.0/8", "\"this network\""),
-            Block.of("10.0.0.0/8", "private-use"),
-            Block.of("100.64.0.0/10", "shared address space (carrier-grade NAT)"),
-            Block.of("127.0.0.0/8", "loopback"),
-            Block.of("169.254.0.0/16", "link-local"),
-            Block.of("172.16.0.0/12", "private-use"),
-            Block.of("192.0.0.0/24", "IETF protocol assignments"),
-            Block.of("192.0.2.0/24", "documentation (TEST-NET-1)"),
-            Block.of("192.31.196.0/24", "AS112-v4"),
-            Block.of("192.52.193.0/24", "AMT"),
-            Block.of("192.88.99.0/24", "deprecated 6to4 relay anycast"),
-            Block.of("192.168.0.0/16", "private-use"),
-            Block.of("192.175.48.0/24", "direct delegation AS112 service"),
-            Block.of("198.18.0.0/15", "benchmarking"),
-            Block.of("198.51.100.0/24", "documentation (TEST-NET-2)"),
-            Block.of("203.0.113.0/24", "documentation (TEST-NET-3)"),
-            Block.of("224.0.0.0/4", "multicast"),
-            Block.of("240.0.0.0/4", "reserved"),
-            Block.of("255.255.255.255/32", "limited broadcast"),
+            AddressBlock.of("0.0.0.0/8", "\"this network\""),
+            AddressBlock.of("10.0.0.0/8", "private-use"),
+            AddressBlock.of("100.64.0.0/10", "shared address space (carrier-grade NAT)"),
+            AddressBlock.of("127.0.0.0/8", "loopback"),
+            AddressBlock.of("169.254.0.0/16", "link-local"),
+            AddressBlock.of("172.16.0.0/12", "private-use"),
+            AddressBlock.of("192.0.0.0/24", "IETF protocol assignments"),
+            AddressBlock.of("192.0.2.0/24", "documentation (TEST-NET-1)"),
+            AddressBlock.of("192.31.196.0/24", "AS112-v4"),
+            AddressBlock.of("192.52.193.0/24", "AMT"),
+            AddressBlock.of("192.88.99.0/24", "deprecated 6to4 relay anycast"),
+            AddressBlock.of("192.168.0.0/16", "private-use"),
+            AddressBlock.of("192.175.48.0/24", "direct delegation AS112 service"),
+            AddressBlock.of("198.18.0.0/15", "benchmarking"),
+            AddressBlock.of("198.51.100.0/24", "documentation (TEST-NET-2)"),
+            AddressBlock.of("203.0.113.0/24", "documentation (TEST-NET-3)"),
+            AddressBlock.of("224.0.0.0/4", "multicast"),
+            AddressBlock.of("240.0.0.0/4", "reserved"),
+            AddressBlock.of("255.255.255.255/32", "limited broadcast"),
             // IPv6 Special-Purpose Address Registry, then multicast and deprecated site-local.
-            Block.of("::/96", "unspecified, loopback or IPv4-compatible"),
-            Block.of("64:ff9b::/96", "IPv4/IPv6 translation (NAT64)"),
-            Block.of("64:ff9b:1::/48", "local-use IPv4/IPv6 translation"),
-            Block.of("100::/64", "discard-only"),
-            Block.of("100:0:0:1::/64", "dummy prefix"),
-            Block.of("2001::/23", "IETF protocol assignments (Teredo, benchmarking, ORCHID, ...)"),
-            Block.of("2001:db8::/32", "documentation"),
-            Block.of("2002::/16", "6to4"),
-            Block.of("2620:4f:8000::/48", "direct delegation AS112 service"),
-            Block.of("3fff::/20", "documentation"),
-            Block.of("5f00::/16", "segment routing (SRv6) SIDs"),
-            Block.of("fc00::/7", "unique-local"),
-            Block.of("fe80::/10", "link-local"),
-            Block.of("fec0::/10", "deprecated site-local"),
-            Block.of("ff00::/8", "multicast"));
+            // ::/96 (IPv4-compatible), 64:ff9b::/96 (NAT64) and 2002::/16 (6to4) are judged by their IPv4 address.
+            AddressBlock.of("::/128", "unspecified"),
+            AddressBlock.of("::1/128", "loopback"),
+            AddressBlock.of("64:ff9b:1::/48", "local-use IPv4/IPv6 translation"),
+            AddressBlock.of("100::/64", "discard-only"),
+            AddressBlock.of("100:0:0:1::/64", "dummy prefix"),
+            AddressBlock.of("2001::/23", "IETF protocol assignments (Teredo, benchmarking, ORCHID, ...)"),
+            AddressBlock.of("2001:db8::/32", "documentation"),
+            AddressBlock.of("2620:4f:8000::/48", "direct delegation AS112 service"),
+            AddressBlock.of("3fff::/20", "documentation"),
+            AddressBlock.of("5f00::/16", "segment routing (SRv6) SIDs"),
+            AddressBlock.of("fc00::/7", "unique-local"),
+            AddressBlock.of("fe80::/10", "link-local"),
+            AddressBlock.of("fec0::/10", "deprecated site-local"),
+            AddressBlock.of("ff00::/8", "multicast"));
 
-    /** Why {@code address} is refused, or empty when it may be called. */
-    static Optional<String> refusal(InetAddress address, boolean allowPrivateNetworks) {
-        byte[] bytes = embeddedIpv4(address);
-        Optional<Block> metadata = find(CLOUD_METADATA, bytes);
-        if (metadata.isPresent()) {
-            return Optional.of(describe(address, metadata.get()) + ", refused always");
-        }
-        if (allowPrivateNetworks) {
-            return Optional.empty();
-        }
-        return find(SPECIAL_PURPOSE, bytes)
-                .map(
-                        block -> describe(address, block)
-                                + " and private networks are not allowed outside embedded mode (ALLOW_PRIVATE_NETWORKS=true allows them)");
-    }
+    /**
+     * Blocks that reach this host itself: an allow-list opens them only with an entry inside them (127.0.0.0/8, not
+     * 0.0.0.0/0), so no broad entry lets webhooks into the machine by accident.
+     */
+    static final List<AddressBlock> THIS_HOST = List.of(
+            AddressBlock.of("0.0.0.0/8", "\"this network\""),
+            AddressBlock.of("127.0.0.0/8", "loopback"),
+            AddressBlock.of("::/128", "unspecified"),
+            AddressBlock.of("::1/128", "loopback"));
 
-    private static Optional<Block> find(List<Block> blocks, byte[] address) {
+    private static final AddressBlock NAT64 = AddressBlock.of("64:ff9b::/96", "NAT64");
+    private static final AddressBlock SIX_TO_FOUR = AddressBlock.of("2002::/16", "6to4");
+    private static final AddressBlock IPV4_COMPATIBLE = AddressBlock.of("::/96", "IPv4-compatible");
+    // Built from bytes: InetAddress turns an IPv4-mapped literal into the IPv4 address.
+    private static final AddressBlock IPV4_MAPPED = new AddressBlock(
+            "::ffff:0:0/96",
+            "IPv4-mapped",
+            new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 0, 0, 0, 0},
+            96);
+
+    static Optional<AddressBlock> find(List<AddressBlock> blocks, InetAddress address) {
         return blocks.stream().filter(block -> block.contains(address)).findFirst();
     }
 
-    private static String describe(InetAddress address, Block block) {
-        return address.getHostAddress() + " is in " + block.cidr() + " (" + block.name() + ")";
-    }
-
-    /** An IPv4-mapped IPv6 address (::ffff:a.b.c.d) as the IPv4 address it stands for. */
-    private static byte[] embeddedIpv4(InetAddress address) {
+    /** The IPv4 address an IPv6 address carries (mapped, compatible, NAT64, 6to4), else the address itself. */
+    static InetAddress embeddedIpv4(InetAddress address) {
+        if (!(address instanceof Inet6Address)) {
+            return address;
+        }
         byte[] b = address.getAddress();
-        if (address instanceof Inet6Address && isMapped(b)) {
-            return Arrays.copyOfRange(b, 12, 16);
+        if (IPV4_MAPPED.contains(b) || NAT64.contains(b)) {
+            return ipv4(Arrays.copyOfRange(b, 12, 16));
         }
-        return b;
+        if (SIX_TO_FOUR.contains(b)) {
+            return ipv4(Arrays.copyOfRange(b, 2, 6));
+        }
+        // :: and ::1 are IPv6's own unspecified and loopback addresses, not 0.0.0.0 and 0.0.0.1.
+        if (IPV4_COMPATIBLE.contains(b) && !address.isAnyLocalAddress() && !address.isLoopbackAddress()) {
+            return ipv4(Arrays.copyOfRange(b, 12, 16));
+        }
+        return address;
     }
 
-    private static boolean isMapped(byte[] b) {
-        for (int i = 0; i < 10; i++) {
-            if (b[i] != 0) {
-                return false;
-            }
+    private static InetAddress ipv4(byte[] bytes) {
+        try {
+            return InetAddress.getByAddress(bytes);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(e);
         }
-        return (b[10] & 0xff) == 0xff && (b[11] & 0xff) == 0xff;
     }
 }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
@@ -200,7 +201,11 @@ public final class WebhookSender {
         return StorableText.of(new String(excerpt, StandardCharsets.UTF_8));
     }
 
-    /** Resolves through the policy, so the addresses connected to are exactly the ones it accepted. */
+    /**
+     * Resolves through the policy, so the addresses connected to are exactly the ones it accepted, with the port
+     * (Relaybox's own ports are refused). The connection operator asks with the port; without one nothing is
+     * resolved, as the check would be incomplete.
+     */
     private static final class CheckedResolver implements DnsResolver {
         private final EndpointUrlPolicy policy;
 
@@ -209,8 +214,15 @@ public final class WebhookSender {
         }
 
         @Override
+        public List<InetSocketAddress> resolve(String host, int port) throws UnknownHostException {
+            return policy.connectableAddresses(host, port).stream()
+                    .map(address -> new InetSocketAddress(address, port))
+                    .toList();
+        }
+
+        @Override
         public InetAddress[] resolve(String host) throws UnknownHostException {
-            return policy.connectableAddresses(host).toArray(InetAddress[]::new);
+            throw new UnknownHostException(host + ": resolved only with the port to connect to");
         }
 
         @Override

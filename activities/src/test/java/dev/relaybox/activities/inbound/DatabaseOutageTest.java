@@ -112,7 +112,7 @@ class DatabaseOutageTest {
         DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
                 db,
                 DeliverySettings.defaults()
-                        .withAllowPrivateNetworks(true)
+                        .withAllowedPrivateNetworks("127.0.0.0/8")
                         .withSchedule(new DeliverySchedule(
                                 List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)),
                                 0,

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * DNS rebinding: the host's first answer is checked, a second lookup would answer something else. Both
- * answers are loopback addresses on this machine (127.0.0.2 and 127.0.0.1, same port), so whichever the
- * client connects to, no traffic leaves it.
+ * The address check at send time, against real receivers on loopback. DNS rebinding: the host's first answer is
+ * checked, a second lookup would answer something else. Both answers are loopback addresses on this machine
+ * (127.0.0.2 and 127.0.0.1, same port), so whichever the client connects to, no traffic leaves it.
  */
 class AddressPinningTest {
     final List<HttpServer> servers = new ArrayList<>();
@@ -37,8 +37,8 @@ class AddressPinningTest {
         AtomicInteger lookups = new AtomicInteger();
         HostResolver rebinding =
                 host -> List.of(InetAddress.getByName(lookups.incrementAndGet() == 1 ? "127.0.0.2" : "127.0.0.1"));
-        EndpointUrlPolicy policy = new EndpointUrlPolicy(true, rebinding);
-        WebhookSender sender = new WebhookSender(DeliverySettings.defaults().withAllowPrivateNetworks(true), policy);
+        EndpointUrlPolicy policy = new EndpointUrlPolicy(AddressPolicy.allowing("127.0.0.0/8"), rebinding);
+        WebhookSender sender = new WebhookSender(DeliverySettings.defaults(), policy);
 
         WebhookSender.Sent sent = sender.send(
                 "http://localhost:" + port + "/hooks",
@@ -53,10 +53,11 @@ class AddressPinningTest {
     }
 
     @Test
-    void cloudMetadataAddressIsRefusedEvenWhenPrivateNetworksAreAllowed() {
+    void cloudMetadataAddressIsRefusedEvenWhenItsNetworkIsAllowed() {
         HostResolver metadata = host -> List.of(InetAddress.getByName("169.254.169.254"));
         WebhookSender sender = new WebhookSender(
-                DeliverySettings.defaults().withAllowPrivateNetworks(true), new EndpointUrlPolicy(true, metadata));
+                DeliverySettings.defaults(),
+                new EndpointUrlPolicy(AddressPolicy.allowing("169.254.0.0/16,0.0.0.0/0"), metadata));
 
         // "localhost": were the name ever looked up by the system, /etc/hosts answers; no query leaves.
         WebhookSender.Sent sent = sender.send(
@@ -68,6 +69,46 @@ class AddressPinningTest {
 
         assertThat(sent.result().outcome()).isEqualTo(Outcome.PERMANENT);
         assertThat(sent.error()).contains("169.254.169.254", "metadata");
+    }
+
+    @Test
+    void aLoopbackReceiverIsReachedOnlyWhenLoopbackIsListed() throws Exception {
+        int port = server("127.0.0.1", 0, "local").getAddress().getPort();
+        String url = "http://127.0.0.1:" + port + "/hooks";
+
+        WebhookSender.Sent refused = send(AddressPolicy.allowing("10.0.0.0/8"), HostResolver.SYSTEM, url);
+        WebhookSender.Sent delivered = send(AddressPolicy.allowing("10.0.0.0/8,127.0.0.0/8"), HostResolver.SYSTEM, url);
+
+        assertThat(refused.result().outcome()).isEqualTo(Outcome.PERMANENT);
+        assertThat(refused.error()).contains("127.0.0.1", "loopback", "ALLOWED_PRIVATE_NETWORKS");
+        assertThat(delivered.result().outcome()).isEqualTo(Outcome.DELIVERED);
+        assertThat(reachedAt).containsExactly("127.0.0.1");
+    }
+
+    @Test
+    void relayboxsOwnPortIsRefusedAtSendTimeEvenWhenLoopbackIsListed() throws Exception {
+        int port = server("127.0.0.1", 0, "thread dump").getAddress().getPort();
+        AddressPolicy policy = AddressPolicy.allowing("127.0.0.0/8")
+                .withOwnListeners(OwnListeners.loopbackOnly().add("admin", port));
+        // Public when the endpoint was registered; the name now answers with this machine.
+        HostResolver changed = host -> List.of(InetAddress.getByName("127.0.0.1"));
+
+        WebhookSender.Sent sent = send(policy, changed, "http://receiver.example:" + port + "/tasks/gc");
+
+        assertThat(sent.result().outcome()).isEqualTo(Outcome.PERMANENT);
+        assertThat(sent.error()).contains("Relaybox's own admin port");
+        assertThat(sent.responseExcerpt()).isNull();
+        assertThat(reachedAt).isEmpty();
+    }
+
+    private static WebhookSender.Sent send(AddressPolicy policy, HostResolver resolver, String url) {
+        return new WebhookSender(DeliverySettings.defaults(), new EndpointUrlPolicy(policy, resolver))
+                .send(
+                        url,
+                        "msg_1",
+                        "{}".getBytes(StandardCharsets.UTF_8),
+                        List.of(WebhookSigner.newSecret()),
+                        Instant.now());
     }
 
     private int listenOnTwoLoopbackAddresses() throws IOException {

@@ -49,7 +49,7 @@ class DnsFailureTest {
     }
 
     /** Starts the workers with every lookup going through {@code resolver}, counted. */
-    private void start(HostResolver resolver, boolean allowPrivateNetworks, List<Duration> retryDelays) {
+    private void start(HostResolver resolver, String allowedPrivateNetworks, List<Duration> retryDelays) {
         Worker worker = env.newWorker(QUEUE);
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         HostResolver counted = host -> {
@@ -58,7 +58,7 @@ class DnsFailureTest {
         };
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(new DeliverySchedule(retryDelays, 0, Duration.ofMinutes(10)))
-                .withAllowPrivateNetworks(allowPrivateNetworks);
+                .withAllowedPrivateNetworks(allowedPrivateNetworks);
         DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(
                 jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry(), counted);
         worker.registerActivitiesImplementations(
@@ -82,7 +82,7 @@ class DnsFailureTest {
                 host -> {
                     throw new UnknownHostException(host + ": Temporary failure in name resolution");
                 },
-                false,
+                "",
                 List.of(Duration.ofMinutes(1), Duration.ofMinutes(5)));
         jdbi.useExtension(
                 EndpointStore.class,
@@ -132,7 +132,7 @@ class DnsFailureTest {
                     }
                     return List.of(InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1}));
                 },
-                true,
+                "127.0.0.0/8",
                 List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)));
         receiver = new TestReceiver();
         List<String> names = List.of("alpha", "beta", "gamma");

@@ -55,7 +55,7 @@ class FanOutWorkflowTest {
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(OutboxDeliveryWorkflowTest.SCHEDULE)
-                .withAllowPrivateNetworks(true)
+                .withAllowedPrivateNetworks("127.0.0.0/8")
                 .withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
         DeliveryActivitiesImpl activities =
                 new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry());

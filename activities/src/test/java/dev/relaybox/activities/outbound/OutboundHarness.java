@@ -39,7 +39,7 @@ final class OutboundHarness implements AutoCloseable {
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(schedule)
-                .withAllowPrivateNetworks(true)
+                .withAllowedPrivateNetworks("127.0.0.0/8")
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(10));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, circuit, metrics);

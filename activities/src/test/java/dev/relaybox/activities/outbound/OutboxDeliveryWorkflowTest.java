@@ -62,7 +62,7 @@ class OutboxDeliveryWorkflowTest {
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(SCHEDULE)
-                .withAllowPrivateNetworks(true)
+                .withAllowedPrivateNetworks("127.0.0.0/8")
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls =

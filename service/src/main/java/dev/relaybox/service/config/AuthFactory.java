@@ -9,7 +9,7 @@ import java.util.List;
  * {@code /admin/*} and the producer API; producer tokens open only the producer API.
  */
 public final class AuthFactory {
-    /** Documented development tokens: accepted only in embedded mode. */
+    /** Documented development tokens: accepted only in embedded mode with every listener on loopback. */
     public static final String DEV_ADMIN_TOKEN = "dev-admin-token";
 
     public static final String DEV_PRODUCER_TOKEN = "dev-producer-token";
@@ -42,8 +42,8 @@ public final class AuthFactory {
                 || producerTokens().contains(DEV_PRODUCER_TOKEN)
                 || adminTokens().contains(DEV_PRODUCER_TOKEN)
                 || producerTokens().contains(DEV_ADMIN_TOKEN)) {
-            return "the development tokens are accepted only in embedded mode; set RELAYBOX_ADMIN_TOKENS and "
-                    + "RELAYBOX_PRODUCER_TOKENS";
+            return "the development tokens are accepted only in embedded mode with every listener on loopback; set "
+                    + "RELAYBOX_ADMIN_TOKENS and RELAYBOX_PRODUCER_TOKENS";
         }
         if (adminTokens().stream().anyMatch(AuthFactory::tooShort)) {
             return "every token in RELAYBOX_ADMIN_TOKENS must be at least " + MIN_TOKEN_LENGTH

@@ -1,6 +1,8 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.relaybox.activities.outbound.AddressBlock;
+import dev.relaybox.activities.outbound.AddressPolicy;
 import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
@@ -42,9 +44,23 @@ public final class DeliveryFactory {
     @JsonProperty
     private Duration requestTimeout = Duration.seconds(15);
 
-    /** Unset: allowed in embedded mode (local receivers), refused otherwise. */
+    /**
+     * Development mode's allow-list: receivers on this machine (a local {@code relaybox receive}) and on private
+     * networks. Relaybox's own ports stay refused.
+     */
+    public static final String DEVELOPMENT_PRIVATE_NETWORKS =
+            "127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7";
+
+    /**
+     * CIDR blocks of special-purpose addresses (private, loopback, ...) endpoints may resolve to, comma-separated;
+     * blank: {@link #DEVELOPMENT_PRIVATE_NETWORKS} in development mode, none otherwise; {@code none}: none.
+     */
     @JsonProperty
-    private Boolean allowPrivateNetworks;
+    private String allowedPrivateNetworks = "";
+
+    /** The on/off switch {@link #allowedPrivateNetworks} replaced; set, start-up fails naming the replacement. */
+    @JsonProperty
+    private String allowPrivateNetworks = "";
 
     /** How long a rotated-out secret keeps signing beside the new one. */
     @NotNull
@@ -61,20 +77,46 @@ public final class DeliveryFactory {
         return circuitBreaker.build();
     }
 
-    public boolean allowPrivateNetworks(boolean embedded) {
-        return allowPrivateNetworks == null ? embedded : allowPrivateNetworks;
+    /** Why this configuration must not start, or null: the removed switch is set. */
+    public String removedSettingProblem() {
+        if (allowPrivateNetworks == null || allowPrivateNetworks.isBlank()) {
+            return null;
+        }
+        return "ALLOW_PRIVATE_NETWORKS (delivery.allowPrivateNetworks) is replaced by " + AddressPolicy.SETTING
+                + " (delivery.allowedPrivateNetworks), a list of CIDR blocks such as 10.0.0.0/8,192.168.0.0/16;"
+                + " loopback only when listed (127.0.0.0/8); unset the old one";
+    }
+
+    /**
+     * The blocks endpoints may reach beyond public addresses; {@link IllegalArgumentException} naming the setting
+     * and the entry that is not a CIDR block.
+     */
+    public List<AddressBlock> allowedPrivateNetworks(boolean development) {
+        String value = allowedPrivateNetworks == null ? "" : allowedPrivateNetworks.trim();
+        if (value.equalsIgnoreCase("none")) {
+            return List.of();
+        }
+        if (value.isEmpty()) {
+            value = development ? DEVELOPMENT_PRIVATE_NETWORKS : "";
+        }
+        try {
+            return AddressBlock.parseList(value, AddressPolicy.SETTING);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(AddressPolicy.SETTING + ": " + e.getMessage(), e);
+        }
     }
 
     public java.time.Duration getSecretRotationGrace() {
         return secretRotationGrace.toJavaDuration();
     }
 
-    public DeliverySettings build(boolean embedded) {
+    /** {@code addresses}: {@link AddressPolicy} over {@link #allowedPrivateNetworks} and Relaybox's own listeners. */
+    public DeliverySettings build(AddressPolicy addresses) {
         DeliverySchedule schedule = new DeliverySchedule(
                 retryDelays.stream().map(Duration::toJavaDuration).toList(), jitter, maxRetryAfter.toJavaDuration());
         return DeliverySettings.defaults()
                 .withSchedule(schedule)
                 .withTimeouts(connectTimeout.toJavaDuration(), requestTimeout.toJavaDuration())
-                .withAllowPrivateNetworks(allowPrivateNetworks(embedded));
+                .withAddresses(addresses);
     }
 }

@@ -65,7 +65,7 @@ class DispatcherFaultsTest {
         worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
         DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
                 jdbi,
-                DeliverySettings.defaults().withAllowPrivateNetworks(true),
+                DeliverySettings.defaults().withAllowedPrivateNetworks("127.0.0.0/8"),
                 DeadLetters.loggingOnly(),
                 new SimpleMeterRegistry());
         worker.registerActivitiesImplementations(

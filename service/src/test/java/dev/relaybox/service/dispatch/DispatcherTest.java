@@ -60,7 +60,7 @@ class DispatcherTest {
                 new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry());
         DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
                 jdbi,
-                DeliverySettings.defaults().withAllowPrivateNetworks(true),
+                DeliverySettings.defaults().withAllowedPrivateNetworks("127.0.0.0/8"),
                 DeadLetters.loggingOnly(),
                 new SimpleMeterRegistry(),
                 controls);

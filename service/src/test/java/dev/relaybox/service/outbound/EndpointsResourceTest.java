@@ -4,6 +4,7 @@ import static dev.relaybox.service.api.ResourceTests.ADMIN_TOKEN;
 import static dev.relaybox.service.api.ResourceTests.PRODUCER_TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relaybox.activities.outbound.AddressPolicy;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
@@ -27,7 +28,8 @@ class EndpointsResourceTest {
     static final Jdbi JDBI = TestDatabase.fresh();
     /** example.com is public (a documentation address); IP literals are themselves. No DNS is asked. */
     static final EndpointUrlPolicy URL_POLICY = new EndpointUrlPolicy(
-            false, host -> List.of(InetAddress.getByName(host.equals("example.com") ? "93.184.215.14" : host)));
+            AddressPolicy.publicOnly(),
+            host -> List.of(InetAddress.getByName(host.equals("example.com") ? "93.184.215.14" : host)));
 
     static final ResourceExtension RESOURCES =
             ResourceTests.extension(new EndpointsResource(JDBI, URL_POLICY, Duration.ofHours(1)));

@@ -180,7 +180,7 @@ final class Production implements AutoCloseable {
         variables.put("RELAYBOX_DB_PASSWORD", LocalPostgres.RELAYBOX_PASSWORD);
         variables.put("RELAYBOX_SECRETS_KEY", "cHJvZHVjdGlvbi1pdC1zZWNyZXRzLWtleS0wMDAwMDE=");
         // The test's receivers listen on loopback, which production refuses unless allowed.
-        variables.put("ALLOW_PRIVATE_NETWORKS", "true");
+        variables.put("ALLOWED_PRIVATE_NETWORKS", "127.0.0.0/8");
         return variables;
     }
 
