@@ -65,7 +65,7 @@ public final class RelayboxOnRealTemporal implements AutoCloseable {
             overrides.put("auth.adminTokens", ADMIN_TOKEN);
             overrides.put("auth.producerTokens", PRODUCER_TOKEN);
             overrides.put("secrets.key", SecretBox.newKey());
-            overrides.put("delivery.allowPrivateNetworks", "true");
+            overrides.put("delivery.allowedPrivateNetworks", "127.0.0.0/8");
             // Every delivery keeps to its schedule: none waits for circuit probes.
             overrides.put("delivery.circuitBreaker.failureThreshold", "0");
             overrides.put("partners.shop.signature.secrets", SECRETS.get("shop"));

@@ -84,7 +84,7 @@ class TemporalUiBrowserTest {
                 ConfigOverride.config("auth.producerTokens", PRODUCER_TOKEN),
                 ConfigOverride.config("secrets.key", SecretBox.newKey()),
                 ConfigOverride.config("partners.shop.signature.secrets", SHOP_SECRET),
-                ConfigOverride.config("delivery.allowPrivateNetworks", "true"),
+                ConfigOverride.config("delivery.allowedPrivateNetworks", "127.0.0.0/8"),
                 ConfigOverride.config("delivery.retryDelays", "1s,1h"),
                 ConfigOverride.config("delivery.jitter", "0"),
                 ConfigOverride.config("inbox.recheckInterval", "1h"));
