@@ -2,7 +2,6 @@ package dev.relaybox.workflows.inbound;
 
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.VisibilityLimits;
-import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.common.SearchAttributeUpdate;
@@ -32,7 +31,7 @@ import java.util.UUID;
  * ({@code deferred_since}) so that it survives what ends a run. A long deferral (a week at one recheck a minute is
  * about 10,000 decisions) would grow the history past Temporal's limits, so after {@value #CONTINUE_AS_NEW_AFTER_EVENTS}
  * events, or when the server suggests it, the workflow continues as new; the next run reads the recorded start and
- * keeps counting. Runs recorded before the start was recorded keep counting in memory and never continue as new.
+ * keeps counting.
  *
  * <p>A database that cannot be reached is waited out, however long it stays away: each store call retries with
  * capped backoff, and when its retries are spent on the outage the workflow says so in its current details, counts
@@ -45,35 +44,23 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     /** Well under Temporal's 10,240-event warning and 51,200-event limit; a recheck adds about a dozen events. */
     static final int CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
 
-    static final String DEFERRAL_START_RECORDED = "deferral-start-recorded";
-    static final String WAIT_OUT_DATABASE = "wait-out-database";
-    /** Histories recorded while the store calls were remote activities replay with remote activities. */
-    static final String LOCAL_STORE_CALLS = "local-store-calls";
-
     static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
 
+    // Local activities: the work is database-only, so it runs in the workflow task instead of taking a round trip
+    // through the server each; backoffs past a few seconds become durable timers instead of holding the task open.
     // Bounded, so that a failure other than an outage ends in a dead letter, and an outage shows up in the workflow's
     // details between rounds rather than only as a pending activity's attempt count.
-    private static final ActivityOptions STORE = ActivityOptions.newBuilder()
+    private static final LocalActivityOptions LOCAL_STORE = LocalActivityOptions.newBuilder()
             .setStartToCloseTimeout(Duration.ofSeconds(30))
             .setRetryOptions(RetryOptions.newBuilder()
                     .setInitialInterval(Duration.ofSeconds(1))
                     .setMaximumInterval(Duration.ofMinutes(1))
                     .setMaximumAttempts(STORE_ATTEMPTS)
                     .build())
-            .build();
-
-    // The same calls as local activities: the work is database-only, so it runs in the workflow task instead of
-    // taking a round trip through the server each. Same attempts and backoff as STORE (an outage is still waited
-    // out call after call); backoffs past a few seconds become durable timers instead of holding the task open.
-    private static final LocalActivityOptions LOCAL_STORE = LocalActivityOptions.newBuilder()
-            .setStartToCloseTimeout(STORE.getStartToCloseTimeout())
-            .setRetryOptions(STORE.getRetryOptions())
             .setLocalRetryThreshold(Duration.ofSeconds(5))
             .build();
 
     private UUID inboxId;
-    private boolean localStoreCalls;
     private InboxPlan plan;
     private boolean released;
     private Promise<Void> recheck;
@@ -89,7 +76,6 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     @Override
     public void process(UUID inboxId) {
         this.inboxId = inboxId;
-        localStoreCalls = Workflow.getVersion(LOCAL_STORE_CALLS, Workflow.DEFAULT_VERSION, 1) >= 1;
         plan = waitingOutTheDatabase(
                 "read inbox event " + inboxId,
                 () -> store("read inbox event " + inboxId).plan(inboxId));
@@ -98,7 +84,6 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
 
         // Recorded by an earlier run of this row: a continued or restarted deferral keeps its deadline.
         Instant deferredSince = plan.deferredSince();
-        boolean deferralStartRecorded = deferredSince != null;
         while (true) {
             // Cleared before deciding, not after: a release that lands while decide runs must not be lost.
             released = false;
@@ -131,14 +116,11 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                     Instant now = now();
                     if (deferredSince == null) {
                         deferredSince = now;
-                        if (Workflow.getVersion(DEFERRAL_START_RECORDED, Workflow.DEFAULT_VERSION, 1) >= 1) {
-                            Instant since = deferredSince;
-                            waitingOutTheDatabase("record the deferral start", () -> {
-                                store("record deferral start of " + subject()).recordDeferralStart(inboxId, since);
-                                return null;
-                            });
-                            deferralStartRecorded = true;
-                        }
+                        Instant since = deferredSince;
+                        waitingOutTheDatabase("record the deferral start", () -> {
+                            store("record deferral start of " + subject()).recordDeferralStart(inboxId, since);
+                            return null;
+                        });
                     }
                     Instant deadline = deferredSince.plus(plan.maxDeferral());
                     if (!now.isBefore(deadline)) {
@@ -146,7 +128,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                         return;
                     }
                     awaitReleaseOrRecheck(result, deadline);
-                    if (deferralStartRecorded && historyIsLong()) {
+                    if (historyIsLong()) {
                         // Decides again at once in the new run, as this run would have now.
                         Workflow.continueAsNew(inboxId);
                     }
@@ -242,9 +224,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
             try {
                 return call.apply();
             } catch (ActivityFailure e) {
-                if (!databaseUnavailable(e)
-                        || Workflow.getVersion(WAIT_OUT_DATABASE, Workflow.DEFAULT_VERSION, 1)
-                                == Workflow.DEFAULT_VERSION) {
+                if (!databaseUnavailable(e)) {
                     throw e;
                 }
                 waitingSince = waitingSince == null ? now() : waitingSince;
@@ -264,16 +244,9 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     }
 
     private InboxActivities store(String summary) {
-        if (localStoreCalls) {
-            return Workflow.newLocalActivityStub(
-                    InboxActivities.class,
-                    LocalActivityOptions.newBuilder(LOCAL_STORE)
-                            .setSummary(VisibilityLimits.summary(summary))
-                            .build());
-        }
-        return Workflow.newActivityStub(
+        return Workflow.newLocalActivityStub(
                 InboxActivities.class,
-                ActivityOptions.newBuilder(STORE)
+                LocalActivityOptions.newBuilder(LOCAL_STORE)
                         .setSummary(VisibilityLimits.summary(summary))
                         .build());
     }

@@ -29,17 +29,10 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
      * HTTP attempts of one event in flight at once. Every endpoint still gets its own branch (a slow or failing
      * one never holds back the others: waiting for a retry takes no slot), but a fan-out to hundreds of
      * endpoints keeps at most this many activities pending, far from Temporal's 2,000 per workflow, and leaves
-     * worker slots to other events. It decides the order of recorded commands: change it only behind a new
-     * {@link Workflow#getVersion} of {@code bounded-fan-out}.
+     * worker slots to other events. It decides the order of recorded commands: change it only behind a
+     * {@link Workflow#getVersion}.
      */
     public static final int MAX_ATTEMPTS_IN_FLIGHT = 20;
-
-    private static final String BOUNDED_FAN_OUT = "bounded-fan-out";
-
-    static final String HTTP_TASK_QUEUE_CHANGE = "http-attempts-own-task-queue";
-    static final String RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT = "relaybox-fault-is-not-an-attempt";
-    /** Runs recorded before the row's next attempt time was read back attempted at once when (re)started. */
-    static final String RESUME_RECORDED_SCHEDULE = "resume-recorded-schedule";
 
     static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
     private static final Duration LONGEST_WAIT_FOR_RELAYBOX = Duration.ofMinutes(5);
@@ -51,20 +44,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             .setMaximumInterval(Duration.ofMinutes(1))
             .setMaximumAttempts(0)
             .build();
-    private final DeliveryActivities remoteStore = Workflow.newActivityStub(
-            DeliveryActivities.class,
-            ActivityOptions.newBuilder()
-                    .setStartToCloseTimeout(Duration.ofSeconds(30))
-                    .setRetryOptions(UNTIL_THE_DATABASE_ANSWERS)
-                    .build());
-
-    /**
-     * The same bookkeeping as local activities, so that an HTTP attempt is the only activity that goes through the
-     * server: same timeout and unbounded retries; backoffs past a few seconds become durable timers instead of
-     * holding the workflow task open. Histories recorded before this replay with the remote calls.
-     */
-    static final String LOCAL_BOOKKEEPING = "local-bookkeeping";
-
+    // Local activities, so that an HTTP attempt is the only activity that goes through the server; backoffs past a
+    // few seconds become durable timers instead of holding the workflow task open.
     private static final LocalActivityOptions LOCAL_STORE = LocalActivityOptions.newBuilder()
             .setStartToCloseTimeout(Duration.ofSeconds(30))
             .setRetryOptions(UNTIL_THE_DATABASE_ANSWERS)
@@ -84,19 +65,13 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                             .build())
                     .build());
 
-    /** Histories recorded before endpoint controls existed replay without them. */
-    static final String ENDPOINT_CONTROLS = "endpoint-controls";
-
     private final Map<UUID, Progress> progress = new LinkedHashMap<>();
     private final Map<UUID, Integer> endpointReadySignals = new HashMap<>();
-    private boolean controlled;
     private final Random random = Workflow.newRandom();
     private UUID outboxId;
     private boolean replanRequested;
     private int retryNowSignals;
-    private boolean boundedFanOut;
     private int attemptsInFlight;
-    private boolean localBookkeeping;
     private String shownStatus;
     private long shownAttempts = -1;
     private List<String> shownEndpoints;
@@ -104,8 +79,6 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     @Override
     public void deliver(UUID outboxId) {
         this.outboxId = outboxId;
-        controlled = Workflow.getVersion(ENDPOINT_CONTROLS, Workflow.DEFAULT_VERSION, 1) >= 1;
-        localBookkeeping = Workflow.getVersion(LOCAL_BOOKKEEPING, Workflow.DEFAULT_VERSION, 1) >= 1;
         DeliveryPlan plan = planAgain();
         Workflow.upsertTypedSearchAttributes(
                 RelaySearchAttributes.DIRECTION.valueSet("outbound"),
@@ -117,7 +90,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         while (true) {
             while (!plan.targets().isEmpty()) {
                 deliverAll(plan);
-                if (localBookkeeping && !replanRequested) {
+                if (!replanRequested) {
                     // Every target of the plan has finished or paused: planning again would find nothing.
                     break;
                 }
@@ -139,9 +112,6 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     /** The database-only delivery calls, described in the Temporal UI's timeline by {@code summary}. */
     private DeliveryActivities store(String summary) {
-        if (!localBookkeeping) {
-            return remoteStore;
-        }
         return Workflow.newLocalActivityStub(
                 DeliveryActivities.class,
                 LocalActivityOptions.newBuilder(LOCAL_STORE)
@@ -150,27 +120,17 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     }
 
     private void deliverAll(DeliveryPlan plan) {
-        // Runs recorded before this change joined every URL into one RelayPeer keyword (over 2 KiB a real
-        // server fails the task) and started all attempts at once; they replay that way.
-        boundedFanOut = Workflow.getVersion(BOUNDED_FAN_OUT, Workflow.DEFAULT_VERSION, 1) >= 1;
         List<Promise<Void>> deliveries = new ArrayList<>();
         for (DeliveryTarget target : plan.targets()) {
             progress.put(target.deliveryId(), new Progress(target));
             // Each endpoint on its own branch: a slow or failing one never holds back the others.
             deliveries.add(Async.procedure(() -> deliverTo(target, plan.schedule())));
         }
-        if (boundedFanOut) {
-            List<String> endpoints = VisibilityLimits.endpointNames(
-                    progress.values().stream().map(p -> p.target.endpointName()).toList());
-            if (!localBookkeeping || !endpoints.equals(shownEndpoints)) {
-                Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.ENDPOINTS.valueSet(endpoints));
-                shownEndpoints = endpoints;
-            }
-        } else {
-            Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.PEER.valueSet(progress.values().stream()
-                    .map(p -> p.target.url())
-                    .distinct()
-                    .collect(Collectors.joining(" "))));
+        List<String> endpoints = VisibilityLimits.endpointNames(
+                progress.values().stream().map(p -> p.target.endpointName()).toList());
+        if (!endpoints.equals(shownEndpoints)) {
+            Workflow.upsertTypedSearchAttributes(RelaySearchAttributes.ENDPOINTS.valueSet(endpoints));
+            shownEndpoints = endpoints;
         }
         refreshVisibility();
         Promise.allOf(deliveries).get();
@@ -179,20 +139,16 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private void deliverTo(DeliveryTarget target, DeliverySchedule schedule) {
         Progress p = progress.get(target.deliveryId());
         int attempt = target.attemptsSoFar();
-        if (target.nextAttemptAt() != null
-                && Workflow.getVersion(RESUME_RECORDED_SCHEDULE, Workflow.DEFAULT_VERSION, 1) >= 1) {
+        if (target.nextAttemptAt() != null) {
             awaitRecordedAttemptTime(p, attempt, target.nextAttemptAt());
         }
         while (true) {
-            if (controlled) {
-                awaitAdmission(p);
-            }
+            awaitAdmission(p);
             attempt++;
             AttemptResult result = attempt(target, attempt);
             p.attempts = attempt;
             p.lastResult = result.summary();
-            Settlement settlement =
-                    controlled ? untilDatabaseAnswers(() -> controls.settle(target.deliveryId(), result, now())) : null;
+            Settlement settlement = untilDatabaseAnswers(() -> controls.settle(target.deliveryId(), result, now()));
             switch (result.outcome()) {
                 case DELIVERED -> {
                     p.finish(DeliveryPhase.DELIVERED, "delivered on attempt " + attempt + ": " + result.summary());
@@ -217,7 +173,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                     return;
                 }
                 case RETRYABLE -> {
-                    if (settlement != null && settlement.circuitOpen()) {
+                    if (settlement.circuitOpen()) {
                         // The endpoint is down, not this event: wait for the circuit instead of spending the schedule.
                         waitForCircuit(p, attempt, result, settlement);
                         continue;
@@ -278,7 +234,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     }
 
     private void finishedUnderControls(Progress p) {
-        if (controlled && p.ordered) {
+        if (p.ordered) {
             untilDatabaseAnswers(() -> {
                 controls.finished(p.target.deliveryId());
                 return null;
@@ -315,10 +271,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 .setSummary(VisibilityLimits.summary("attempt " + attempt + " to " + target.url()));
         // HTTP tries run on their own task queue and worker slots: receivers that use up their whole deadline
         // then hold only HTTP slots, never those of inbound events or of the database bookkeeping.
-        if (Workflow.getVersion(HTTP_TASK_QUEUE_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1) {
-            options.setTaskQueue(
-                    OutboxDeliveryWorkflow.httpTaskQueue(Workflow.getInfo().getTaskQueue()));
-        }
+        options.setTaskQueue(
+                OutboxDeliveryWorkflow.httpTaskQueue(Workflow.getInfo().getTaskQueue()));
         DeliveryActivities http = Workflow.newActivityStub(DeliveryActivities.class, options.build());
         Progress p = progress.get(target.deliveryId());
         Duration wait = Duration.ofSeconds(1);
@@ -327,15 +281,11 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             p.details = "attempt " + attempt + " in progress";
             refreshVisibility();
             try {
-                return boundedFanOut
-                        ? inFlightSlot(() -> http.attempt(target.deliveryId(), attempt))
-                        : http.attempt(target.deliveryId(), attempt);
+                return inFlightSlot(() -> http.attempt(target.deliveryId(), attempt));
             } catch (ActivityFailure e) {
                 String cause =
                         e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
-                if (!relayboxFault(e)
-                        || Workflow.getVersion(RELAYBOX_FAULT_IS_NOT_AN_ATTEMPT, Workflow.DEFAULT_VERSION, 1)
-                                == Workflow.DEFAULT_VERSION) {
+                if (!relayboxFault(e)) {
                     return new AttemptResult(
                             AttemptResult.Outcome.RETRYABLE, 0, -1, "Relaybox could not attempt: " + cause);
                 }
@@ -443,8 +393,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         String status = overallStatus();
         long attempts =
                 progress.values().stream().mapToInt(p -> p.attempts).max().orElse(0);
-        // Each upsert is a history event: since the local bookkeeping, only a change is upserted.
-        if (!localBookkeeping || !status.equals(shownStatus) || attempts != shownAttempts) {
+        // Each upsert is a history event: only a change is upserted.
+        if (!status.equals(shownStatus) || attempts != shownAttempts) {
             Workflow.upsertTypedSearchAttributes(
                     RelaySearchAttributes.STATUS.valueSet(status), RelaySearchAttributes.ATTEMPTS.valueSet(attempts));
             shownStatus = status;
