@@ -26,7 +26,7 @@ import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.admin.AdminStoryResource;
 import dev.relaybox.service.admin.AdminWorkflowsResource;
-import dev.relaybox.service.admin.DueNow;
+import dev.relaybox.service.admin.ImmediateRetry;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.JsonErrorMappers;
@@ -300,12 +300,12 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         // Any process with the api role starts a gone workflow itself, as the reconciler would: no dispatcher needed.
         WorkflowStarter starter =
                 new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
-        DueNow dueNow = new DueNow(
+        ImmediateRetry immediateRetry = new ImmediateRetry(
                 jdbi, temporal.client(), new OutboxDispatchSource(starter), new InboxDispatchSource(starter));
-        environment.jersey().register(new AdminDeliveriesResource(jdbi, dueNow, links));
+        environment.jersey().register(new AdminDeliveriesResource(jdbi, immediateRetry, links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher));
         InboxStore inbox = jdbi.onDemand(InboxStore.class);
-        environment.jersey().register(new AdminInboxResource(inbox, dueNow, links));
+        environment.jersey().register(new AdminInboxResource(inbox, immediateRetry, links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
         environment.jersey().register(new AdminStoryResource(jdbi, links));
         environment

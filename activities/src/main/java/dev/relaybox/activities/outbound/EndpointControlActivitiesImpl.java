@@ -9,9 +9,9 @@ import dev.relaybox.activities.store.EndpointStore.State;
 import dev.relaybox.workflows.outbound.Admission;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
+import dev.relaybox.workflows.outbound.CircuitState;
 import dev.relaybox.workflows.outbound.EndpointControlActivities;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import dev.relaybox.workflows.outbound.Settlement;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.activity.Activity;
 import io.temporal.client.WorkflowClient;
@@ -241,7 +241,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     /** What {@link #settle} changed, to act on after its transaction committed. */
     private record Settled(
             DeliveryContext ctx,
-            Settlement settlement,
+            CircuitState circuit,
             boolean opened,
             boolean closed,
             boolean disabled,
@@ -249,13 +249,13 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             int failures) {}
 
     @Override
-    public Settlement settle(UUID deliveryId, AttemptResult result, Instant now) {
+    public CircuitState settle(UUID deliveryId, AttemptResult result, Instant now) {
         boolean delivered = result.outcome() == Outcome.DELIVERED;
         if (answered(result)
                 && jdbi.withExtension(
                         EndpointFastPath.class, dao -> dao.settleHealthyAnswer(deliveryId, delivered, now))) {
             // Nothing was held and the circuit had no failure to forget: there is nobody to wake.
-            return new Settlement(false, null);
+            return CircuitState.closed();
         }
         Settled settled = jdbi.inTransaction(h -> {
             EndpointStore dao = h.attach(EndpointStore.class);
@@ -328,7 +328,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             boolean open = circuit.open() && !disabled;
             return new Settled(
                     ctx,
-                    new Settlement(open, open && nextProbeAt != null ? nextProbeAt.toString() : null),
+                    new CircuitState(open, open ? nextProbeAt : null),
                     opened,
                     closed,
                     disabled,
@@ -336,7 +336,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                     failures);
         });
         announce(settled);
-        return settled.settlement();
+        return settled.circuit();
     }
 
     private void announce(Settled settled) {

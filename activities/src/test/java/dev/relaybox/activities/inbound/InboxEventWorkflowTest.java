@@ -342,6 +342,17 @@ class InboxEventWorkflowTest {
 
     @Test
     @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordApplied() {
+        start(InboxSettings.defaults());
+
+        process("created", "order.created");
+
+        assertThat(entity()).isEqualTo("created@1");
+        record("created", "inbound-applied.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
     void recordDeferredThenReleased() {
         start(new InboxSettings(Duration.ofHours(1), Duration.ofHours(24)));
         process("created", "order.created");
@@ -353,8 +364,8 @@ class InboxEventWorkflowTest {
         waitForResult("shipped");
 
         assertThat(entity()).isEqualTo("shipped@3");
-        RecordedHistories.save(
-                client, InboxEventWorkflow.workflowId(PARTNER, "shipped"), "inbound-deferred-then-released.json");
+        record("shipped", "inbound-deferred-then-released.json");
+        record("paid", "inbound-applied-releasing-a-deferred-event.json");
     }
 
     @Test
@@ -366,8 +377,49 @@ class InboxEventWorkflowTest {
         UUID shipped = process("shipped", "order.shipped");
 
         assertThat(status(shipped)).isEqualTo("QUARANTINED");
-        RecordedHistories.save(
-                client, InboxEventWorkflow.workflowId(PARTNER, "shipped"), "inbound-deferral-expired.json");
+        record("shipped", "inbound-deferral-expired.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordStale() {
+        start(InboxSettings.defaults());
+        process("created", "order.created");
+        process("paid", "order.paid");
+
+        UUID latePaid = process("paid-again", "order.paid");
+
+        assertThat(row(latePaid, "outcome")).isEqualTo("STALE");
+        record("paid-again", "inbound-stale.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordRejected() {
+        start(InboxSettings.defaults());
+
+        UUID refund = process("refund", "order.refunded");
+
+        assertThat(status(refund)).isEqualTo("QUARANTINED");
+        record("refund", "inbound-rejected.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordDatabaseOutageWaitedOut() {
+        start(InboxSettings.defaults());
+        // plan gets its connection; decide is refused through more than one round of its retries.
+        activitiesDataSource.outage(1, 15);
+
+        UUID created = process("created", "order.created");
+
+        assertThat(status(created)).isEqualTo("PROCESSED");
+        assertThat(databaseWaits()).isPositive();
+        record("created", "inbound-database-outage-waited-out.json");
+    }
+
+    private void record(String eventId, String fileName) {
+        RecordedHistories.save(client, InboxEventWorkflow.workflowId(PARTNER, eventId), fileName);
     }
 
     private UUID process(String eventId, String eventType) {

@@ -487,15 +487,62 @@ class OutboxDeliveryWorkflowTest {
 
     @Test
     @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
-    void recordFourAttemptDelivery() {
+    void recordDeliveredFirstTime() {
+        endpoint("shop", "/hooks", "*");
+
+        UUID outboxId = deliver("order.paid", "{\"orderId\": 42}");
+
+        assertThat(attemptStatuses(outboxId)).containsExactly(200);
+        record(outboxId, "outbound-delivered-first-time.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordRetriedThenDelivered() {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.of(503), Reply.of(503), Reply.of(503), Reply.of(200));
 
         UUID outboxId = deliver("order.paid", "{\"orderId\": 42}");
 
         assertThat(attemptStatuses(outboxId)).containsExactly(503, 503, 503, 200);
-        RecordedHistories.save(
-                env.getWorkflowClient(), OutboxDeliveryWorkflow.workflowId(outboxId), "outbound-four-attempts.json");
+        record(outboxId, "outbound-retried-then-delivered.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordRetryAfterHonoured() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.retryAfter(429, "120"), Reply.of(200));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(attemptGaps(outboxId)).containsExactly(Duration.ofSeconds(120));
+        record(outboxId, "outbound-retry-after-honoured.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordDeadLetteredAfterTheSchedule() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(503));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
+        assertThat(attemptStatuses(outboxId)).containsExactly(503, 503, 503, 503);
+        record(outboxId, "outbound-dead-lettered-after-the-schedule.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordGone() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(410));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
+        record(outboxId, "outbound-gone.json");
     }
 
     @Test
@@ -507,9 +554,7 @@ class OutboxDeliveryWorkflowTest {
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
 
         // What a dead-letter replay does: the delivery back to pending, then the dispatcher's signal-with-start.
-        jdbi.useHandle(h -> h.execute("""
-                UPDATE deliveries SET status = 'PENDING', attempts = 0, next_attempt_at = NULL, completed_at = NULL
-                 WHERE outbox_id = ?""", outboxId));
+        jdbi.useExtension(DeliveryStore.class, store -> store.resetForReplay(deliveryIds(outboxId)));
         WorkflowStub replay = env.getWorkflowClient()
                 .newUntypedWorkflowStub(
                         OutboxDeliveryWorkflow.TYPE,
@@ -521,10 +566,18 @@ class OutboxDeliveryWorkflowTest {
         replay.getResult(Void.class);
 
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
-        RecordedHistories.save(
-                env.getWorkflowClient(),
-                OutboxDeliveryWorkflow.workflowId(outboxId),
-                "outbound-replayed-dead-letter.json");
+        record(outboxId, "outbound-replayed-dead-letter.json");
+    }
+
+    private void record(UUID outboxId, String fileName) {
+        RecordedHistories.save(env.getWorkflowClient(), OutboxDeliveryWorkflow.workflowId(outboxId), fileName);
+    }
+
+    private List<UUID> deliveryIds(UUID outboxId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT id FROM deliveries WHERE outbox_id = :id")
+                .bind("id", outboxId)
+                .mapTo(UUID.class)
+                .list());
     }
 
     private String endpoint(String name, String path, String eventTypes) {

@@ -7,11 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Histories recorded by a released build, kept under {@code src/test/resources/histories/} and replayed by
- * {@link ReplayCompatibilityTest} against today's workflow code. A release records them with
- * {@code mvn -pl activities -am test -Dtest='*WorkflowTest#record*' -Dsurefire.failIfNoSpecifiedTests=false
- * -Drelaybox.recordHistories=$PWD/activities/src/test/resources/histories/<release>}; the recorders are skipped
- * otherwise.
+ * Histories recorded by a released build, kept under {@code src/test/resources/histories/<release>/} and replayed by
+ * {@link ReplayCompatibilityTest} against today's workflow code. At the release's tag, the recorders (the
+ * {@code record*} methods of the {@code *WorkflowTest} classes, skipped unless {@value #RECORD_INTO} is set) write
+ * them with {@code mvn -B -pl activities -am test -Dtest='*WorkflowTest#record*' -Dsurefire.failIfNoSpecifiedTests=false
+ * -Drelaybox.recordHistories=$PWD/activities/src/test/resources/histories/<release>}. See docs/workflow-versions.md.
  */
 public final class RecordedHistories {
     /** System property naming the directory the recorders write to. */

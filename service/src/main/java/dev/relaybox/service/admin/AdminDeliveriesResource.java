@@ -36,13 +36,13 @@ import org.jdbi.v3.core.Jdbi;
 public final class AdminDeliveriesResource {
     private final DeliveryStore deliveries;
     private final OutboxStore outbox;
-    private final DueNow dueNow;
+    private final ImmediateRetry immediateRetry;
     private final TemporalLinks links;
 
-    public AdminDeliveriesResource(Jdbi jdbi, DueNow dueNow, TemporalLinks links) {
+    public AdminDeliveriesResource(Jdbi jdbi, ImmediateRetry immediateRetry, TemporalLinks links) {
         this.deliveries = jdbi.onDemand(DeliveryStore.class);
         this.outbox = jdbi.onDemand(OutboxStore.class);
-        this.dueNow = dueNow;
+        this.immediateRetry = immediateRetry;
         this.links = links;
     }
 
@@ -103,15 +103,15 @@ public final class AdminDeliveriesResource {
 
     /**
      * Skips the wait of a delivery that is backing off: its next attempt starts now, through its running workflow or,
-     * when that is gone, a new run that resumes from the row (see {@link DueNow}).
+     * when that is gone, a new run that resumes from the row (see {@link ImmediateRetry}).
      */
     @POST
     @Path("/{id}/retry-now")
     @Operation(operationId = "retryDeliveryNow", summary = "Skip the current backoff of a retrying delivery")
     public Map<String, String> retryNow(@PathParam("id") UUID id) {
         Delivery delivery = get(id).delivery();
-        DueNow.Result result = dueNow.retryDelivery(id);
-        if (result == DueNow.Result.REFUSED) {
+        ImmediateRetry.Result result = immediateRetry.retryDelivery(id);
+        if (result == ImmediateRetry.Result.REFUSED) {
             throw ApiException.conflict(
                     "not_retrying",
                     "delivery " + id + " is " + delivery.status()
@@ -119,7 +119,7 @@ public final class AdminDeliveriesResource {
         }
         return Map.of(
                 "status",
-                result == DueNow.Result.SIGNALLED ? "signalled" : "restarted",
+                result == ImmediateRetry.Result.SIGNALLED ? "signalled" : "restarted",
                 "workflowId",
                 delivery.workflowId());
     }

@@ -35,12 +35,12 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public final class AdminInboxResource {
     private final InboxStore inbox;
-    private final DueNow dueNow;
+    private final ImmediateRetry immediateRetry;
     private final TemporalLinks links;
 
-    public AdminInboxResource(InboxStore inbox, DueNow dueNow, TemporalLinks links) {
+    public AdminInboxResource(InboxStore inbox, ImmediateRetry immediateRetry, TemporalLinks links) {
         this.inbox = inbox;
-        this.dueNow = dueNow;
+        this.immediateRetry = immediateRetry;
         this.links = links;
     }
 
@@ -97,22 +97,22 @@ public final class AdminInboxResource {
 
     /**
      * Lets a deferred event decide again now, e.g. after its precondition was fixed by hand: through its running
-     * workflow or, when that is gone, a new run that decides at once (see {@link DueNow}).
+     * workflow or, when that is gone, a new run that decides at once (see {@link ImmediateRetry}).
      */
     @POST
     @Path("/{id}/release")
     @Operation(operationId = "releaseInboxEvent", summary = "Let a deferred inbound event decide again now")
     public Map<String, String> release(@PathParam("id") UUID id) {
         InboxEvent event = get(id).event();
-        DueNow.Result result = dueNow.releaseInboxEvent(id);
-        if (result == DueNow.Result.REFUSED) {
+        ImmediateRetry.Result result = immediateRetry.releaseInboxEvent(id);
+        if (result == ImmediateRetry.Result.REFUSED) {
             throw ApiException.conflict(
                     "not_deferred",
                     "inbox event " + id + " is " + event.status() + "; only a deferred event can be released");
         }
         return Map.of(
                 "status",
-                result == DueNow.Result.SIGNALLED ? "released" : "restarted",
+                result == ImmediateRetry.Result.SIGNALLED ? "released" : "restarted",
                 "workflowId",
                 event.workflowId());
     }

@@ -56,7 +56,7 @@ class ActionsWithoutAWorkflowTest {
             new InboxDispatchSource(new WorkflowStarter(ENV.getWorkflowClient(), QUEUE));
     static final Dispatcher DISPATCHER =
             new Dispatcher(JDBI, List.of(OUTBOX, INBOX), new DispatcherFactory(), DeadLetters.loggingOnly());
-    static final DueNow DUE_NOW = new DueNow(JDBI, ENV.getWorkflowClient(), OUTBOX, INBOX);
+    static final ImmediateRetry IMMEDIATE_RETRY = new ImmediateRetry(JDBI, ENV.getWorkflowClient(), OUTBOX, INBOX);
     static final TemporalLinks LINKS = new TemporalLinks("http://localhost:8233", "default", true);
     static final ResourceExtension RESOURCE = ResourceExtension.builder()
             .setRegisterDefaultExceptionMappers(false)
@@ -64,8 +64,8 @@ class ActionsWithoutAWorkflowTest {
                 JsonErrorMappers.register(context);
                 return true;
             })
-            .addResource(new AdminDeliveriesResource(JDBI, DUE_NOW, LINKS))
-            .addResource(new AdminInboxResource(JDBI.onDemand(InboxStore.class), DUE_NOW, LINKS))
+            .addResource(new AdminDeliveriesResource(JDBI, IMMEDIATE_RETRY, LINKS))
+            .addResource(new AdminInboxResource(JDBI.onDemand(InboxStore.class), IMMEDIATE_RETRY, LINKS))
             .build();
 
     @AfterAll

@@ -1,21 +1,11 @@
 package dev.relaybox.workflows.inbound;
 
-import dev.relaybox.workflows.RelaySearchAttributes;
-import dev.relaybox.workflows.VisibilityLimits;
-import io.temporal.activity.ActivityOptions;
-import io.temporal.activity.LocalActivityOptions;
-import io.temporal.common.RetryOptions;
-import io.temporal.common.SearchAttributeUpdate;
+import dev.relaybox.workflows.TimerOrSignal;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.failure.TemporalFailure;
-import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Async;
-import io.temporal.workflow.CancellationScope;
-import io.temporal.workflow.Functions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.SignalExternalWorkflowException;
-import io.temporal.workflow.TimerOptions;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,79 +16,48 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Decides, and while the event is deferred waits for a release signal (or the recheck timer) and decides again.
+ * Processes one stored inbox event:
+ *
+ * <ol>
+ *   <li>plan: what the row is (for the Temporal UI) and the deferral settings in force;
+ *   <li>decide: the aggregate's state machine applies the event, ignores it as stale, rejects it (quarantined with a
+ *       dead letter), or defers it because an earlier event is missing;
+ *   <li>applied: release the aggregate's deferred events (signal them to decide again), and finish;
+ *   <li>deferred: wait for a {@code release} or the recheck timer, whichever comes first, and decide again; past
+ *       the maximum deferral the event is dead-lettered.
+ * </ol>
  *
  * <p>The maximum deferral counts from the row's first DEFERRED decision, on Temporal's clock, recorded in the row
  * ({@code deferred_since}) so that it survives what ends a run. A long deferral (a week at one recheck a minute is
  * about 10,000 decisions) would grow the history past Temporal's limits, so after {@value #CONTINUE_AS_NEW_AFTER_EVENTS}
  * events, or when the server suggests it, the workflow continues as new; the next run reads the recorded start and
- * keeps counting. Runs recorded before the start was recorded keep counting in memory and never continue as new.
+ * keeps counting.
  *
- * <p>A database that cannot be reached is waited out, however long it stays away: each store call retries with
- * capped backoff, and when its retries are spent on the outage the workflow says so in its current details, counts
- * {@value #DATABASE_WAITS_METRIC} and calls again. Only other failures, through every retry, dead-letter the event.
- * Should a run fail anyway, the row is still RECEIVED or DEFERRED, never lost: Relaybox's reconciler finds
- * non-terminal rows whose workflow is not running and starts them again.
+ * <p>A database that cannot be reached is waited out, however long it stays away ({@link InboxStoreCalls}); only
+ * other failures, through every retry, dead-letter the event. Should a run fail anyway, the row is still RECEIVED or
+ * DEFERRED, never lost: Relaybox's reconciler finds non-terminal rows whose workflow is not running and starts them
+ * again.
  */
 public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
-    static final int STORE_ATTEMPTS = 10;
     /** Well under Temporal's 10,240-event warning and 51,200-event limit; a recheck adds about a dozen events. */
     static final int CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
 
-    static final String DEFERRAL_START_RECORDED = "deferral-start-recorded";
-    static final String WAIT_OUT_DATABASE = "wait-out-database";
-    /** Histories recorded while the store calls were remote activities replay with remote activities. */
-    static final String LOCAL_STORE_CALLS = "local-store-calls";
-
-    static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
-
-    // Bounded, so that a failure other than an outage ends in a dead letter, and an outage shows up in the workflow's
-    // details between rounds rather than only as a pending activity's attempt count.
-    private static final ActivityOptions STORE = ActivityOptions.newBuilder()
-            .setStartToCloseTimeout(Duration.ofSeconds(30))
-            .setRetryOptions(RetryOptions.newBuilder()
-                    .setInitialInterval(Duration.ofSeconds(1))
-                    .setMaximumInterval(Duration.ofMinutes(1))
-                    .setMaximumAttempts(STORE_ATTEMPTS)
-                    .build())
-            .build();
-
-    // The same calls as local activities: the work is database-only, so it runs in the workflow task instead of
-    // taking a round trip through the server each. Same attempts and backoff as STORE (an outage is still waited
-    // out call after call); backoffs past a few seconds become durable timers instead of holding the task open.
-    private static final LocalActivityOptions LOCAL_STORE = LocalActivityOptions.newBuilder()
-            .setStartToCloseTimeout(STORE.getStartToCloseTimeout())
-            .setRetryOptions(STORE.getRetryOptions())
-            .setLocalRetryThreshold(Duration.ofSeconds(5))
-            .build();
-
+    private final InboxBoard board = new InboxBoard();
+    private final InboxStoreCalls store = new InboxStoreCalls(board::show);
     private UUID inboxId;
-    private boolean localStoreCalls;
     private InboxPlan plan;
     private boolean released;
-    private Promise<Void> recheck;
-    private InboxState state = InboxState.RECEIVED;
-    private String outcome;
-    private int attempts;
-    private String reason;
-    private String waitingFor;
-    private Instant nextRecheckAt;
-    private InboxState shownState;
-    private int shownAttempts = -1;
 
     @Override
     public void process(UUID inboxId) {
         this.inboxId = inboxId;
-        localStoreCalls = Workflow.getVersion(LOCAL_STORE_CALLS, Workflow.DEFAULT_VERSION, 1) >= 1;
-        plan = waitingOutTheDatabase(
-                "read inbox event " + inboxId,
-                () -> store("read inbox event " + inboxId).plan(inboxId));
-        describeEvent();
-        show(InboxState.RECEIVED, "deciding " + subject());
+        String reading = "read inbox event " + inboxId;
+        plan = store.call(reading, reading, activities -> activities.plan(inboxId));
+        board.describe(plan);
+        board.show(InboxState.RECEIVED, "deciding " + subject());
 
         // Recorded by an earlier run of this row: a continued or restarted deferral keeps its deadline.
         Instant deferredSince = plan.deferredSince();
-        boolean deferralStartRecorded = deferredSince != null;
         while (true) {
             // Cleared before deciding, not after: a release that lands while decide runs must not be lost.
             released = false;
@@ -106,47 +65,37 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
             if (decided.isEmpty()) {
                 return;
             }
-            InboxOutcome result = decided.get();
-            outcome = result.outcome().name();
-            attempts = result.attempts();
-            reason = result.reason();
-            waitingFor = result.waitingFor();
-            String earlier = result.alreadyFinished() ? "already finished earlier: " : "";
-            switch (result.outcome()) {
+            InboxOutcome decision = decided.get();
+            board.decided(decision);
+            String earlier = decision.alreadyFinished() ? "already finished earlier: " : "";
+            switch (decision.outcome()) {
                 case APPLIED -> {
                     // Also after an earlier run: it may have committed and then crashed before releasing.
-                    release(result.release());
-                    show(InboxState.PROCESSED, earlier + reason);
+                    release(decision.release());
+                    board.show(InboxState.PROCESSED, earlier + decision.reason());
                     return;
                 }
                 case STALE -> {
-                    show(InboxState.PROCESSED, earlier + "ignored as stale: " + reason);
+                    board.show(InboxState.PROCESSED, earlier + "ignored as stale: " + decision.reason());
                     return;
                 }
                 case REJECTED -> {
-                    show(InboxState.QUARANTINED, earlier + "quarantined: " + reason);
+                    board.show(InboxState.QUARANTINED, earlier + "quarantined: " + decision.reason());
                     return;
                 }
                 case DEFERRED -> {
                     Instant now = now();
                     if (deferredSince == null) {
-                        deferredSince = now;
-                        if (Workflow.getVersion(DEFERRAL_START_RECORDED, Workflow.DEFAULT_VERSION, 1) >= 1) {
-                            Instant since = deferredSince;
-                            waitingOutTheDatabase("record the deferral start", () -> {
-                                store("record deferral start of " + subject()).recordDeferralStart(inboxId, since);
-                                return null;
-                            });
-                            deferralStartRecorded = true;
-                        }
+                        deferredSince = recordDeferralStart(now);
                     }
                     Instant deadline = deferredSince.plus(plan.maxDeferral());
                     if (!now.isBefore(deadline)) {
-                        giveUp(reason + " (still deferred after " + words(plan.maxDeferral()) + ")", reason);
+                        String why = decision.reason() + " (still deferred after " + words(plan.maxDeferral()) + ")";
+                        giveUp(why, decision.reason());
                         return;
                     }
-                    awaitReleaseOrRecheck(result, deadline);
-                    if (deferralStartRecorded && historyIsLong()) {
+                    awaitReleaseOrRecheck(decision, deadline);
+                    if (historyIsLong()) {
                         // Decides again at once in the new run, as this run would have now.
                         Workflow.continueAsNew(inboxId);
                     }
@@ -155,49 +104,45 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
         }
     }
 
-    /** The decision, or empty when the database stayed unavailable and the event was dead-lettered instead. */
+    /** The decision, or empty when the store kept failing and the event was dead-lettered instead. */
     private Optional<InboxOutcome> decide() {
         try {
-            return Optional.of(waitingOutTheDatabase(
-                    "decide", () -> store("decide " + subject()).decide(inboxId)));
+            return Optional.of(store.call("decide", "decide " + subject(), activities -> activities.decide(inboxId)));
         } catch (ActivityFailure e) {
             if (e.getCause() instanceof ApplicationFailure failure && failure.isNonRetryable()) {
                 throw e;
             }
-            String error = rootMessage(e);
-            show(state, "could not decide after " + STORE_ATTEMPTS + " attempts: " + error + "; dead-lettering");
+            String error = InboxStoreCalls.rootMessage(e);
+            int attempts = InboxStoreCalls.STORE_ATTEMPTS;
+            board.show("could not decide after " + attempts + " attempts: " + error + "; dead-lettering");
             // If this fails too, the workflow fails and the reconciler restarts it later: the row is still unfinished.
-            giveUp("could not be processed after " + STORE_ATTEMPTS + " attempts: " + error, error);
+            giveUp("could not be processed after " + attempts + " attempts: " + error, error);
             return Optional.empty();
         }
     }
 
+    private Instant recordDeferralStart(Instant since) {
+        store.run(
+                "record the deferral start",
+                "record deferral start of " + subject(),
+                activities -> activities.recordDeferralStart(inboxId, since));
+        return since;
+    }
+
     private void awaitReleaseOrRecheck(InboxOutcome deferred, Instant deadline) {
         Instant now = now();
-        Duration wait = Duration.between(now, deadline).compareTo(plan.recheckInterval()) < 0
-                ? Duration.between(now, deadline)
-                : plan.recheckInterval();
-        nextRecheckAt = now.plus(wait);
-        show(
+        Duration untilDeadline = Duration.between(now, deadline);
+        Duration wait = untilDeadline.compareTo(plan.recheckInterval()) < 0 ? untilDeadline : plan.recheckInterval();
+        board.nextRecheckAt(now.plus(wait));
+        board.show(
                 InboxState.DEFERRED,
                 "waiting for " + deferred.waitingFor() + "; " + describe(deferred.entityState()) + "; rechecks every "
                         + words(plan.recheckInterval()) + " until " + deadline.truncatedTo(ChronoUnit.SECONDS));
-
-        CancellationScope timerScope = Workflow.newCancellationScope(() -> recheck = Workflow.newTimer(
-                wait,
-                TimerOptions.newBuilder()
-                        .setSummary(VisibilityLimits.summary(
-                                "recheck " + plan.eventType() + " (waiting for " + deferred.waitingFor() + ")"))
-                        .build()));
-        timerScope.run();
-        Workflow.await(() -> recheck.isCompleted() || released);
-        if (!recheck.isCompleted()) {
-            // Released early: drop the timer so a long deferral does not leave a trail of timers firing for nothing.
-            timerScope.cancel();
-        }
-        nextRecheckAt = null;
+        TimerOrSignal.awaitCancellingTheTimer(
+                wait, "recheck " + plan.eventType() + " (waiting for " + deferred.waitingFor() + ")", () -> released);
+        board.nextRecheckAt(null);
         // Still "deferred" for search: flipping to pending for the moment of a recheck would only be noise.
-        Workflow.setCurrentDetails("deciding again " + (released ? "after a release" : "at the recheck"));
+        board.showDetails("deciding again " + (released ? "after a release" : "at the recheck"));
     }
 
     private static boolean historyIsLong() {
@@ -206,16 +151,16 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     }
 
     private void giveUp(String why, String lastError) {
-        waitingOutTheDatabase("dead-letter", () -> {
-            store("dead-letter " + subject()).deadLetter(inboxId, why, lastError);
-            return null;
-        });
-        reason = why;
-        show(InboxState.QUARANTINED, "dead-lettered: " + why);
+        store.run(
+                "dead-letter",
+                "dead-letter " + subject(),
+                activities -> activities.deadLetter(inboxId, why, lastError));
+        board.reason(why);
+        board.show(InboxState.QUARANTINED, "dead-lettered: " + why);
     }
 
     /** Signals every released workflow at once; one that is closed or missing has nothing left to wait for. */
-    private void release(List<String> workflowIds) {
+    private static void release(List<String> workflowIds) {
         List<Promise<Void>> signals = new ArrayList<>();
         for (String workflowId : workflowIds) {
             signals.add(Async.procedure(() -> {
@@ -230,82 +175,6 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
             }));
         }
         Promise.allOf(signals).get();
-    }
-
-    /**
-     * Calls the store, and calls again for as long as the database cannot be reached (the call's retries spent on
-     * the outage, or timed out against a server that stopped answering). Other failures are thrown.
-     */
-    private <T> T waitingOutTheDatabase(String what, Functions.Func<T> call) {
-        Instant waitingSince = null;
-        while (true) {
-            try {
-                return call.apply();
-            } catch (ActivityFailure e) {
-                if (!databaseUnavailable(e)
-                        || Workflow.getVersion(WAIT_OUT_DATABASE, Workflow.DEFAULT_VERSION, 1)
-                                == Workflow.DEFAULT_VERSION) {
-                    throw e;
-                }
-                waitingSince = waitingSince == null ? now() : waitingSince;
-                Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
-                show(
-                        state,
-                        "waiting for the database since " + waitingSince.truncatedTo(ChronoUnit.SECONDS) + " to " + what
-                                + ": " + rootMessage(e) + "; trying again");
-            }
-        }
-    }
-
-    private static boolean databaseUnavailable(ActivityFailure e) {
-        return e.getCause() instanceof TimeoutFailure
-                || e.getCause() instanceof ApplicationFailure failure
-                        && InboxActivities.DATABASE_UNAVAILABLE.equals(failure.getType());
-    }
-
-    private InboxActivities store(String summary) {
-        if (localStoreCalls) {
-            return Workflow.newLocalActivityStub(
-                    InboxActivities.class,
-                    LocalActivityOptions.newBuilder(LOCAL_STORE)
-                            .setSummary(VisibilityLimits.summary(summary))
-                            .build());
-        }
-        return Workflow.newActivityStub(
-                InboxActivities.class,
-                ActivityOptions.newBuilder(STORE)
-                        .setSummary(VisibilityLimits.summary(summary))
-                        .build());
-    }
-
-    private void describeEvent() {
-        List<SearchAttributeUpdate<?>> updates = new ArrayList<>();
-        updates.add(RelaySearchAttributes.DIRECTION.valueSet("inbound"));
-        updates.add(RelaySearchAttributes.PEER.valueSet(VisibilityLimits.keyword(plan.partner())));
-        // A poison event may lack these; leaving them unset beats inventing a value operators would search for.
-        if (plan.eventType() != null) {
-            updates.add(RelaySearchAttributes.EVENT_TYPE.valueSet(VisibilityLimits.keyword(plan.eventType())));
-        }
-        if (plan.aggregate() != null) {
-            updates.add(RelaySearchAttributes.AGGREGATE.valueSet(VisibilityLimits.keyword(plan.aggregate())));
-        }
-        Workflow.upsertTypedSearchAttributes(updates.toArray(new SearchAttributeUpdate<?>[0]));
-    }
-
-    /**
-     * Keeps the Temporal UI's status, attempts and current details in step with the row. Search attributes are
-     * upserted only when they change: each upsert is a history event, and a long deferral rechecks many times.
-     */
-    private void show(InboxState state, String details) {
-        this.state = state;
-        if (state != shownState || attempts != shownAttempts) {
-            Workflow.upsertTypedSearchAttributes(
-                    RelaySearchAttributes.STATUS.valueSet(state.searchValue()),
-                    RelaySearchAttributes.ATTEMPTS.valueSet((long) attempts));
-            shownState = state;
-            shownAttempts = attempts;
-        }
-        Workflow.setCurrentDetails(VisibilityLimits.details(details));
     }
 
     /** "order.paid for order:42", in summaries; a poison event may lack either part. */
@@ -327,15 +196,6 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
         return duration.toString().substring(2).toLowerCase();
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable cause = e;
-        while (cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        // Temporal's own message adds type and retry flags; operators want what the database said.
-        return cause instanceof TemporalFailure failure ? failure.getOriginalMessage() : cause.getMessage();
-    }
-
     @Override
     public void release() {
         released = true;
@@ -343,13 +203,6 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
 
     @Override
     public InboxStatus status() {
-        return new InboxStatus(
-                inboxId,
-                state.searchValue(),
-                outcome,
-                attempts,
-                reason,
-                waitingFor,
-                nextRecheckAt == null ? null : nextRecheckAt.toString());
+        return board.status(inboxId);
     }
 }

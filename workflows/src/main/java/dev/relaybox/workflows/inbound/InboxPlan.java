@@ -13,7 +13,6 @@ import java.time.Instant;
  * @param recheckInterval how long a deferred event waits for a release before deciding again anyway
  * @param maxDeferral    how long an event may stay deferred before it is dead-lettered
  * @param deferredSince  when the row's current deferral began, as an earlier run recorded it; null when none did
- *                       (and in histories recorded before it existed)
  */
 public record InboxPlan(
         String partner,

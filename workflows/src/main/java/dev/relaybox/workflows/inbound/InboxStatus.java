@@ -1,5 +1,6 @@
 package dev.relaybox.workflows.inbound;
 
+import java.time.Instant;
 import java.util.UUID;
 
 /**
@@ -7,7 +8,7 @@ import java.util.UUID;
  *
  * @param status        the {@link InboxState#searchValue()}: pending, deferred, processed or dead_lettered
  * @param outcome       the last decision's outcome, or null before the first
- * @param nextRecheckAt when a deferred event decides again without a release (ISO-8601), or null
+ * @param nextRecheckAt when a deferred event decides again without a release, or null
  */
 public record InboxStatus(
         UUID inboxId,
@@ -16,4 +17,4 @@ public record InboxStatus(
         int attempts,
         String reason,
         String waitingFor,
-        String nextRecheckAt) {}
+        Instant nextRecheckAt) {}

@@ -2,6 +2,7 @@ package dev.relaybox.workflows.outbound;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.DoubleSupplier;
 
 /**
  * When to try again. The first attempt is immediate; {@code delays.get(i)} is the wait before attempt
@@ -27,5 +28,19 @@ public record DeliverySchedule(List<Duration> delays, double jitter, Duration ma
 
     public int maxAttempts() {
         return delays.size() + 1;
+    }
+
+    /**
+     * How long to wait after failed attempt number {@code attempt}: the receiver's {@code Retry-After} when it sent
+     * one, clamped so a hostile header cannot park a delivery for a year; otherwise the scheduled delay spread by the
+     * jitter. {@code random} (uniform in [0, 1)) is drawn only for the scheduled delay.
+     */
+    public Duration waitAfter(int attempt, AttemptResult result, DoubleSupplier random) {
+        if (result.hasRetryAfter()) {
+            return Duration.ofSeconds(Math.min(result.retryAfterSeconds(), maxRetryAfter.toSeconds()));
+        }
+        Duration base = delays.get(attempt - 1);
+        double spread = jitter * (2 * random.getAsDouble() - 1);
+        return Duration.ofMillis(Math.round(base.toMillis() * (1 + spread)));
     }
 }

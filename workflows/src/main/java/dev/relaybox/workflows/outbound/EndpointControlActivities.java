@@ -24,10 +24,11 @@ public interface EndpointControlActivities {
 
     /**
      * Reports how an attempt went: releases its slot and feeds the circuit breaker (which may open, close,
-     * or disable an endpoint failing for too long). Wakes the workflows that can go now.
+     * or disable an endpoint failing for too long). Wakes the workflows that can go now. Returns the circuit
+     * as the attempt left it.
      */
     @ActivityMethod
-    Settlement settle(UUID deliveryId, AttemptResult result, Instant now);
+    CircuitState settle(UUID deliveryId, AttemptResult result, Instant now);
 
     /** The delivery finished (delivered or dead-lettered): frees what it held and wakes the next event of its aggregate. */
     @ActivityMethod

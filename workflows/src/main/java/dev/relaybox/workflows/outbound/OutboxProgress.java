@@ -1,5 +1,6 @@
 package dev.relaybox.workflows.outbound;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
@@ -12,5 +13,5 @@ import java.util.UUID;
 public record OutboxProgress(UUID outboxId, String status, List<DeliveryProgress> deliveries) {
     /** @param status the {@link DeliveryPhase#label() label} of this delivery's phase */
     public record DeliveryProgress(
-            UUID deliveryId, String endpoint, String status, int attempts, String lastResult, String nextAttemptAt) {}
+            UUID deliveryId, String endpoint, String status, int attempts, String lastResult, Instant nextAttemptAt) {}
 }

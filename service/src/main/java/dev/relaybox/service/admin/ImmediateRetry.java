@@ -14,13 +14,13 @@ import java.util.function.Consumer;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * An operator's "now" on one row: retry a delivery now, release a deferred inbound event now. The schedule lives in
- * the rows, so the row is made due now first, then its workflow is told. A running one gets its signal. One that is
- * gone (terminated, or lost with the engine's state) is started at once the way the reconciler starts an overdue
- * row, and its new run resumes from the row, which is now due. Either way the work happens now, not after the
- * reconciler's grace.
+ * An operator's immediate retry of one row: a delivery's next attempt now, a deferred inbound event's decision now.
+ * The schedule lives in the rows, so the row is made due now first, then its workflow is told. A running one gets its
+ * signal. One that is gone (terminated, or lost with the engine's state) is started at once the way the reconciler
+ * starts an overdue row, and its new run resumes from the row, which is now due. Either way the work happens now, not
+ * after the reconciler's grace.
  */
-public final class DueNow {
+public final class ImmediateRetry {
     /** Refused: the row was not in a state to act on, nothing changed. Otherwise how its workflow was told. */
     public enum Result {
         REFUSED,
@@ -34,7 +34,7 @@ public final class DueNow {
     private final DispatchSource inbox;
 
     /** {@code outbox} and {@code inbox}: the sources the reconciler restarts rows through. */
-    public DueNow(Jdbi jdbi, WorkflowClient temporal, DispatchSource outbox, DispatchSource inbox) {
+    public ImmediateRetry(Jdbi jdbi, WorkflowClient temporal, DispatchSource outbox, DispatchSource inbox) {
         this.jdbi = jdbi;
         this.temporal = temporal;
         this.outbox = outbox;

@@ -1,0 +1,55 @@
+package dev.relaybox.workflows;
+
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Functions;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.TimerOptions;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+
+/**
+ * The one way a Relaybox workflow waits: a durable timer, described in the Temporal UI's timeline by its summary,
+ * that a signal can cut short ({@code signalled} turns true: an operator's {@code retryNow}, a {@code release}, an
+ * endpoint's {@code endpointReady}). Call from workflow code only.
+ */
+public final class TimerOrSignal {
+    private TimerOrSignal() {}
+
+    /**
+     * Waits until the timer fires or {@code signalled} holds; true when the timer fired. A timer cut short keeps
+     * running and later fires to nothing.
+     */
+    public static boolean await(Duration wait, String summary, Functions.Func<Boolean> signalled) {
+        Promise<Void> timer = Workflow.newTimer(wait, options(summary));
+        Workflow.await(() -> timer.isCompleted() || signalled.apply());
+        return timer.isCompleted();
+    }
+
+    /**
+     * As {@link #await}, but a timer cut short is cancelled: a long wait woken often leaves no trail of timers firing
+     * for nothing.
+     */
+    public static boolean awaitCancellingTheTimer(Duration wait, String summary, Functions.Func<Boolean> signalled) {
+        Promise<?>[] timer = new Promise<?>[1];
+        CancellationScope scope =
+                Workflow.newCancellationScope(() -> timer[0] = Workflow.newTimer(wait, options(summary)));
+        scope.run();
+        Workflow.await(() -> timer[0].isCompleted() || signalled.apply());
+        if (!timer[0].isCompleted()) {
+            scope.cancel();
+            return false;
+        }
+        return true;
+    }
+
+    /** Waits for the timer alone: a wait nothing may cut short (a rate limit's reserved slot). */
+    public static void sleep(Duration wait, String summary) {
+        await(wait, summary, () -> false);
+    }
+
+    private static TimerOptions options(String summary) {
+        return TimerOptions.newBuilder()
+                .setSummary(VisibilityLimits.summary(summary))
+                .build();
+    }
+}

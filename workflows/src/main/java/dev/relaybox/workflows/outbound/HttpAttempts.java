@@ -1,0 +1,82 @@
+package dev.relaybox.workflows.outbound;
+
+import dev.relaybox.workflows.Backoff;
+import dev.relaybox.workflows.VisibilityLimits;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+
+/**
+ * The HTTP attempts of one outbox row's deliveries: one activity call is one try, on the HTTP task queue, with at
+ * most {@link OutboxDeliveryWorkflowImpl#MAX_ATTEMPTS_IN_FLIGHT} in flight. An attempt Relaybox itself could not make
+ * (its database away, most often) is made again once it can, and is not spent from the schedule.
+ */
+final class HttpAttempts {
+    static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
+
+    private final DeliveryBoard board;
+    private int inFlight;
+
+    HttpAttempts(DeliveryBoard board) {
+        this.board = board;
+    }
+
+    /** Makes attempt number {@code attempt}: the receiver's answer, already recorded. */
+    AttemptResult attempt(TrackedDelivery delivery, int attempt) {
+        DeliveryActivities http = stub("attempt " + attempt + " to " + delivery.target.url());
+        Backoff backoff = Backoff.untilRelayboxRecovers();
+        while (true) {
+            board.show(delivery, DeliveryPhase.SENDING, "attempt " + attempt + " in progress");
+            try {
+                Workflow.await(() -> inFlight < OutboxDeliveryWorkflowImpl.MAX_ATTEMPTS_IN_FLIGHT);
+                inFlight++;
+                try {
+                    return http.attempt(delivery.id(), attempt);
+                } finally {
+                    inFlight--;
+                }
+            } catch (ActivityFailure e) {
+                String cause =
+                        e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
+                if (!relayboxFault(e)) {
+                    return new AttemptResult(
+                            AttemptResult.Outcome.RETRYABLE, 0, -1, "Relaybox could not attempt: " + cause);
+                }
+                Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
+                board.show(
+                        delivery,
+                        DeliveryPhase.RETRYING,
+                        "attempt " + attempt + " could not be made: " + cause + "; trying again in "
+                                + backoff.nextWait().toSeconds() + "s");
+                backoff.sleep();
+            }
+        }
+    }
+
+    /**
+     * The attempt activity throws only for Relaybox's own faults (a non-retryable one is final: the row is gone). A
+     * timeout is not counted as one: it may be a receiver that never finishes answering, which the schedule bounds.
+     */
+    private static boolean relayboxFault(ActivityFailure e) {
+        return e.getCause() instanceof ApplicationFailure failure && !failure.isNonRetryable();
+    }
+
+    private static DeliveryActivities stub(String summary) {
+        // Temporal must not retry an attempt behind the schedule's back. HTTP tries run on their own task queue and
+        // worker slots: receivers that use up their whole deadline then hold only HTTP slots, never those of inbound
+        // events or of the database bookkeeping.
+        return Workflow.newActivityStub(
+                DeliveryActivities.class,
+                ActivityOptions.newBuilder()
+                        .setStartToCloseTimeout(Duration.ofMinutes(2))
+                        .setRetryOptions(
+                                RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                        .setSummary(VisibilityLimits.summary(summary))
+                        .setTaskQueue(OutboxDeliveryWorkflow.httpTaskQueue(
+                                Workflow.getInfo().getTaskQueue()))
+                        .build());
+    }
+}

@@ -1,0 +1,134 @@
+package dev.relaybox.workflows.inbound;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.contains;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+import static org.mockito.Mockito.withSettings;
+
+import dev.relaybox.workflows.TestWorkflows;
+import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.TestWorkflowExtension;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The inbox workflow's branching with its activities mocked: no database, Temporal's clock skipped. The activities'
+ * side of each story is in the activities module's workflow tests.
+ */
+class InboxEventWorkflowImplTest {
+    static final UUID INBOX = UUID.randomUUID();
+    static final String WAITING = "waiting for order.paid: entity is created";
+    static final InboxOutcome DEFERRED =
+            new InboxOutcome(Outcome.DEFERRED, WAITING, "order.paid", "created", 1, false, List.of());
+    static final InboxOutcome APPLIED = new InboxOutcome(
+            Outcome.APPLIED,
+            "order.shipped moves the entity from paid to shipped",
+            null,
+            "shipped",
+            2,
+            false,
+            List.of());
+
+    @RegisterExtension
+    final TestWorkflowExtension temporal = TestWorkflows.extension(InboxEventWorkflowImpl.class);
+
+    final InboxActivities inbox = mock(InboxActivities.class, withSettings().withoutAnnotations());
+
+    @Test
+    void deferredEventDecidesAgainAtOnceWhenReleased(
+            TestWorkflowEnvironment env, Worker worker, InboxEventWorkflow workflow) {
+        start(env, worker);
+        when(inbox.decide(INBOX)).thenReturn(DEFERRED, APPLIED);
+        long startedAt = env.currentTimeMillis();
+
+        WorkflowClient.start(workflow::process, INBOX);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> "deferred".equals(workflow.status().status()));
+        assertThat(workflow.status().nextRecheckAt()).isAfter(Instant.ofEpochMilli(startedAt));
+        workflow.release();
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
+
+        assertThat(env
+                        .getWorkflowClient()
+                        .fetchHistory(
+                                WorkflowStub.fromTyped(workflow).getExecution().getWorkflowId())
+                        .getEvents()
+                        .stream()
+                        .filter(HistoryEvent::hasTimerFiredEventAttributes))
+                .as("the release ended the wait, not the hour's recheck")
+                .isEmpty();
+        verify(inbox, times(2)).decide(INBOX);
+        verify(inbox).recordDeferralStart(eq(INBOX), any());
+        verify(inbox, never()).deadLetter(any(), any(), any());
+        assertThat(workflow.status().status()).isEqualTo("processed");
+    }
+
+    @Test
+    void deferralPastItsMaximumIsDeadLettered(TestWorkflowEnvironment env, Worker worker, InboxEventWorkflow workflow) {
+        start(env, worker);
+        List<Instant> decisions = Collections.synchronizedList(new ArrayList<>());
+        when(inbox.decide(INBOX)).thenAnswer(call -> {
+            decisions.add(Instant.ofEpochMilli(env.currentTimeMillis()));
+            return DEFERRED;
+        });
+
+        workflow.process(INBOX);
+
+        // Decided at 0, 1, 2, 3 and 4 hours: the recheck interval, up to the four hours' deadline.
+        verify(inbox, times(5)).decide(INBOX);
+        verify(inbox).deadLetter(eq(INBOX), contains("still deferred after 4h"), eq(WAITING));
+        // The deadline counts from the deferral's start, recorded just after the first decision.
+        assertThat(Duration.between(decisions.get(0), decisions.get(4)))
+                .isBetween(
+                        Duration.ofHours(4).minusMinutes(1), Duration.ofHours(4).plusMinutes(1));
+        assertThat(workflow.status().status()).isEqualTo("dead_lettered");
+    }
+
+    @Test
+    void databaseOutageLongerThanEveryRetryIsWaitedOut(
+            TestWorkflowEnvironment env, Worker worker, InboxEventWorkflow workflow) {
+        start(env, worker);
+        AtomicInteger refused = new AtomicInteger();
+        // Two whole rounds of the store call's ten attempts, and two more: the workflow calls again after each round.
+        when(inbox.decide(INBOX)).thenAnswer(call -> {
+            if (refused.incrementAndGet() <= 22) {
+                throw ApplicationFailure.newFailure("connection refused", InboxActivities.DATABASE_UNAVAILABLE);
+            }
+            return APPLIED;
+        });
+
+        workflow.process(INBOX);
+
+        verify(inbox, times(23)).decide(INBOX);
+        verify(inbox, never()).deadLetter(any(), any(), any());
+        assertThat(workflow.status().status()).isEqualTo("processed");
+    }
+
+    private void start(TestWorkflowEnvironment env, Worker worker) {
+        when(inbox.plan(INBOX))
+                .thenReturn(new InboxPlan(
+                        "shop", "order.shipped", "order:42", Duration.ofHours(1), Duration.ofHours(4), null));
+        worker.registerActivitiesImplementations(inbox);
+        env.start();
+    }
+}

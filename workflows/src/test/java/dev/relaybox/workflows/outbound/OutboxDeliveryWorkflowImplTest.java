@@ -1,0 +1,211 @@
+package dev.relaybox.workflows.outbound;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.contains;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+import static org.mockito.Mockito.withSettings;
+
+import dev.relaybox.workflows.TestWorkflows;
+import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.TestWorkflowExtension;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The delivery workflow's branching with its activities mocked: no database, no HTTP, Temporal's clock skipped.
+ * The activities' side of each story is in the activities module's workflow tests.
+ */
+class OutboxDeliveryWorkflowImplTest {
+    static final UUID OUTBOX = UUID.randomUUID();
+    static final UUID DELIVERY = UUID.randomUUID();
+    static final UUID ENDPOINT = UUID.randomUUID();
+    static final DeliverySchedule SCHEDULE = new DeliverySchedule(
+            List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)), 0, Duration.ofMinutes(10));
+    static final AttemptResult UNAVAILABLE = new AttemptResult(Outcome.RETRYABLE, 503, -1, "503 Service Unavailable");
+    static final AttemptResult OK = new AttemptResult(Outcome.DELIVERED, 200, -1, "200 OK");
+    static final Admission GO = new Admission(true, 0, "", ENDPOINT, false);
+
+    @RegisterExtension
+    final TestWorkflowExtension temporal = TestWorkflows.extension(OutboxDeliveryWorkflowImpl.class);
+
+    final DeliveryActivities delivery =
+            mock(DeliveryActivities.class, withSettings().withoutAnnotations());
+    final EndpointControlActivities controls =
+            mock(EndpointControlActivities.class, withSettings().withoutAnnotations());
+    final List<Instant> attemptTimes = Collections.synchronizedList(new ArrayList<>());
+    TestWorkflowEnvironment env;
+
+    @Test
+    void retriesOnTheScheduleThenDelivers(TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, SCHEDULE, UNAVAILABLE, UNAVAILABLE, OK);
+
+        workflow.deliver(OUTBOX);
+
+        assertThat(gaps())
+                .satisfiesExactly(
+                        gap -> assertThat(gap).isBetween(Duration.ofMinutes(1), Duration.ofSeconds(62)),
+                        gap -> assertThat(gap).isBetween(Duration.ofMinutes(5), Duration.ofSeconds(302)));
+        verify(delivery, times(2)).scheduleRetry(eq(DELIVERY), any(), eq("503 Service Unavailable"));
+        verify(delivery, never()).deadLetter(any(), any(), any());
+        verify(delivery).finish(OUTBOX);
+    }
+
+    @Test
+    void retryAfterReplacesTheScheduledWaitAndIsClamped(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        AttemptResult tooManyRequests = new AttemptResult(Outcome.RETRYABLE, 429, 120, "429 Too Many Requests");
+        AttemptResult comeBackTomorrow = new AttemptResult(Outcome.RETRYABLE, 503, 86_400, "503 Service Unavailable");
+        start(env, worker, SCHEDULE, tooManyRequests, comeBackTomorrow, OK);
+
+        workflow.deliver(OUTBOX);
+
+        assertThat(gaps())
+                .satisfiesExactly(
+                        gap -> assertThat(gap).isBetween(Duration.ofSeconds(120), Duration.ofSeconds(122)),
+                        gap -> assertThat(gap)
+                                .as("clamped to maxRetryAfter")
+                                .isBetween(Duration.ofMinutes(10), Duration.ofSeconds(602)));
+    }
+
+    @Test
+    void goneDeadLettersAtOnce(TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, SCHEDULE, new AttemptResult(Outcome.GONE, 410, -1, "410 Gone"));
+
+        workflow.deliver(OUTBOX);
+
+        assertThat(attemptTimes).hasSize(1);
+        verify(delivery).deadLetter(eq(DELIVERY), contains("410 Gone"), eq("410 Gone"));
+        verify(delivery, never()).scheduleRetry(any(), any(), any());
+        assertThat(workflow.status().deliveries())
+                .singleElement()
+                .satisfies(d -> assertThat(d.status()).isEqualTo("dead_lettered"));
+    }
+
+    @Test
+    void spentScheduleDeadLetters(TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, SCHEDULE, UNAVAILABLE, UNAVAILABLE, UNAVAILABLE, UNAVAILABLE);
+
+        workflow.deliver(OUTBOX);
+
+        assertThat(attemptTimes).hasSize(4);
+        verify(delivery).deadLetter(eq(DELIVERY), contains("gave up after 4 attempts"), eq("503 Service Unavailable"));
+    }
+
+    @Test
+    void openCircuitIsWaitedForWithoutSpendingTheSchedule(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        // Two attempts in all, yet the third is made: failures while the circuit is open are the endpoint's.
+        DeliverySchedule oneRetry = new DeliverySchedule(List.of(Duration.ofMinutes(1)), 0, Duration.ofMinutes(10));
+        Instant nextProbe = Instant.parse("2030-01-01T00:00:30Z");
+        Admission circuitOpen =
+                new Admission(false, 30_000, "circuit open; next probe at " + nextProbe, ENDPOINT, false);
+        start(env, worker, oneRetry, UNAVAILABLE, UNAVAILABLE, OK);
+        when(controls.admit(eq(DELIVERY), any())).thenReturn(GO, circuitOpen, GO, circuitOpen, GO);
+        when(controls.settle(eq(DELIVERY), any(), any()))
+                .thenReturn(
+                        new CircuitState(true, nextProbe), new CircuitState(true, nextProbe), CircuitState.closed());
+
+        workflow.deliver(OUTBOX);
+
+        assertThat(attemptTimes).hasSize(3);
+        assertThat(gaps()).allSatisfy(gap -> assertThat(gap).isBetween(Duration.ofSeconds(30), Duration.ofSeconds(32)));
+        verify(delivery, times(2)).scheduleRetry(DELIVERY, nextProbe, "503 Service Unavailable");
+        verify(delivery, never()).deadLetter(any(), any(), any());
+    }
+
+    @Test
+    void orderedDeliveryHeldForTheEarlierEventGoesWhenTheEndpointIsReady(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        Admission held =
+                new Admission(false, Duration.ofHours(1).toMillis(), "order:42 has an earlier event", ENDPOINT, true);
+        start(env, worker, SCHEDULE, OK);
+        when(controls.admit(eq(DELIVERY), any())).thenReturn(held, new Admission(true, 0, "", ENDPOINT, true));
+
+        WorkflowClient.start(workflow::deliver, OUTBOX);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> "waiting".equals(workflow.status().status()));
+        workflow.endpointReady(ENDPOINT);
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
+
+        assertThat(timersFired(env, workflow))
+                .as("the signal ended the hold, not the hour's timer")
+                .isZero();
+        verify(controls, times(2)).admit(eq(DELIVERY), any());
+        verify(controls).finished(DELIVERY);
+    }
+
+    @Test
+    void retryNowCutsTheBackoffShort(TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, SCHEDULE, UNAVAILABLE, OK);
+
+        WorkflowClient.start(workflow::deliver, OUTBOX);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> "retrying".equals(workflow.status().status()));
+        assertThat(workflow.status().deliveries().get(0).nextAttemptAt())
+                .isAfter(Instant.ofEpochMilli(env.currentTimeMillis()));
+        workflow.retryNow();
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
+
+        assertThat(attemptTimes).hasSize(2);
+        assertThat(timersFired(env, workflow))
+                .as("retryNow ended the backoff, not its timer")
+                .isZero();
+    }
+
+    /** One delivery to one endpoint that answers {@code answers} in turn; endpoint controls let every attempt go. */
+    private void start(
+            TestWorkflowEnvironment env, Worker worker, DeliverySchedule schedule, AttemptResult... answers) {
+        this.env = env;
+        DeliveryTarget target = new DeliveryTarget(DELIVERY, "shop", "https://shop.example/hooks", 0, null);
+        when(delivery.plan(OUTBOX)).thenReturn(new DeliveryPlan("order.paid", "order:42", List.of(target), schedule));
+        List<AttemptResult> script = Arrays.asList(answers);
+        AtomicInteger next = new AtomicInteger();
+        when(delivery.attempt(eq(DELIVERY), anyInt())).thenAnswer(call -> {
+            attemptTimes.add(Instant.ofEpochMilli(env.currentTimeMillis()));
+            return script.get(Math.min(next.getAndIncrement(), script.size() - 1));
+        });
+        when(controls.admit(eq(DELIVERY), any())).thenReturn(GO);
+        when(controls.settle(eq(DELIVERY), any(), any())).thenReturn(CircuitState.closed());
+        worker.registerActivitiesImplementations(delivery, controls);
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(worker.getTaskQueue()))
+                .registerActivitiesImplementations(delivery);
+        env.start();
+    }
+
+    /** Timers that fired; after the workflow closed, the test server's clock is no measure of its waits. */
+    private static long timersFired(TestWorkflowEnvironment env, OutboxDeliveryWorkflow workflow) {
+        String workflowId = WorkflowStub.fromTyped(workflow).getExecution().getWorkflowId();
+        return env.getWorkflowClient().fetchHistory(workflowId).getEvents().stream()
+                .filter(HistoryEvent::hasTimerFiredEventAttributes)
+                .count();
+    }
+
+    private List<Duration> gaps() {
+        List<Duration> gaps = new ArrayList<>();
+        for (int i = 1; i < attemptTimes.size(); i++) {
+            gaps.add(Duration.between(attemptTimes.get(i - 1), attemptTimes.get(i)));
+        }
+        return gaps;
+    }
+}
