@@ -88,6 +88,14 @@ class InboundRoutesAppTest {
                                 .path("items"),
                         items -> items.size() == 1)
                 .get(0);
+        // Replaying while the workflow is still finishing races with its end: wait for the row to be done.
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> API.jdbi()
+                                .withHandle(
+                                        h -> h.createQuery("""
+                                        SELECT count(*) FROM outbox_events
+                                         WHERE source_event_id = 'd-reopened' AND status = 'PROCESSED'""").mapTo(int.class).one())
+                        == 1);
         HANDLER.script("/github", Reply.of(200));
         assertThat(API.admin(
                                 "POST",
