@@ -126,6 +126,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(addresses);
         seedEndpoints(
                 jdbi, config.endpointSeeds(), urlPolicy, config.getDelivery().getSecretRotationGrace());
+        checkRoutedEndpoints(jdbi, config);
         RelayMetrics metrics = new RelayMetrics(jdbi);
         environment.admin().addServlet("prometheus", metrics.servlet()).addMapping("/metrics");
         DeadLetters deadLetters = new DeadLetters(new DeadLetterAlerts(
@@ -140,8 +141,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                     new EndpointControlActivitiesImpl(jdbi, config.getDelivery().circuitSettings(), metrics.registry());
             DeliveryActivitiesImpl deliveryActivities =
                     new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry(), endpointControls);
-            InboxActivitiesImpl inboxActivities =
-                    new InboxActivitiesImpl(jdbi, machines, config.getInbox().build(), deadLetters);
+            InboxActivitiesImpl inboxActivities = new InboxActivitiesImpl(
+                    jdbi, machines, config.inboundRoutes(), config.getInbox().build(), deadLetters);
             // Applied again to the workers of each fresh worker factory when the embedded engine is recycled.
             temporal.registerWorkers(workers -> {
                 workers.worker()
@@ -384,6 +385,23 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
     }
 
     /** Creates or updates the endpoints declared in config.yml; a bad one stops start-up with its name. */
+    /**
+     * A route to an endpoint that does not exist would forward to no one: refuse to start, naming it. Endpoints
+     * count whether seeded from the configuration or created through the admin API earlier.
+     */
+    private static void checkRoutedEndpoints(Jdbi jdbi, RelayboxConfiguration config) {
+        config.routedEndpointsByPartner().forEach((partner, names) -> {
+            for (String name : names) {
+                if (jdbi.withExtension(EndpointStore.class, store -> store.idOf(name))
+                        .isEmpty()) {
+                    throw new IllegalStateException("refusing to start: partner '" + partner
+                            + "' routes events to endpoint '" + name + "', which does not exist; add it under"
+                            + " endpoints or create it with POST /admin/endpoints before naming it in a route");
+                }
+            }
+        });
+    }
+
     private static void seedEndpoints(
             Jdbi jdbi, List<EndpointSeed> seeds, EndpointUrlPolicy urlPolicy, java.time.Duration rotationGrace) {
         for (EndpointSeed seed : seeds) {

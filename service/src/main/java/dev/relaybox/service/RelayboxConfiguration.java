@@ -1,6 +1,7 @@
 package dev.relaybox.service;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.relaybox.activities.inbound.InboundRoutes;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.service.config.AlertsFactory;
@@ -24,6 +25,7 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -137,12 +139,33 @@ public final class RelayboxConfiguration extends Configuration {
             if (problem != null) {
                 throw new IllegalArgumentException(problem);
             }
-            if (!machines.containsKey(partner.getAggregateType())) {
+            if (!machines.containsKey(partner.getAggregateType())
+                    && partner.getRoutes().isEmpty()) {
                 throw new IllegalArgumentException("partner '" + name + "': no state machine for aggregate type '"
-                        + partner.getAggregateType() + "' (stateMachines has " + machines.keySet() + ")");
+                        + partner.getAggregateType() + "' (stateMachines has " + machines.keySet()
+                        + ") and no routes");
             }
         });
         return machines;
+    }
+
+    /** Each partner's routes to endpoints, by partner name. */
+    public InboundRoutes inboundRoutes() {
+        Map<String, List<InboundRoutes.Route>> routes = new LinkedHashMap<>();
+        partners.forEach((name, partner) -> routes.put(name, partner.routes()));
+        return new InboundRoutes(routes);
+    }
+
+    /** The endpoint names the partners' routes use, for the start-up check that each exists. */
+    public Map<String, List<String>> routedEndpointsByPartner() {
+        Map<String, List<String>> names = new LinkedHashMap<>();
+        partners.forEach((name, partner) -> names.put(
+                name,
+                partner.getRoutes().stream()
+                        .flatMap(route -> route.endpoints().stream())
+                        .distinct()
+                        .toList()));
+        return names;
     }
 
     public AlertsFactory getAlerts() {

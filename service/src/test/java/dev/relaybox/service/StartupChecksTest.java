@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relaybox.activities.store.SecretBox;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /** Configurations that must not serve traffic stop start-up, before anything starts, with a reason that names the problem. */
@@ -158,6 +160,39 @@ class StartupChecksTest {
     void partnerWithoutAStateMachineForItsAggregateRefusesToStart() {
         assertThatThrownBy(() -> start(ConfigOverride.config("partners.shop.aggregateType", "invoice")))
                 .hasMessageContaining("partner 'shop': no state machine for aggregate type 'invoice'");
+    }
+
+    @Test
+    void routeToAnEndpointThatDoesNotExistRefusesToStartNamingIt() throws Exception {
+        String shipped = Files.readString(Path.of(TestApp.CONFIG));
+        Path config = Files.createTempFile("relaybox-route", ".yml");
+        Files.writeString(config, shipped.replace("\npartners:\n", """
+
+                partners:
+                  github:
+                    signature: {scheme: github, secrets: ["a-github-secret"]}
+                    eventId: {header: X-GitHub-Delivery}
+                    trustUnsignedEventIdHeader: true
+                    eventType: {pointer: /action}
+                    aggregateId: {pointer: /repository/full_name}
+                    aggregateType: repository
+                    routes:
+                      - {eventTypes: ["*"], endpoints: [github-handler]}
+                """));
+        DropwizardTestSupport<RelayboxConfiguration> app = new DropwizardTestSupport<>(
+                RelayboxApplication.class,
+                config.toString(),
+                TestApp.overrides(TestApp.freshDataDirectory(), TestApp.freePort()));
+
+        assertThatThrownBy(() -> {
+                    try {
+                        app.before();
+                    } finally {
+                        app.after();
+                    }
+                })
+                .hasMessageContaining("refusing to start: partner 'github' routes events to endpoint 'github-handler',"
+                        + " which does not exist");
     }
 
     @Test

@@ -27,10 +27,20 @@ public final class InboxActivitiesImpl implements InboxActivities {
     /** {@code machines} is keyed by aggregate type; an event for a type without one is quarantined. */
     public InboxActivitiesImpl(
             Jdbi jdbi, Map<String, StateMachine> machines, InboxSettings settings, DeadLetters deadLetters) {
+        this(jdbi, machines, InboundRoutes.none(), settings, deadLetters);
+    }
+
+    /** As above, and events the {@code routes} match are forwarded to their endpoints through the outbox. */
+    public InboxActivitiesImpl(
+            Jdbi jdbi,
+            Map<String, StateMachine> machines,
+            InboundRoutes routes,
+            InboxSettings settings,
+            DeadLetters deadLetters) {
         this.jdbi = jdbi;
         this.settings = settings;
         this.deadLetters = deadLetters;
-        this.processor = new InboxProcessor(machines, deadLetters, settings);
+        this.processor = new InboxProcessor(machines, routes, deadLetters, settings);
     }
 
     @Override

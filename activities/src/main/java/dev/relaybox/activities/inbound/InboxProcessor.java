@@ -5,6 +5,7 @@ import static dev.relaybox.activities.statemachine.StateMachine.NONE;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxStore.Entity;
 import dev.relaybox.activities.inbound.InboxStore.InboxRow;
+import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.statemachine.Decision;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.producer.Outbox;
@@ -14,6 +15,7 @@ import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
 import io.temporal.failure.ApplicationFailure;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,11 +28,14 @@ final class InboxProcessor {
     record Result(InboxOutcome outcome, Optional<DeadLetters.DeadLetter> deadLetter) {}
 
     private final Map<String, StateMachine> machines;
+    private final InboundRoutes routes;
     private final DeadLetters deadLetters;
     private final InboxSettings settings;
 
-    InboxProcessor(Map<String, StateMachine> machines, DeadLetters deadLetters, InboxSettings settings) {
+    InboxProcessor(
+            Map<String, StateMachine> machines, InboundRoutes routes, DeadLetters deadLetters, InboxSettings settings) {
         this.machines = Map.copyOf(machines);
+        this.routes = routes;
         this.deadLetters = deadLetters;
         this.settings = settings;
     }
@@ -49,9 +54,16 @@ final class InboxProcessor {
         int attempts = store.countAttempt(inboxId).orElseThrow();
         Optional<Entity> entity = row.aggregate() != null ? store.entity(row.aggregate()) : Optional.empty();
         String state = entity.map(Entity::state).orElse(NONE);
-        Decision decision = decide(row, state);
+        List<String> routed = routedEndpoints(row);
+        Decision decision = decide(row, state, routed);
+        if (forwardsOnly(decision)) {
+            decision = inArrivalOrder(store, row, decision);
+        }
         return switch (decision.outcome()) {
-            case APPLIED -> apply(handle, store, row, entity, decision, attempts);
+            case APPLIED ->
+                forwardsOnly(decision)
+                        ? forward(handle, store, row, state, routed, decision, attempts)
+                        : apply(handle, store, row, entity, decision, routed, attempts);
             case DEFERRED -> {
                 guarded(store.markDeferred(row.id(), decision.reason(), settings), row);
                 yield result(Outcome.DEFERRED, decision.reason(), decision.waitingFor(), state, attempts, List.of());
@@ -78,8 +90,11 @@ final class InboxProcessor {
         };
     }
 
-    /** Malformed events never reach a state machine; everything else is the machine's call. */
-    private Decision decide(InboxRow row, String state) {
+    /**
+     * Malformed events never reach a state machine. A routed event its machine has no transition for (or whose
+     * partner has no machine) is forwarded as received; everything else is the machine's call.
+     */
+    private Decision decide(InboxRow row, String state, List<String> routed) {
         if (row.eventType() == null || row.eventType().isBlank()) {
             return rejected("the event has no event type");
         }
@@ -90,14 +105,90 @@ final class InboxProcessor {
                             : "the event has no aggregate id (aggregate type '" + row.aggregateType() + "')");
         }
         StateMachine machine = machines.get(row.aggregateType());
+        boolean transition = machine != null && machine.eventTypes().contains(row.eventType());
+        if (!transition && !routed.isEmpty()) {
+            return new Decision(Outcome.APPLIED, null, null, null, "forwarded to " + String.join(", ", routed));
+        }
         if (machine == null) {
-            return rejected("no state machine is configured for aggregate type '" + row.aggregateType() + "'");
+            return rejected("no state machine is configured for aggregate type '" + row.aggregateType()
+                    + "' and no route of partner '" + row.partnerName() + "' matches event type '" + row.eventType()
+                    + "'");
         }
         return machine.decide(state, row.eventType());
     }
 
+    private List<String> routedEndpoints(InboxRow row) {
+        return row.eventType() == null || row.eventType().isBlank()
+                ? List.of()
+                : routes.endpointsFor(row.partnerName(), row.eventType());
+    }
+
+    /** A forwarding changes no entity: it is the only APPLIED decision without a target state. */
+    private static boolean forwardsOnly(Decision decision) {
+        return decision.outcome() == Outcome.APPLIED && decision.targetState() == null;
+    }
+
+    /**
+     * Without a state machine nothing else orders an aggregate's events: a forwarding waits until the partner's
+     * routed events of the aggregate received before it are decided (their release, or the recheck, wakes it).
+     */
+    private Decision inArrivalOrder(InboxStore store, InboxRow row, Decision forwarding) {
+        return store.earlierUndecided(row.id(), row.partnerName(), row.aggregate()).stream()
+                .filter(earlier -> earlier.eventType() != null
+                        && !routes.endpointsFor(row.partnerName(), earlier.eventType())
+                                .isEmpty())
+                .findFirst()
+                .map(earlier -> new Decision(
+                        Outcome.DEFERRED,
+                        null,
+                        null,
+                        earlier.partnerEventId(),
+                        "waiting for " + earlier.eventType() + " " + earlier.partnerEventId()
+                                + ", received earlier for " + row.aggregate() + ", to be forwarded first"))
+                .orElse(forwarding);
+    }
+
+    private Result forward(
+            Handle handle,
+            InboxStore store,
+            InboxRow row,
+            String state,
+            List<String> routed,
+            Decision decision,
+            int attempts) {
+        guarded(store.markProcessed(row.id(), Outcome.APPLIED, null), row);
+        enqueueForwarded(handle, row, routed);
+        store.markReleased(row.aggregate());
+        return result(
+                Outcome.APPLIED, decision.reason(), null, state, attempts, store.deferredWorkflowIds(row.aggregate()));
+    }
+
+    /** The partner's event as received, to the routed endpoints only, once per inbox row. */
+    private static void enqueueForwarded(Handle handle, InboxRow row, List<String> routed) {
+        handle.attach(OutboxStore.class)
+                .enqueueForwarded(new OutboxStore.Forwarded(
+                        forwardedId(row.id()),
+                        row.partnerName(),
+                        row.partnerEventId(),
+                        row.eventType(),
+                        row.aggregate(),
+                        row.payload(),
+                        routed));
+    }
+
+    /** The outbox id (receivers' {@code webhook-id}) of an inbox row's forwarding: the same on every decision run. */
+    static UUID forwardedId(UUID inboxId) {
+        return UUID.nameUUIDFromBytes(("inbound-route:" + inboxId).getBytes(StandardCharsets.UTF_8));
+    }
+
     private Result apply(
-            Handle handle, InboxStore store, InboxRow row, Optional<Entity> entity, Decision decision, int attempts) {
+            Handle handle,
+            InboxStore store,
+            InboxRow row,
+            Optional<Entity> entity,
+            Decision decision,
+            List<String> routed,
+            int attempts) {
         AggregateKey aggregate = row.aggregate();
         // Both are guarded although the aggregate lock makes them certain: a writer that skips the lock fails loudly.
         boolean moved = entity.isEmpty()
@@ -109,6 +200,9 @@ final class InboxProcessor {
         guarded(store.markProcessed(row.id(), Outcome.APPLIED, null), row);
         if (decision.emit() != null) {
             Outbox.enqueue(handle, new OutboxEvent(decision.emit(), aggregate.type(), aggregate.id(), row.payload()));
+        }
+        if (!routed.isEmpty()) {
+            enqueueForwarded(handle, row, routed);
         }
         store.markReleased(aggregate);
         return result(

@@ -424,6 +424,30 @@ public interface InboxStore extends SqlObject {
                 == 1;
     }
 
+    /** An event of the same partner and aggregate received before another and not yet decided. */
+    record Undecided(String partnerEventId, String eventType) {}
+
+    /**
+     * The partner's events of the aggregate received before {@code inboxId} and not yet decided, oldest first: a
+     * forwarded event waits for the routed ones among them, so that an aggregate's events leave in arrival order.
+     */
+    default List<Undecided> earlierUndecided(UUID inboxId, String partner, AggregateKey aggregate) {
+        return getHandle()
+                .createQuery("""
+                        SELECT e.partner_event_id, e.event_type FROM webhook_inbox e, webhook_inbox me
+                         WHERE me.id = :id AND e.partner_name = :partner AND e.aggregate_type = :type
+                           AND e.aggregate_id = :aggregateId AND e.status = ANY(:unfinished)
+                           AND (e.received_at, e.id) < (me.received_at, me.id)
+                         ORDER BY e.received_at, e.id""")
+                .bind("id", inboxId)
+                .bind("partner", partner)
+                .bind("type", aggregate.type())
+                .bind("aggregateId", aggregate.id())
+                .bindArray("unfinished", String.class, (Object[]) InboxState.names(InboxState.unfinished()))
+                .map((rs, ctx) -> new Undecided(rs.getString("partner_event_id"), rs.getString("event_type")))
+                .list();
+    }
+
     /**
      * Workflow ids of the aggregate's DEFERRED events, oldest first: whom to signal {@code release} after a
      * transition of that aggregate applied.

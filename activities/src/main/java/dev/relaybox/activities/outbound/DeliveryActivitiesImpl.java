@@ -16,6 +16,7 @@ import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -26,6 +27,10 @@ import org.slf4j.MDC;
 
 public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryActivitiesImpl.class);
+    /** On a forwarded partner event: the partner it came from, and that partner's id for it. */
+    public static final String PARTNER_HEADER = "relaybox-partner";
+
+    public static final String PARTNER_EVENT_ID_HEADER = "relaybox-partner-event-id";
 
     private final Jdbi jdbi;
     private final DeliverySettings settings;
@@ -135,7 +140,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     ctx.payload().getBytes(StandardCharsets.UTF_8),
                     WebhookSigner.signingSecrets(
                             ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
-                    now);
+                    now,
+                    sourceHeaders(ctx));
             record(ctx, attempt, startedAt, sent);
             Timer.builder("relaybox.delivery.attempt")
                     .description("HTTP attempts to deliver webhooks, by endpoint and outcome")
@@ -266,5 +272,13 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     @Override
     public void finish(UUID outboxId) {
         jdbi.useExtension(OutboxStore.class, outbox -> outbox.markProcessed(outboxId));
+    }
+
+    /** A forwarded partner event names its partner and the partner's event id, for the handler's logs and checks. */
+    static Map<String, String> sourceHeaders(DeliveryStore.AttemptContext ctx) {
+        if (ctx.sourcePartner() == null) {
+            return Map.of();
+        }
+        return Map.of(PARTNER_HEADER, ctx.sourcePartner(), PARTNER_EVENT_ID_HEADER, ctx.sourceEventId());
     }
 }

@@ -34,7 +34,9 @@ public interface DeliveryFastPath {
             Instant previousSecretExpiresAt,
             boolean enabled,
             String disabledReason,
-            boolean rateLimited) {}
+            boolean rateLimited,
+            String sourcePartner,
+            String sourceEventId) {}
 
     /**
      * Subscribes the row to the endpoints enabled now, once: a row re-run later (replay, reconciler) keeps
@@ -42,7 +44,8 @@ public interface DeliveryFastPath {
      * delivery too, PAUSED until it is enabled again (the endpoint row is share-locked, so an enabling that
      * commits meanwhile either sees the paused row or is seen as enabled). Relaybox's own
      * {@code relaybox.*} events (alerts naming other endpoints' URLs and errors) go only to the alert
-     * endpoint, whatever other filters say.
+     * endpoint, whatever other filters say. A row naming its target endpoints (a partner event an inbound route
+     * forwards) goes to those alone, whatever their filters say.
      */
     default int createDeliveries(UUID outboxId) {
         return createDeliveries(outboxId, DeliveryStatus.PENDING, DeliveryStatus.PAUSED);
@@ -55,10 +58,12 @@ public interface DeliveryFastPath {
              CROSS JOIN endpoints e
              WHERE o.id = :outboxId
                AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id)
-               AND (lower(o.event_type) NOT LIKE 'relaybox.%' OR e.name = 'relaybox-alerts')
-               AND EXISTS (SELECT 1 FROM unnest(e.event_types) f
-                            WHERE f = '*' OR f = o.event_type
-                               OR (f LIKE '%.*' AND starts_with(o.event_type, left(f, -1))))
+               AND CASE WHEN o.target_endpoints IS NOT NULL THEN e.name = ANY(o.target_endpoints)
+                        ELSE (lower(o.event_type) NOT LIKE 'relaybox.%' OR e.name = 'relaybox-alerts')
+                             AND EXISTS (SELECT 1 FROM unnest(e.event_types) f
+                                          WHERE f = '*' OR f = o.event_type
+                                             OR (f LIKE '%.*' AND starts_with(o.event_type, left(f, -1))))
+                   END
                FOR SHARE OF e
             ON CONFLICT (outbox_id, endpoint_id) DO NOTHING""")
     int createDeliveries(
@@ -81,13 +86,21 @@ public interface DeliveryFastPath {
     @SqlQuery("""
             SELECT d.id AS delivery_id, d.outbox_id, d.status,
                    -- The body sent: the Standard Webhooks envelope unless the endpoint asks for the raw payload.
+                   -- A forwarded partner event also says whose event it is.
                    CASE WHEN e.payload_format = 'raw' THEN o.payload::text
+                        WHEN o.source_partner IS NOT NULL THEN json_build_object('type', o.event_type,
+                                 'timestamp', to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                                 'data', o.payload,
+                                 'source', json_build_object('partner', o.source_partner,
+                                     'eventId', o.source_event_id, 'aggregateType', o.aggregate_type,
+                                     'aggregateId', o.aggregate_id))::text
                         ELSE json_build_object('type', o.event_type,
                                  'timestamp', to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
                                  'data', o.payload)::text
                    END AS payload, e.id AS endpoint_id,
                    e.name AS endpoint_name, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-                   e.enabled, e.disabled_reason, e.rate_limit IS NOT NULL AS rate_limited
+                   e.enabled, e.disabled_reason, e.rate_limit IS NOT NULL AS rate_limited,
+                   o.source_partner, o.source_event_id
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id

@@ -319,4 +319,41 @@ public interface OutboxStore extends SqlObject {
         OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }
+
+    /**
+     * A partner event an inbound route forwards, as received, to {@code endpoints} only; {@code id} is derived from
+     * the inbox row so that it names this forwarding wherever it is computed.
+     */
+    record Forwarded(
+            UUID id,
+            String partner,
+            String partnerEventId,
+            String eventType,
+            AggregateKey aggregate,
+            String payloadJson,
+            List<String> endpoints) {}
+
+    /**
+     * Enqueues the forwarded event on the caller's transaction, once per id: a decision run again finds the row and
+     * adds nothing. Answers whether the row is new.
+     */
+    default boolean enqueueForwarded(Forwarded event) {
+        return getHandle()
+                        .createUpdate("""
+                        INSERT INTO outbox_events (id, aggregate_type, aggregate_id, event_type, payload, source_partner,
+                                                   source_event_id, target_endpoints)
+                        VALUES (:id, :aggregateType, :aggregateId, :eventType, CAST(:payload AS jsonb), :partner,
+                                :partnerEventId, :endpoints)
+                        ON CONFLICT (id) DO NOTHING""")
+                        .bind("id", event.id())
+                        .bind("aggregateType", event.aggregate().type())
+                        .bind("aggregateId", event.aggregate().id())
+                        .bind("eventType", event.eventType())
+                        .bind("payload", event.payloadJson())
+                        .bind("partner", event.partner())
+                        .bind("partnerEventId", event.partnerEventId())
+                        .bindArray("endpoints", String.class, event.endpoints())
+                        .execute()
+                == 1;
+    }
 }

@@ -16,6 +16,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -83,9 +84,16 @@ public final class WebhookSender {
     public record Sent(AttemptResult result, int latencyMs, String responseExcerpt, String error) {}
 
     public Sent send(String url, String webhookId, byte[] body, List<String> secrets, Instant now) {
+        return send(url, webhookId, body, secrets, now, Map.of());
+    }
+
+    /** As above, with {@code headers} added (unsigned, like every header but the body's id and timestamp). */
+    public Sent send(
+            String url, String webhookId, byte[] body, List<String> secrets, Instant now, Map<String, String> headers) {
         long timestamp = now.getEpochSecond();
         URI uri = URI.create(url);
         HttpPost request = new HttpPost(uri);
+        headers.forEach(request::setHeader);
         request.setHeader("webhook-id", webhookId);
         request.setHeader("webhook-timestamp", Long.toString(timestamp));
         request.setHeader("webhook-signature", WebhookSigner.signatureHeader(secrets, webhookId, timestamp, body));

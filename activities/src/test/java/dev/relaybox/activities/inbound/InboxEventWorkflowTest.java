@@ -227,7 +227,8 @@ class InboxEventWorkflowTest {
         assertThat(deadLetterReason(noAggregateId)).isEqualTo("the event has no aggregate id (aggregate type 'order')");
         assertThat(deadLetterReason(unknownEventType)).isEqualTo("unknown event type 'order.refunded' for order");
         assertThat(deadLetterReason(unknownAggregateType))
-                .isEqualTo("no state machine is configured for aggregate type 'invoice'");
+                .isEqualTo("no state machine is configured for aggregate type 'invoice' and no route of partner 'shop'"
+                        + " matches event type 'invoice.paid'");
         assertThat(row(unknownEventType, "last_error")).isEqualTo("unknown event type 'order.refunded' for order");
         assertThat(count("SELECT count(*) FROM entities")).isZero();
     }

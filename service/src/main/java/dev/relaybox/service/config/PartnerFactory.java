@@ -1,10 +1,13 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.relaybox.activities.inbound.InboundRoutes;
 import dev.relaybox.activities.inbound.PartnerSignature;
 import io.dropwizard.util.DataSize;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
+import java.util.List;
 
 /**
  * One partner that sends webhooks: how it signs them, and where its event id, event type and aggregate
@@ -28,10 +31,25 @@ public final class PartnerFactory {
         }
     }
 
+    /** Events of {@code eventTypes} (patterns as in endpoint filters) go to the endpoints named. */
+    public record RouteFactory(
+            @NotEmpty @JsonProperty("eventTypes") List<String> eventTypes,
+            @NotEmpty @JsonProperty("endpoints") List<String> endpoints) {
+        InboundRoutes.Route build() {
+            return new InboundRoutes.Route(eventTypes, endpoints);
+        }
+    }
+
     @Valid
     @NotNull
     @JsonProperty
     private PartnerSignature signature;
+
+    /** Where verified events go as received, with or without a state machine for their aggregate type. */
+    @Valid
+    @NotNull
+    @JsonProperty
+    private List<RouteFactory> routes = List.of();
 
     @NotNull
     @JsonProperty
@@ -80,6 +98,14 @@ public final class PartnerFactory {
 
     public String getAggregateType() {
         return aggregateType;
+    }
+
+    public List<RouteFactory> getRoutes() {
+        return routes;
+    }
+
+    public List<InboundRoutes.Route> routes() {
+        return routes.stream().map(RouteFactory::build).toList();
     }
 
     public long maxBodyBytes() {
