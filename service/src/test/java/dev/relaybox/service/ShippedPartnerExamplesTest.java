@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The partner examples people copy (README and config.yml) bind to the configuration, pass the start-up checks and,
+ * The partner examples people copy (README, docs/configuration.md and config.yml) bind to the configuration, pass the start-up checks and,
  * for schemes that sign only the body, take what decides processing (event type, aggregate id) from the signed body,
  * not a header.
  */
@@ -35,11 +35,13 @@ class ShippedPartnerExamplesTest {
     @Test
     void bodyOnlySchemesTakeTheEventTypeAndAggregateFromTheSignedBody() throws IOException {
         List<JsonNode> partnerBlocks = new ArrayList<>();
-        Matcher blocks = YAML_BLOCK.matcher(Files.readString(REPO.resolve("README.md")));
-        while (blocks.find()) {
-            JsonNode block = YAML.readTree(blocks.group(1));
-            if (block != null && block.has("partners")) {
-                partnerBlocks.add(block.get("partners"));
+        for (String doc : List.of("README.md", "docs/configuration.md")) {
+            Matcher blocks = YAML_BLOCK.matcher(Files.readString(REPO.resolve(doc)));
+            while (blocks.find()) {
+                JsonNode block = YAML.readTree(blocks.group(1));
+                if (block != null && block.has("partners")) {
+                    partnerBlocks.add(block.get("partners"));
+                }
             }
         }
         // As the application reads it: ${NAME:-default} taken as its default.
