@@ -163,13 +163,13 @@ class EmbeddedDevServerTest {
                                                 .describe()
                                                 .getStatus())
                                 == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
-                assertThat(onTemporal(
-                                temporalPort,
-                                client -> client.newUntypedWorkflowStub(workflowId)
-                                        .describe()
-                                        .getExecution()
-                                        .getRunId()))
-                        .isEqualTo(runId);
+                String finishedRun = onTemporal(
+                        temporalPort,
+                        client -> client.newUntypedWorkflowStub(workflowId)
+                                .describe()
+                                .getExecution()
+                                .getRunId());
+                assertThat(finishedRun).isEqualTo(runId);
                 assertThat(history(temporalPort, workflowId))
                         .containsSubsequence(EventType.EVENT_TYPE_TIMER_STARTED, EventType.EVENT_TYPE_TIMER_FIRED);
             } finally {

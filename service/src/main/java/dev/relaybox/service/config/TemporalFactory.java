@@ -172,8 +172,9 @@ public final class TemporalFactory {
 
     /** The dev server's directory: the setting, or {@code temporal} beside {@code postgresDataDirectory}. */
     public Path embeddedDataDirectory(Path postgresDataDirectory) {
-        if (!embeddedDataDirectory.isBlank()) {
-            return Path.of(embeddedDataDirectory).toAbsolutePath();
+        Optional<String> configured = TemporalTlsFactory.blankToEmpty(embeddedDataDirectory);
+        if (configured.isPresent()) {
+            return Path.of(configured.get()).toAbsolutePath();
         }
         Path postgres = postgresDataDirectory.toAbsolutePath().normalize();
         Path parent = postgres.getParent() == null ? postgres : postgres.getParent();
