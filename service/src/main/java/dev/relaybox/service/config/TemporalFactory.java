@@ -79,9 +79,12 @@ public final class TemporalFactory {
     @JsonProperty
     private String embeddedDataDirectory = "";
 
-    /** The dev server's Web UI port on 127.0.0.1; {@code 0} or {@code off} runs it headless. */
+    /**
+     * The dev server's Web UI port on 127.0.0.1; {@code 0} or {@code off} runs it headless ({@code false}: YAML reads
+     * an unquoted {@code off} as a boolean).
+     */
     @NotNull
-    @Pattern(regexp = "off|\\d{1,5}")
+    @Pattern(regexp = "off|false|\\d{1,5}")
     @JsonProperty
     private String embeddedUiPort = "8233";
 
@@ -183,7 +186,7 @@ public final class TemporalFactory {
 
     /** The dev server's UI port; empty when it runs headless. */
     public OptionalInt embeddedUiPort() {
-        if (embeddedUiPort.equals("off") || Integer.parseInt(embeddedUiPort) == 0) {
+        if (embeddedUiPort.equals("off") || embeddedUiPort.equals("false") || Integer.parseInt(embeddedUiPort) == 0) {
             return OptionalInt.empty();
         }
         return OptionalInt.of(Integer.parseInt(embeddedUiPort));
