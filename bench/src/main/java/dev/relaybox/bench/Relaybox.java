@@ -49,6 +49,8 @@ final class Relaybox implements AutoCloseable {
                 ConfigOverride.config("embeddedPostgres.dataDirectory", data.toString()),
                 ConfigOverride.config("embeddedPostgres.port", "0"),
                 ConfigOverride.config("temporal.embeddedPort", Integer.toString(temporalPort)),
+                // The scenarios measure the in-process engine (its aging and recycling), with or without the CLI.
+                ConfigOverride.config("temporal.embeddedEngine", "in-process"),
                 ConfigOverride.config("logging.level", "WARN")));
         overrides.addAll(extra);
         DropwizardTestSupport<RelayboxConfiguration> support = new DropwizardTestSupport<>(

@@ -36,6 +36,7 @@ import dev.relaybox.service.config.AuthFactory;
 import dev.relaybox.service.config.DatabaseUrls;
 import dev.relaybox.service.config.EndpointSeed;
 import dev.relaybox.service.config.Roles;
+import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.service.dispatch.Dispatcher;
 import dev.relaybox.service.dispatch.DispatcherHealthCheck;
 import dev.relaybox.service.dispatch.InboxDispatchSource;
@@ -134,7 +135,10 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 environment.getObjectMapper(),
                 config.getAlerts().isEnabled()));
 
-        TemporalRuntime temporal = TemporalRuntime.create(config.getTemporal(), metrics.temporalScope());
+        TemporalRuntime temporal = TemporalRuntime.create(
+                config.getTemporal(),
+                metrics.temporalScope(),
+                Path.of(config.getEmbeddedPostgres().getDataDirectory()));
         // Without registered types the worker polls nothing: a process without the worker role only uses the client.
         if (roles.worker()) {
             EndpointControlActivitiesImpl endpointControls =
@@ -279,9 +283,12 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             TemporalRuntime temporal,
             Runnable wakeDispatcher) {
         TemporalLinks links = new TemporalLinks(
-                config.getTemporal().getUiBaseUrl(),
+                config.getTemporal()
+                        .uiBaseUrl()
+                        .or(temporal::embeddedUiUrl)
+                        .orElse(TemporalFactory.DEFAULT_UI_BASE_URL),
                 config.getTemporal().getNamespace(),
-                config.getTemporal().isEmbedded());
+                temporal.inProcessEngine());
         BearerTokens.register(environment.jersey(), config.getAuth());
         environment
                 .jersey()
@@ -467,13 +474,14 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             public void serverStarted(Server server) {
                 LOG.info(
                         "Relaybox ready ({}): API {} | admin http://localhost:{}/healthcheck | "
-                                + "Temporal {} (namespace {}, task queue {}) | database {}",
+                                + "Temporal {} (namespace {}, task queue {}{}) | database {}",
                         roles,
                         roles.api() ? "http://localhost:" + getLocalPort(server) + "/" : "not served (no api role)",
                         getAdminPort(server),
                         temporal.target(),
                         config.getTemporal().getNamespace(),
                         config.getTemporal().getTaskQueue(),
+                        temporal.embeddedUiUrl().map(ui -> ", UI " + ui).orElse(""),
                         DatabaseUrls.redacted(config.getDatabase().getUrl()));
             }
         };

@@ -41,7 +41,17 @@ public final class TestApp {
 
     /** Overrides of one key are a set, not a sequence: the durability setting is chosen here, once. */
     static ConfigOverride[] overrides(Path dataDirectory, int temporalPort, boolean durable, ConfigOverride... extra) {
+        return overrides(dataDirectory, temporalPort, durable, "in-process", extra);
+    }
+
+    /**
+     * The engine is chosen here, once, too. The suite runs on the in-process engine: it starts in a fraction of the
+     * dev server's time and several tests rely on its forgetting at a restart; the dev server has its own tests.
+     */
+    private static ConfigOverride[] overrides(
+            Path dataDirectory, int temporalPort, boolean durable, String engine, ConfigOverride... extra) {
         List<ConfigOverride> all = new ArrayList<>(List.of(
+                ConfigOverride.config("temporal.embeddedEngine", engine),
                 ConfigOverride.config("server.applicationConnectors[0].port", "0"),
                 ConfigOverride.config("server.adminConnectors[0].port", "0"),
                 ConfigOverride.config("embeddedPostgres.dataDirectory", dataDirectory.toString()),
@@ -63,6 +73,20 @@ public final class TestApp {
             Path dataDirectory, int temporalPort, ConfigOverride... extra) {
         return new DropwizardTestSupport<>(
                 RelayboxApplication.class, CONFIG, overrides(dataDirectory, temporalPort, extra));
+    }
+
+    /**
+     * The application on the Temporal CLI's dev server as embedded mode runs it where the CLI is installed; its state
+     * in {@code temporalDirectory}.
+     */
+    static DropwizardTestSupport<RelayboxConfiguration> devServerSupport(
+            Path dataDirectory, Path temporalDirectory, int temporalPort, ConfigOverride... extra) {
+        List<ConfigOverride> all = new ArrayList<>(List.of(extra));
+        all.add(ConfigOverride.config("temporal.embeddedDataDirectory", temporalDirectory.toString()));
+        return new DropwizardTestSupport<>(
+                RelayboxApplication.class,
+                CONFIG,
+                overrides(dataDirectory, temporalPort, false, "dev-server", all.toArray(ConfigOverride[]::new)));
     }
 
     /** The application with embedded PostgreSQL as shipped: fsync and synchronous commit on. */

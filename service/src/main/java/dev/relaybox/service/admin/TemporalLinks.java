@@ -5,7 +5,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Links from admin views to a row's workflow, so an operator goes from a row to its history in one click. The
- * Temporal UI cannot attach to the embedded server, so there the link goes to Relaybox's own history view.
+ * Temporal UI cannot attach to the in-process engine of embedded mode ({@code embeddedServer}), so there the link
+ * goes to Relaybox's own history view; the embedded dev server has the real UI.
  */
 public record TemporalLinks(String uiBaseUrl, String namespace, boolean embeddedServer) {
     /** The Temporal UI's page for the workflow, or Relaybox's history view when the server is embedded. */

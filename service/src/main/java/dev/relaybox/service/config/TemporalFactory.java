@@ -1,5 +1,6 @@
 package dev.relaybox.service.config;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
 import jakarta.validation.Valid;
@@ -7,13 +8,30 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /** How Relaybox reaches Temporal; {@code address: embedded} runs an in-process server instead. */
 @ValidTemporalConnection
 public final class TemporalFactory {
     public static final String EMBEDDED = "embedded";
     public static final int DEFAULT_EMBEDDED_RECYCLE_AFTER = 5000;
+    public static final String DEFAULT_UI_BASE_URL = "http://localhost:8233";
+
+    /** The engine of embedded mode; see {@link #embeddedEngine}. */
+    public enum EmbeddedEngine {
+        AUTO,
+        DEV_SERVER,
+        IN_PROCESS;
+
+        @JsonCreator
+        public static EmbeddedEngine parse(String value) {
+            return valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        }
+    }
 
     @NotEmpty
     @JsonProperty
@@ -44,10 +62,38 @@ public final class TemporalFactory {
     @JsonProperty
     private int embeddedRecycleAfter = DEFAULT_EMBEDDED_RECYCLE_AFTER;
 
-    /** Base of the links from the admin API and page into the Temporal UI. */
-    @NotEmpty
+    /**
+     * Which engine embedded mode runs: {@code dev-server} is {@code temporal server start-dev} from the Temporal CLI
+     * as a child process (state in SQLite under {@link #embeddedDataDirectory}, the Temporal UI); {@code in-process}
+     * is the SDK's in-memory test server, which forgets every workflow at a restart; {@code auto} is the dev server
+     * when the CLI is found, else in-process.
+     */
+    @NotNull
     @JsonProperty
-    private String uiBaseUrl = "http://localhost:8233";
+    private EmbeddedEngine embeddedEngine = EmbeddedEngine.AUTO;
+
+    /**
+     * Where the dev server keeps its SQLite file, pid file and log; empty is {@code temporal} beside the embedded
+     * PostgreSQL's data directory ({@code ./data/temporal} as shipped).
+     */
+    @JsonProperty
+    private String embeddedDataDirectory = "";
+
+    /**
+     * The dev server's Web UI port on 127.0.0.1; {@code 0} or {@code off} runs it headless ({@code false}: YAML reads
+     * an unquoted {@code off} as a boolean).
+     */
+    @NotNull
+    @Pattern(regexp = "off|false|\\d{1,5}")
+    @JsonProperty
+    private String embeddedUiPort = "8233";
+
+    /**
+     * Base of the links from the admin API and page into the Temporal UI; empty is the embedded dev server's UI in
+     * embedded mode, else {@code http://localhost:8233}.
+     */
+    @JsonProperty
+    private String uiBaseUrl = "";
 
     /*
      * The worker's slots are few by default: with all roles in one process the worker shares the cores with the
@@ -115,13 +161,45 @@ public final class TemporalFactory {
         return embeddedPort;
     }
 
-    /** Executions after which the embedded server is recycled; 0 when it never is (always 0 outside embedded mode). */
+    /**
+     * Executions after which the in-process engine is recycled; 0 when it never is (always 0 outside embedded mode;
+     * the dev server keeps its executions on disk and is never recycled).
+     */
     public int embeddedRecycleAfter() {
         return isEmbedded() ? embeddedRecycleAfter : 0;
     }
 
+    public EmbeddedEngine getEmbeddedEngine() {
+        return embeddedEngine;
+    }
+
+    /** The dev server's directory: the setting, or {@code temporal} beside {@code postgresDataDirectory}. */
+    public Path embeddedDataDirectory(Path postgresDataDirectory) {
+        Optional<String> configured = TemporalTlsFactory.blankToEmpty(embeddedDataDirectory);
+        if (configured.isPresent()) {
+            return Path.of(configured.get()).toAbsolutePath();
+        }
+        Path postgres = postgresDataDirectory.toAbsolutePath().normalize();
+        Path parent = postgres.getParent() == null ? postgres : postgres.getParent();
+        return parent.resolve("temporal");
+    }
+
+    /** The dev server's UI port; empty when it runs headless. */
+    public OptionalInt embeddedUiPort() {
+        if (embeddedUiPort.equals("off") || embeddedUiPort.equals("false") || Integer.parseInt(embeddedUiPort) == 0) {
+            return OptionalInt.empty();
+        }
+        return OptionalInt.of(Integer.parseInt(embeddedUiPort));
+    }
+
+    /** The configured base of links into the Temporal UI; empty when left to the engine's default. */
+    public Optional<String> uiBaseUrl() {
+        return TemporalTlsFactory.blankToEmpty(uiBaseUrl);
+    }
+
+    /** The link base outside embedded mode: the setting, or the Temporal CLI's default UI address. */
     public String getUiBaseUrl() {
-        return uiBaseUrl;
+        return uiBaseUrl().orElse(DEFAULT_UI_BASE_URL);
     }
 
     public int getMaxConcurrentActivities() {

@@ -13,11 +13,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@code temporal server start-dev} as a child process: the real Temporal server on loopback, its output in a log
- * file. Without a database file its state lives in memory and dies with the process.
+ * file. Without a database file its state lives in memory and dies with the process. A server left running by a
+ * process that died can be {@linkplain #adopt adopted}.
  */
 public final class TemporalDevServer implements AutoCloseable {
     private static final String LOOPBACK = "127.0.0.1";
@@ -60,6 +63,11 @@ public final class TemporalDevServer implements AutoCloseable {
             return new Options(cli, port, uiPort, database, namespaces, values, log);
         }
 
+        /** The command line after the executable: what tells this server's process apart from any other. */
+        public List<String> arguments() {
+            return command().subList(1, command().size());
+        }
+
         List<String> command() {
             List<String> command = new ArrayList<>(
                     List.of(cli.toString(), "server", "start-dev", "--ip", LOOPBACK, "--port", Integer.toString(port)));
@@ -82,11 +90,28 @@ public final class TemporalDevServer implements AutoCloseable {
     }
 
     private final Options options;
-    private final Process process;
+    private final ProcessHandle process;
+    /** The child when this JVM started it; null for a server started by an earlier process and adopted. */
+    private final Process child;
 
-    private TemporalDevServer(Options options, Process process) {
+    private TemporalDevServer(Options options, ProcessHandle process, Process child) {
         this.options = options;
         this.process = process;
+        this.child = child;
+    }
+
+    /**
+     * A server started earlier (by a process since gone) with {@code options}, once its frontend answers within
+     * {@code patience}; empty when it does not, and then it is still running.
+     */
+    public static Optional<TemporalDevServer> adopt(Options options, ProcessHandle process, Duration patience) {
+        TemporalDevServer server = new TemporalDevServer(options, process, null);
+        try {
+            server.awaitReady(patience);
+            return Optional.of(server);
+        } catch (IllegalStateException notAnswering) {
+            return Optional.empty();
+        }
     }
 
     /** Starts the server and returns once its frontend answers for the default namespace. */
@@ -97,7 +122,8 @@ public final class TemporalDevServer implements AutoCloseable {
         TemporalDevServer server;
         try {
             Files.createDirectories(options.log().toAbsolutePath().getParent());
-            server = new TemporalDevServer(options, builder.start());
+            Process child = builder.start();
+            server = new TemporalDevServer(options, child.toHandle(), child);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + options.cli() + " server start-dev", e);
         }
@@ -117,8 +143,8 @@ public final class TemporalDevServer implements AutoCloseable {
         try {
             while (true) {
                 if (!process.isAlive()) {
-                    throw new IllegalStateException(
-                            "temporal server start-dev exited with " + process.exitValue() + "; see " + options.log());
+                    throw new IllegalStateException("temporal server start-dev exited"
+                            + (child == null ? "" : " with " + child.exitValue()) + "; see " + options.log());
                 }
                 try {
                     stubs.blockingStub()
@@ -171,6 +197,11 @@ public final class TemporalDevServer implements AutoCloseable {
         return process.pid();
     }
 
+    /** Whether this JVM started it, rather than adopting one an earlier process left running. */
+    public boolean adopted() {
+        return child == null;
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }
@@ -195,10 +226,13 @@ public final class TemporalDevServer implements AutoCloseable {
 
     private boolean awaitExit(Duration patience) {
         try {
-            return process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS);
+            process.onExit().get(patience.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
+        } catch (ExecutionException | TimeoutException e) {
+            return !process.isAlive();
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.relaybox.service.temporal;
 
 import com.uber.m3.tally.Scope;
 import dev.relaybox.service.config.TemporalFactory;
+import dev.relaybox.service.config.TemporalFactory.EmbeddedEngine;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.lifecycle.Managed;
 import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
@@ -15,8 +16,11 @@ import io.temporal.worker.WorkerOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -25,7 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The connection to Temporal, the worker that runs Relaybox's workflows and activities and, in embedded
- * mode, the in-process Temporal server they talk to over a real port. Stops in the reverse order.
+ * mode, the Temporal server they talk to over a real port: the CLI's dev server as a child process, or the
+ * in-process one. Stops in the reverse order.
  */
 public final class TemporalRuntime implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(TemporalRuntime.class);
@@ -43,6 +48,8 @@ public final class TemporalRuntime implements Managed {
     private volatile EmbeddedTemporalServer embeddedServer;
     /** Where the embedded server listens, and its replacements after it: 0 with an external server. */
     private final int embeddedPort;
+    /** Embedded mode's real engine, when it runs that rather than the in-process one. */
+    private final EmbeddedDevServer devServer;
 
     private volatile WorkerFactory workerFactory;
     private volatile Workers workers;
@@ -53,11 +60,13 @@ public final class TemporalRuntime implements Managed {
 
     private TemporalRuntime(
             EmbeddedTemporalServer embeddedServer,
+            EmbeddedDevServer devServer,
             TemporalConnection connection,
             TemporalFactory config,
             Scope metrics) {
         this.config = config;
         this.embeddedServer = embeddedServer;
+        this.devServer = devServer;
         this.embeddedPort = embeddedServer == null ? 0 : embeddedServer.port();
         this.target = connection.target();
         this.stubs = WorkflowServiceStubs.newServiceStubs(connection
@@ -98,11 +107,19 @@ public final class TemporalRuntime implements Managed {
         this.workerFactory = factory;
     }
 
+    /** As {@link #create(TemporalFactory, Scope, Path, Map)} with this process's environment. */
+    public static TemporalRuntime create(TemporalFactory config, Scope metrics, Path postgresDataDirectory) {
+        return create(config, metrics, postgresDataDirectory, System.getenv());
+    }
+
     /**
-     * Connects to {@code config.address} as {@link TemporalConnection} describes, or first starts the in-process
-     * server when it says embedded. Refuses a {@code temporal} section that cannot connect securely.
+     * Connects to {@code config.address} as {@link TemporalConnection} describes, or first starts the embedded engine
+     * when it says embedded: the Temporal CLI's dev server when {@code environment} leads to the CLI (see
+     * {@link TemporalCli}) and {@code temporal.embeddedEngine} allows it, else the in-process server. Refuses a
+     * {@code temporal} section that cannot connect securely.
      */
-    public static TemporalRuntime create(TemporalFactory config, Scope metrics) {
+    public static TemporalRuntime create(
+            TemporalFactory config, Scope metrics, Path postgresDataDirectory, Map<String, String> environment) {
         TemporalConnection connection;
         try {
             connection = TemporalConnection.from(config);
@@ -117,17 +134,54 @@ public final class TemporalRuntime implements Managed {
                                 + "the network path can read it",
                         connection.target());
             }
-            return new TemporalRuntime(null, connection, config, metrics);
+            return new TemporalRuntime(null, null, connection, config, metrics);
         }
         int port = config.getEmbeddedPort() > 0 ? config.getEmbeddedPort() : freePort();
+        Optional<Path> cli = config.getEmbeddedEngine() == EmbeddedEngine.IN_PROCESS
+                ? Optional.empty()
+                : TemporalCli.find(environment);
+        if (cli.isPresent()) {
+            return onDevServer(config, metrics, postgresDataDirectory, cli.get(), port);
+        }
+        if (config.getEmbeddedEngine() == EmbeddedEngine.DEV_SERVER) {
+            throw new IllegalStateException("refusing to start: temporal.embeddedEngine is dev-server but the "
+                    + "Temporal CLI was not found (" + TemporalCli.HOW_TO_INSTALL + ")");
+        }
         EmbeddedTemporalServer server = EmbeddedTemporalServer.start(port);
         String target = server.target();
         registerSearchAttributes(target, config.getNamespace());
-        LOG.info(
-                "embedded Temporal server listening on {} (in memory: unfinished work is re-driven from "
-                        + "the database after a restart)",
-                target);
-        return new TemporalRuntime(server, TemporalConnection.plaintext(target), config, metrics);
+        if (config.getEmbeddedEngine() == EmbeddedEngine.AUTO) {
+            LOG.warn(
+                    "embedded Temporal: the in-process engine on {}, which forgets workflows at a restart (the "
+                            + "database re-drives unfinished work) and has no UI; with the Temporal CLI ({}) the "
+                            + "real Temporal server runs instead, keeping workflows, timers and history across "
+                            + "restarts, with the Temporal UI",
+                    target,
+                    TemporalCli.HOW_TO_INSTALL);
+        } else {
+            LOG.info("embedded Temporal: the in-process engine on {} (temporal.embeddedEngine: in-process)", target);
+        }
+        return new TemporalRuntime(server, null, TemporalConnection.plaintext(target), config, metrics);
+    }
+
+    private static TemporalRuntime onDevServer(
+            TemporalFactory config, Scope metrics, Path postgresDataDirectory, Path cli, int port) {
+        Path directory = config.embeddedDataDirectory(postgresDataDirectory);
+        EmbeddedDevServer server = EmbeddedDevServer.start(cli, directory, port, config.embeddedUiPort());
+        try {
+            registerSearchAttributes(server.target(), config.getNamespace());
+            LOG.info(
+                    "embedded Temporal: the Temporal CLI's dev server on {} (pid {}{}), state in {}, UI {}",
+                    server.target(),
+                    server.pid(),
+                    server.adopted() ? ", adopted" : "",
+                    directory,
+                    server.uiUrl().orElse("off"));
+            return new TemporalRuntime(null, server, TemporalConnection.plaintext(server.target()), config, metrics);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
     }
 
     private static void registerSearchAttributes(String target, String namespace) {
@@ -186,9 +240,22 @@ public final class TemporalRuntime implements Managed {
         return recycling;
     }
 
-    /** Whether this runtime recycles its engine: embedded mode with {@code temporal.embeddedRecycleAfter} above 0. */
+    /**
+     * Whether this runtime recycles its engine: the in-process one with {@code temporal.embeddedRecycleAfter} above 0
+     * (the dev server keeps executions on disk, not in this heap).
+     */
     public boolean recycles() {
-        return config.embeddedRecycleAfter() > 0;
+        return embeddedServer != null && config.embeddedRecycleAfter() > 0;
+    }
+
+    /** The embedded dev server's UI for links ({@code http://localhost:<port>}); empty without one. */
+    public Optional<String> embeddedUiUrl() {
+        return devServer == null ? Optional.empty() : devServer.uiUrl();
+    }
+
+    /** Whether embedded mode runs the in-process engine (no UI can attach to it, it forgets at a restart). */
+    public boolean inProcessEngine() {
+        return embeddedServer != null;
     }
 
     /** Workflow executions finished on the current embedded server (counted only where it {@link #recycles}). */
@@ -255,6 +322,9 @@ public final class TemporalRuntime implements Managed {
         stubs.awaitTermination(5, TimeUnit.SECONDS);
         if (embeddedServer != null) {
             embeddedServer.close();
+        }
+        if (devServer != null) {
+            devServer.close();
         }
     }
 }

@@ -125,7 +125,7 @@ class SecureTemporalConnectionTest {
                                 client.key().toString(),
                                 "serverCa",
                                 ca.caCert().toString())));
-        TemporalRuntime runtime = TemporalRuntime.create(config, new NoopScope());
+        TemporalRuntime runtime = TemporalRuntime.create(config, new NoopScope(), Path.of("unused"));
         runtime.registerWorkers(
                 workers -> workers.worker().registerWorkflowImplementationTypes(PingWorkflow.Impl.class));
         runtime.start();

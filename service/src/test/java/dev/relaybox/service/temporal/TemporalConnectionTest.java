@@ -202,6 +202,36 @@ class TemporalConnectionTest {
     }
 
     @Test
+    void configYmlWithoutTheVariablesPicksTheEngineByTheCliAndKeepsItsStateBesideTheDatabase() throws Exception {
+        TemporalFactory temporal = configYml(Map.of()).getTemporal();
+
+        assertThat(temporal.getEmbeddedEngine()).isEqualTo(TemporalFactory.EmbeddedEngine.AUTO);
+        assertThat(temporal.embeddedDataDirectory(Path.of("/srv/relaybox/postgres")))
+                .isEqualTo(Path.of("/srv/relaybox/temporal"));
+        assertThat(temporal.embeddedUiPort()).hasValue(8233);
+        assertThat(temporal.uiBaseUrl()).isEmpty();
+        assertThat(temporal.getUiBaseUrl()).isEqualTo("http://localhost:8233");
+    }
+
+    @Test
+    void theEmbeddedEngineAndItsUiAreChosenFromTheEnvironment() throws Exception {
+        TemporalFactory temporal = configYml(Map.of(
+                        "TEMPORAL_EMBEDDED_ENGINE", "in-process",
+                        "TEMPORAL_EMBEDDED_UI_PORT", "off",
+                        "TEMPORAL_EMBEDDED_DATA_DIR", "/var/lib/relaybox-temporal"))
+                .getTemporal();
+
+        assertThat(temporal.getEmbeddedEngine()).isEqualTo(TemporalFactory.EmbeddedEngine.IN_PROCESS);
+        assertThat(temporal.embeddedUiPort()).isEmpty();
+        assertThat(temporal.embeddedDataDirectory(Path.of("/srv/relaybox/postgres")))
+                .isEqualTo(Path.of("/var/lib/relaybox-temporal"));
+        assertThat(configYml(Map.of("TEMPORAL_EMBEDDED_UI_PORT", "0"))
+                        .getTemporal()
+                        .embeddedUiPort())
+                .isEmpty();
+    }
+
+    @Test
     void configYmlWithoutTheVariablesIsEmbeddedAndPlaintext() throws Exception {
         TemporalConnection connection =
                 TemporalConnection.from(configYml(Map.of()).getTemporal());
