@@ -66,7 +66,7 @@ class InboundRoutesTest {
         worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class, OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(SCHEDULE)
-                .withAllowPrivateNetworks(true)
+                .withAllowedPrivateNetworks("127.0.0.0/8")
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls =
