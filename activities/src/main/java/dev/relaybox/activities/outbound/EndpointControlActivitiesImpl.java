@@ -1,14 +1,17 @@
 package dev.relaybox.activities.outbound;
 
-import dev.relaybox.activities.store.Circuit;
+import dev.relaybox.activities.outbound.controls.CircuitBreaker;
+import dev.relaybox.activities.outbound.controls.CircuitBreaker.OpenTurn;
+import dev.relaybox.activities.outbound.controls.CircuitBreaker.Settlement;
+import dev.relaybox.activities.outbound.controls.Leases;
+import dev.relaybox.activities.outbound.controls.RateLimit;
 import dev.relaybox.activities.store.EndpointFastPath;
 import dev.relaybox.activities.store.EndpointFastPath.Admittance;
+import dev.relaybox.activities.store.EndpointState;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.EndpointStore.DeliveryContext;
-import dev.relaybox.activities.store.EndpointStore.State;
 import dev.relaybox.workflows.outbound.Admission;
 import dev.relaybox.workflows.outbound.AttemptResult;
-import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import dev.relaybox.workflows.outbound.CircuitState;
 import dev.relaybox.workflows.outbound.EndpointControlActivities;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
@@ -41,11 +44,13 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
 
     private final Jdbi jdbi;
     private final CircuitSettings settings;
+    private final CircuitBreaker breaker;
     private final MeterRegistry metrics;
 
     public EndpointControlActivitiesImpl(Jdbi jdbi, CircuitSettings settings, MeterRegistry metrics) {
         this.jdbi = jdbi;
         this.settings = settings;
+        this.breaker = new CircuitBreaker(settings);
         this.metrics = metrics;
     }
 
@@ -77,13 +82,14 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                 }
             }
             dao.ensureState(ctx.endpointId());
-            State state = dao.lockState(ctx.endpointId());
+            EndpointState state = dao.lockState(ctx.endpointId());
             if (state.open()) {
                 return whileOpen(dao, ctx, state, now);
             }
-            if (ctx.maxInFlight() != null) {
+            Leases leases = ctx.maxInFlight() == null ? null : new Leases(ctx.maxInFlight(), settings.leaseTime());
+            if (leases != null) {
                 dao.dropExpiredLeases(ctx.endpointId(), now);
-                if (dao.leasesHeldByOthers(ctx.endpointId(), deliveryId) >= ctx.maxInFlight()) {
+                if (leases.full(dao.leasesHeldByOthers(ctx.endpointId(), deliveryId))) {
                     dao.markWaiting(deliveryId, "IN_FLIGHT");
                     return wait(
                             ctx,
@@ -93,11 +99,12 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             }
             Duration wait = Duration.ZERO;
             if (ctx.rateLimit() != null) {
-                Instant sendAt = reserveRateSlot(dao, ctx, state, now);
-                wait = Duration.between(now, sendAt);
+                RateLimit.Slot slot = rateLimit(ctx).reserve(state.rateTat(), now);
+                dao.saveState(state.withRateTat(slot.nextTat()));
+                wait = slot.waitFrom(now);
             }
-            if (ctx.maxInFlight() != null) {
-                dao.holdLease(deliveryId, ctx.endpointId(), now.plus(wait).plus(settings.leaseTime()));
+            if (leases != null) {
+                dao.holdLease(deliveryId, ctx.endpointId(), leases.heldUntil(now.plus(wait)));
             }
             dao.markWaiting(deliveryId, wait.isZero() ? null : "RATE");
             return go(
@@ -110,93 +117,25 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
         });
     }
 
-    /**
-     * While the circuit is open exactly one delivery probes per interval: the one named {@code next_prober}
-     * (the first to ask), or anyone once that one failed to show up for a whole interval. The rest sleep long
-     * and are woken by the signal sent when the circuit closes.
-     */
-    private Admission whileOpen(EndpointStore dao, DeliveryContext ctx, State state, Instant now) {
+    /** One delivery probes per interval ({@link CircuitBreaker#whileOpen}); the rest wait to be woken. */
+    private Admission whileOpen(EndpointStore dao, DeliveryContext ctx, EndpointState state, Instant now) {
         UUID me = ctx.deliveryId();
-        Instant nextProbeAt = state.nextProbeAt() == null ? now : state.nextProbeAt();
-        boolean probeInFlight = state.probeDelivery() != null
-                && !state.probeDelivery().equals(me)
-                && state.probeLeaseUntil() != null
-                && state.probeLeaseUntil().isAfter(now);
-        boolean proberAbsent = state.nextProber() != null && now.isAfter(nextProbeAt.plus(settings.probeInterval()));
-        boolean mine = state.nextProber() == null || state.nextProber().equals(me) || proberAbsent;
-        if (mine && !probeInFlight && !now.isBefore(nextProbeAt)) {
-            dao.saveState(new State(
-                    state.endpointId(),
-                    state.rateTat(),
-                    state.circuit(),
-                    state.consecutiveFailures(),
-                    state.failingSince(),
-                    state.openedAt(),
-                    now.plus(settings.probeInterval()),
-                    null,
-                    me,
-                    now.plus(settings.leaseTime()),
-                    state.lastSuccessAt(),
-                    state.lastFailureAt()));
+        OpenTurn turn = breaker.whileOpen(state, me, now);
+        turn.changed().ifPresent(dao::saveState);
+        if (turn.probes()) {
             dao.markWaiting(me, null);
             return go(ctx, 0, "probe");
-        }
-        if (mine && !me.equals(state.nextProber())) {
-            dao.saveState(new State(
-                    state.endpointId(),
-                    state.rateTat(),
-                    state.circuit(),
-                    state.consecutiveFailures(),
-                    state.failingSince(),
-                    state.openedAt(),
-                    state.nextProbeAt(),
-                    me,
-                    state.probeDelivery(),
-                    state.probeLeaseUntil(),
-                    state.lastSuccessAt(),
-                    state.lastFailureAt()));
-        }
-        Duration wait;
-        if (!mine) {
-            wait = jittered(settings.probeInterval().multipliedBy(10));
-        } else if (probeInFlight) {
-            wait = settings.probeInterval();
-        } else {
-            wait = Duration.between(now, nextProbeAt);
         }
         dao.markWaiting(me, "CIRCUIT");
         return wait(
                 ctx,
-                wait,
+                turn.spread() ? jittered(turn.waitFor()) : turn.waitFor(),
                 "circuit open after " + state.consecutiveFailures() + " consecutive failures since "
-                        + state.failingSince() + "; next probe at " + nextProbeAt);
+                        + state.failingSince() + "; next probe at " + turn.nextProbeAt());
     }
 
-    /**
-     * GCRA: the limit as a schedule. Each request takes the next slot, {@code 1/rate} after the previous one; up
-     * to {@code burst} slots may be taken early. Over any window W at most {@code burst + rate * W} requests go.
-     */
-    private static Instant reserveRateSlot(EndpointStore dao, DeliveryContext ctx, State state, Instant now) {
-        long intervalNanos = Math.round(1_000_000_000d / ctx.rateLimit());
-        Duration interval = Duration.ofNanos(intervalNanos);
-        Duration tolerance = interval.multipliedBy(ctx.controls().effectiveBurst() - 1L);
-        Instant tat = state.rateTat() == null || state.rateTat().isBefore(now) ? now : state.rateTat();
-        Instant earliest = tat.minus(tolerance);
-        Instant sendAt = earliest.isAfter(now) ? earliest : now;
-        dao.saveState(new State(
-                state.endpointId(),
-                tat.plus(interval),
-                state.circuit(),
-                state.consecutiveFailures(),
-                state.failingSince(),
-                state.openedAt(),
-                state.nextProbeAt(),
-                state.nextProber(),
-                state.probeDelivery(),
-                state.probeLeaseUntil(),
-                state.lastSuccessAt(),
-                state.lastFailureAt()));
-        return sendAt;
+    private static RateLimit rateLimit(DeliveryContext ctx) {
+        return RateLimit.of(ctx.rateLimit(), ctx.controls().effectiveBurst());
     }
 
     /**
@@ -216,16 +155,13 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             }
             dao.ensureState(ctx.endpointId());
             dao.lockState(ctx.endpointId());
-            Duration interval = Duration.ofNanos(Math.round(1_000_000_000d / ctx.rateLimit()));
-            Duration tolerance = interval.multipliedBy(ctx.controls().effectiveBurst() - 1L);
-            Instant tat =
-                    dao.sendTat(ctx.endpointId()).filter(t -> t.isAfter(now)).orElse(now);
-            Instant earliest = tat.minus(tolerance);
-            Instant at = earliest.isAfter(now) ? earliest : now;
+            RateLimit.Slot slot =
+                    rateLimit(ctx).reserve(dao.sendTat(ctx.endpointId()).orElse(null), now);
+            Instant at = slot.sendAt();
             if (Duration.between(now, at).compareTo(LONGEST_GATE_HOLD) > 0) {
                 at = now.plus(LONGEST_GATE_HOLD);
             }
-            dao.setSendTat(ctx.endpointId(), tat.plus(interval));
+            dao.setSendTat(ctx.endpointId(), slot.nextTat());
             return at;
         });
         long millis = Duration.between(Instant.now(), sendAt).toMillis();
@@ -239,19 +175,12 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     }
 
     /** What {@link #settle} changed, to act on after its transaction committed. */
-    private record Settled(
-            DeliveryContext ctx,
-            CircuitState circuit,
-            boolean opened,
-            boolean closed,
-            boolean disabled,
-            boolean slotFreed,
-            int failures) {}
+    private record Settled(DeliveryContext ctx, Settlement settlement, boolean slotFreed) {}
 
     @Override
     public CircuitState settle(UUID deliveryId, AttemptResult result, Instant now) {
-        boolean delivered = result.outcome() == Outcome.DELIVERED;
-        if (answered(result)
+        boolean delivered = result.outcome() == AttemptResult.Outcome.DELIVERED;
+        if (CircuitBreaker.answered(result)
                 && jdbi.withExtension(
                         EndpointFastPath.class, dao -> dao.settleHealthyAnswer(deliveryId, delivered, now))) {
             // Nothing was held and the circuit had no failure to forget: there is nobody to wake.
@@ -263,110 +192,56 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             boolean slotFreed = dao.releaseLease(deliveryId) && ctx.maxInFlight() != null;
             dao.markWaiting(deliveryId, null);
             dao.ensureState(ctx.endpointId());
-            State s = dao.lockState(ctx.endpointId());
-            boolean failure = isFailure(result);
-            boolean answered = answered(result);
-            boolean probe = deliveryId.equals(s.probeDelivery());
-            Circuit circuit = s.circuit();
-            int failures = s.consecutiveFailures();
-            Instant failingSince = s.failingSince();
-            Instant openedAt = s.openedAt();
-            Instant nextProbeAt = s.nextProbeAt();
-            UUID nextProber = s.nextProber();
-            Instant rateTat = s.rateTat();
-            Instant lastSuccess = result.outcome() == Outcome.DELIVERED ? now : s.lastSuccessAt();
-            Instant lastFailure = failure ? now : s.lastFailureAt();
-            boolean opened = false;
-            boolean closed = false;
-            boolean disabled = false;
-            if (answered) {
-                failures = 0;
-                failingSince = null;
-                if (s.open()) {
-                    closed = true;
-                    circuit = circuit.afterAnswer();
-                    openedAt = null;
-                    nextProbeAt = null;
-                    nextProber = null;
-                }
-            } else if (failure) {
-                failures++;
-                failingSince = failingSince == null ? now : failingSince;
-                circuit = circuit.afterFailure(failures, settings.failureThreshold());
-                if (circuit.open() && !s.open()) {
-                    opened = true;
-                    openedAt = now;
-                    nextProbeAt = now.plus(settings.probeInterval());
-                    nextProber = null;
-                    // Slots reserved before the outage must not delay the first deliveries after it.
-                    rateTat = null;
-                }
-                if (ctx.enabled() && !now.isBefore(failingSince.plus(settings.disableAfter()))) {
-                    disabled = true;
-                    dao.setEnabled(
-                            ctx.endpointId(),
-                            false,
-                            "failing continuously since "
-                                    + failingSince + " (" + failures + " consecutive failures; last: "
-                                    + result.summary()
-                                    + "); disabled at " + now);
-                }
+            EndpointState s = dao.lockState(ctx.endpointId());
+            Settlement settlement = breaker.afterAttempt(s, deliveryId, result, ctx.enabled(), now);
+            EndpointState next = settlement.state();
+            if (settlement.disables()) {
+                dao.setEnabled(
+                        ctx.endpointId(),
+                        false,
+                        "failing continuously since "
+                                + next.failingSince() + " (" + next.consecutiveFailures()
+                                + " consecutive failures; last: "
+                                + result.summary()
+                                + "); disabled at " + now);
             }
-            dao.saveState(new State(
-                    s.endpointId(),
-                    rateTat,
-                    circuit,
-                    failures,
-                    failingSince,
-                    openedAt,
-                    nextProbeAt,
-                    nextProber,
-                    probe ? null : s.probeDelivery(),
-                    probe ? null : s.probeLeaseUntil(),
-                    lastSuccess,
-                    lastFailure));
-            boolean open = circuit.open() && !disabled;
-            return new Settled(
-                    ctx,
-                    new CircuitState(open, open ? nextProbeAt : null),
-                    opened,
-                    closed,
-                    disabled,
-                    slotFreed,
-                    failures);
+            dao.saveState(next);
+            return new Settled(ctx, settlement, slotFreed);
         });
         announce(settled);
-        return settled.circuit();
+        return settled.settlement().circuit();
     }
 
     private void announce(Settled settled) {
         DeliveryContext ctx = settled.ctx();
-        if (settled.opened()) {
+        Settlement settlement = settled.settlement();
+        int failures = settlement.state().consecutiveFailures();
+        if (settlement.opened()) {
             LOG.warn(
                     "opened the circuit of endpoint {} after {} consecutive failures; its deliveries wait for a probe "
                             + "every {} instead of spending attempts",
                     ctx.endpointName(),
-                    settled.failures(),
+                    failures,
                     settings.probeInterval());
             metrics.counter("relaybox.endpoint.circuit.opened", "endpoint", ctx.endpointName())
                     .increment();
         }
-        if (settled.closed()) {
+        if (settlement.closed()) {
             LOG.info(
                     "closed the circuit of endpoint {}: it answered again; releasing its waiting deliveries",
                     ctx.endpointName());
         }
-        if (settled.disabled()) {
+        if (settlement.disables()) {
             LOG.error(
                     "disabled endpoint {}: failing continuously for {} ({} consecutive failures); its events stay "
                             + "recorded and replayable",
                     ctx.endpointName(),
                     settings.disableAfter(),
-                    settled.failures());
+                    failures);
             metrics.counter("relaybox.endpoints.disabled", "endpoint", ctx.endpointName(), "reason", "failing")
                     .increment();
         }
-        if (settled.closed() || settled.disabled()) {
+        if (settlement.closed() || settlement.disables()) {
             wakeWaiting(ctx.endpointId(), "CIRCUIT", MAX_WAKE_UPS);
         }
         if (settled.slotFreed()) {
@@ -394,21 +269,6 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                             dao -> dao.nextInOrder(ctx.endpointId(), ctx.aggregateType(), ctx.aggregateId(), ctx.seq()))
                     .ifPresent(outboxId -> wake(outboxId, ctx.endpointId()));
         }
-    }
-
-    /** The receiver answered (and not with a failure or a 429): the circuit forgets its failures. */
-    static boolean answered(AttemptResult result) {
-        return result.outcome() == Outcome.DELIVERED
-                || !isFailure(result) && result.statusCode() != 0 && result.statusCode() != 429;
-    }
-
-    /** Connection errors, timeouts, 408 and 5xx: the receiver is not working. Other answers show it is. */
-    static boolean isFailure(AttemptResult result) {
-        if (result.outcome() != Outcome.RETRYABLE) {
-            return false;
-        }
-        int status = result.statusCode();
-        return status == 0 || status == 408 || status >= 500;
     }
 
     private void wakeWaiting(UUID endpointId, String waitingFor, int limit) {

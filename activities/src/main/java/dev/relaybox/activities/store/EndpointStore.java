@@ -185,24 +185,6 @@ public interface EndpointStore extends SqlObject, EndpointFastPath {
         }
     }
 
-    record State(
-            UUID endpointId,
-            Instant rateTat,
-            Circuit circuit,
-            int consecutiveFailures,
-            Instant failingSince,
-            Instant openedAt,
-            Instant nextProbeAt,
-            UUID nextProber,
-            UUID probeDelivery,
-            Instant probeLeaseUntil,
-            Instant lastSuccessAt,
-            Instant lastFailureAt) {
-        public boolean open() {
-            return circuit.open();
-        }
-    }
-
     /** The health of one endpoint as operators see it; attempts, successes and latencies over the last hour. */
     record Health(
             UUID endpointId,
@@ -240,8 +222,8 @@ public interface EndpointStore extends SqlObject, EndpointFastPath {
     void ensureState(@Bind("endpointId") UUID endpointId);
 
     @SqlQuery("SELECT * FROM endpoint_state WHERE endpoint_id = :endpointId FOR UPDATE")
-    @RegisterConstructorMapper(State.class)
-    State lockState(@Bind("endpointId") UUID endpointId);
+    @RegisterConstructorMapper(EndpointState.class)
+    EndpointState lockState(@Bind("endpointId") UUID endpointId);
 
     @SqlUpdate("""
             UPDATE endpoint_state SET rate_tat = :rateTat, circuit = :circuit,
@@ -250,7 +232,7 @@ public interface EndpointStore extends SqlObject, EndpointFastPath {
                    probe_lease_until = :probeLeaseUntil, last_success_at = :lastSuccessAt,
                    last_failure_at = :lastFailureAt, updated_at = now()
              WHERE endpoint_id = :endpointId""")
-    void saveState(@BindMethods State state);
+    void saveState(@BindMethods EndpointState state);
 
     @SqlQuery("SELECT send_tat FROM endpoint_state WHERE endpoint_id = :endpointId AND send_tat IS NOT NULL")
     Optional<Instant> sendTat(@Bind("endpointId") UUID endpointId);

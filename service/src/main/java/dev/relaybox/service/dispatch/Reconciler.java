@@ -1,0 +1,118 @@
+package dev.relaybox.service.dispatch;
+
+import dev.relaybox.service.config.DispatcherFactory;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Re-drives only rows that are overdue: a delivery whose recorded next attempt is more than the grace in the past,
+ * a deferred event whose recheck is, a row with no progress for the grace. It starts their workflows afresh; one
+ * still running is left as it is. A healthy row waiting for its next attempt is never touched, yet everything is
+ * re-driven after Temporal's state is lost (as after an embedded restart), each row when it falls due, and its new
+ * run resumes the schedule the row records.
+ */
+final class Reconciler {
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+    private final Jdbi jdbi;
+    private final List<DispatchSource> sources;
+    private final DispatcherFactory config;
+    private final DispatchPause pause;
+    private final WorkflowStarts starts;
+    private final BooleanSupplier stopped;
+
+    Reconciler(
+            Jdbi jdbi,
+            List<DispatchSource> sources,
+            DispatcherFactory config,
+            DispatchPause pause,
+            WorkflowStarts starts,
+            BooleanSupplier stopped) {
+        this.jdbi = jdbi;
+        this.sources = sources;
+        this.config = config;
+        this.pause = pause;
+        this.starts = starts;
+        this.stopped = stopped;
+    }
+
+    void loop(Instant startedAt) {
+        // First pass: what fell due before this process started, which after an embedded restart has no workflow
+        // any more. Later passes: what is overdue by more than the grace period.
+        Instant before = startedAt;
+        while (!stopped.getAsBoolean()) {
+            try {
+                int restarted = reconcile(before);
+                if (restarted > 0) {
+                    LOG.info("reconciler re-drove {} unfinished rows", restarted);
+                }
+                Thread.sleep(config.getReconcileInterval().toMillis());
+                before = Instant.now().minus(config.getReconcileGrace());
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                LOG.warn("reconcile pass failed; retrying in {}: {}", config.getReconcileInterval(), e.toString());
+                Dispatcher.sleepQuietly(config.getReconcileInterval());
+            }
+        }
+    }
+
+    /** See {@link Dispatcher#reconcile}. */
+    int reconcile(Instant before) {
+        return restartEach((source, handle) -> source.claimStranded(handle, before, config.getBatchSize()));
+    }
+
+    /** See {@link Dispatcher#redriveUnfinished}. */
+    int redriveUnfinished() {
+        // Rows re-driven here are marked dispatched now, after this instant: each is taken once.
+        Instant dispatchedBefore = Instant.now();
+        return restartEach((source, handle) -> source.claimUnfinished(handle, dispatchedBefore, config.getBatchSize()));
+    }
+
+    /** Claims one batch of rows to restart from a source, in the caller's transaction. */
+    private interface RestartClaim {
+        List<DispatchSource.Row> claim(DispatchSource source, Handle handle);
+    }
+
+    /** How many rows a restart batch claimed, and how many new runs it started. */
+    private record Restarted(int claimed, int newRuns) {}
+
+    private int restartEach(RestartClaim claim) {
+        int total = 0;
+        for (DispatchSource source : sources) {
+            Restarted batch;
+            do {
+                batch = pause.batch(() -> restartBatch(source, claim));
+                total += batch.newRuns();
+            } while (!stopped.getAsBoolean() && batch.claimed() == config.getBatchSize());
+        }
+        return total;
+    }
+
+    /**
+     * As a dispatch batch: the claimed rows are moved to the back of the line in one short transaction and restarted
+     * after it committed, so no row lock is held while Temporal is slow or away. Rows whose restart failed for a
+     * passing reason go back to the dispatcher; rows that can never start are quarantined.
+     */
+    private Restarted restartBatch(DispatchSource source, RestartClaim claim) {
+        List<DispatchSource.Row> rows = jdbi.inTransaction(handle -> {
+            List<DispatchSource.Row> claimed = claim.claim(source, handle);
+            if (!claimed.isEmpty()) {
+                source.markDispatched(
+                        handle, claimed.stream().map(DispatchSource.Row::id).toList());
+            }
+            return claimed;
+        });
+        if (rows.isEmpty()) {
+            return new Restarted(0, 0);
+        }
+        WorkflowStarts.Starts started = starts.startAll(source, rows, source::restart);
+        starts.settleFailed(source, started);
+        return new Restarted(rows.size(), started.newRuns());
+    }
+}
