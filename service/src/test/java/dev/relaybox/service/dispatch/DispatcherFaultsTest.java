@@ -186,20 +186,9 @@ class DispatcherFaultsTest {
         jdbi.useHandle(h -> h.execute("""
                 INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload)
                 SELECT 'order', 'down-' || g, 'order.created', '{}' FROM generate_series(1, 5) g"""));
-        // A frontend address where nothing listens.
-        WorkflowServiceStubs unreachable = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
-                .setTarget("127.0.0.1:" + TestApp.freePort())
-                .build());
+        WorkflowServiceStubs unreachable = unreachableTemporal();
         CountDownLatch starting = new CountDownLatch(1);
-        DispatcherFactory config =
-                new ObjectMapper().convertValue(Map.of("startTimeout", "3s"), DispatcherFactory.class);
-        Dispatcher dispatcher = new Dispatcher(
-                jdbi,
-                List.of(new WatchedSource(
-                        new OutboxDispatchSource(new WorkflowStarter(WorkflowClient.newInstance(unreachable), QUEUE)),
-                        row -> starting.countDown())),
-                config,
-                DeadLetters.loggingOnly());
+        Dispatcher dispatcher = dispatcherTelling(unreachable, starting);
         CompletableFuture<Integer> pass = CompletableFuture.supplyAsync(dispatcher::dispatchAll);
 
         assertThat(starting.await(30, TimeUnit.SECONDS)).isTrue();
@@ -253,19 +242,9 @@ class DispatcherFaultsTest {
                 INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, status, dispatched_at)
                 SELECT 'order', 'lost-' || g, 'order.created', '{}', 'DISPATCHED', now() - interval '1 hour'
                   FROM generate_series(1, 5) g"""));
-        WorkflowServiceStubs unreachable = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
-                .setTarget("127.0.0.1:" + TestApp.freePort())
-                .build());
+        WorkflowServiceStubs unreachable = unreachableTemporal();
         CountDownLatch starting = new CountDownLatch(1);
-        DispatcherFactory config =
-                new ObjectMapper().convertValue(Map.of("startTimeout", "3s"), DispatcherFactory.class);
-        Dispatcher reconciler = new Dispatcher(
-                jdbi,
-                List.of(new WatchedSource(
-                        new OutboxDispatchSource(new WorkflowStarter(WorkflowClient.newInstance(unreachable), QUEUE)),
-                        row -> starting.countDown())),
-                config,
-                DeadLetters.loggingOnly());
+        Dispatcher reconciler = dispatcherTelling(unreachable, starting);
         CompletableFuture<Integer> pass = CompletableFuture.supplyAsync(() -> reconciler.reconcile(Instant.now()));
 
         assertThat(starting.await(30, TimeUnit.SECONDS)).isTrue();
@@ -285,6 +264,26 @@ class DispatcherFaultsTest {
                 .isEqualTo(5);
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> receiver.received("/hooks").size() == 5);
+    }
+
+    /** A frontend address where nothing listens. */
+    private static WorkflowServiceStubs unreachableTemporal() {
+        return WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+                .setTarget("127.0.0.1:" + TestApp.freePort())
+                .build());
+    }
+
+    /** A dispatcher of outbox rows through {@code stubs}, counting {@code starting} down at its first start. */
+    private Dispatcher dispatcherTelling(WorkflowServiceStubs stubs, CountDownLatch starting) {
+        DispatcherFactory config =
+                new ObjectMapper().convertValue(Map.of("startTimeout", "3s"), DispatcherFactory.class);
+        return new Dispatcher(
+                jdbi,
+                List.of(new WatchedSource(
+                        new OutboxDispatchSource(new WorkflowStarter(WorkflowClient.newInstance(stubs), QUEUE)),
+                        row -> starting.countDown())),
+                config,
+                DeadLetters.loggingOnly());
     }
 
     private Dispatcher dispatcher(WorkflowClient client, DispatcherFactory config) {
