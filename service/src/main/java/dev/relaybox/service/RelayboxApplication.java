@@ -181,6 +181,9 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                     List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)),
                     config.getDispatcher(),
                     deadLetters);
+            if (temporal.inProcessEngine()) {
+                dispatcher.engineStartsEmpty();
+            }
             environment.lifecycle().manage(dispatcher);
             environment
                     .lifecycle()

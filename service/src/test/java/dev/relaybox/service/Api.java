@@ -10,9 +10,11 @@ import jakarta.ws.rs.client.Client;
 import jakarta.ws.rs.client.ClientBuilder;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.client.Invocation;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
 import java.util.function.Supplier;
 import org.jdbi.v3.core.Jdbi;
 
@@ -91,6 +93,17 @@ public final class Api {
 
     private static Answer send(Invocation.Builder request, String method, Object body) {
         return Answer.of(body == null ? request.method(method) : request.method(method, Entity.json(body)));
+    }
+
+    /** A webhook about {@code orderId} from the example partner "shop", signed with its development secret. */
+    public Answer shopWebhook(String eventId, String type, String orderId) {
+        String body = "{\"type\": \"" + type + "\", \"data\": {\"orderId\": \"" + orderId + "\"}}";
+        long timestamp = Instant.now().getEpochSecond();
+        return Answer.of(request("/webhooks/shop", null)
+                .header("webhook-id", eventId)
+                .header("webhook-timestamp", Long.toString(timestamp))
+                .header("webhook-signature", ShopWebhooks.signature(eventId, timestamp, body))
+                .post(Entity.entity(body, MediaType.APPLICATION_JSON)));
     }
 
     /** The application's own database, for what the API does not show. */

@@ -117,6 +117,52 @@ class RestartTest {
         }
     }
 
+    @Test
+    void aDeferredEventIsReleasedAtOnceWhenItsPreconditionLandsAfterARestart() throws Exception {
+        Path data = TestApp.freshDataDirectory();
+        int temporalPort = TestApp.freePort();
+        // Default rechecks (5m) and reconciler (1m passes, 5m grace): only a re-drive at start can release it in time.
+        DropwizardTestSupport<RelayboxConfiguration> first = TestApp.support(data, temporalPort);
+        first.before();
+        try {
+            assertThat(new Api(first)
+                            .shopWebhook("evt-r-paid", "order.paid", "r1")
+                            .status())
+                    .isEqualTo(200);
+            await().atMost(Duration.ofSeconds(30)).until(() -> "DEFERRED".equals(inboxStatus(first, "evt-r-paid")));
+        } finally {
+            first.after();
+        }
+
+        DropwizardTestSupport<RelayboxConfiguration> second = TestApp.support(data, temporalPort);
+        second.before();
+        try {
+            assertThat(new Api(second)
+                            .shopWebhook("evt-r-created", "order.created", "r1")
+                            .status())
+                    .isEqualTo(200);
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> "PROCESSED".equals(inboxStatus(second, "evt-r-paid")));
+            String state = jdbi(second)
+                    .withHandle(h -> h.createQuery(
+                                    "SELECT state FROM entities WHERE aggregate_type = 'order' AND aggregate_id = 'r1'")
+                            .mapTo(String.class)
+                            .one());
+            assertThat(state).isEqualTo("paid");
+        } finally {
+            second.after();
+        }
+    }
+
+    private static String inboxStatus(DropwizardTestSupport<RelayboxConfiguration> app, String eventId) {
+        return jdbi(app)
+                .withHandle(h -> h.createQuery("SELECT status FROM webhook_inbox WHERE partner_event_id = :id")
+                        .bind("id", eventId)
+                        .mapTo(String.class)
+                        .findOne()
+                        .orElse(null));
+    }
+
     private static String deliveryStatus(DropwizardTestSupport<RelayboxConfiguration> app) {
         return jdbi(app)
                 .withHandle(h -> h.createQuery("SELECT status FROM deliveries")

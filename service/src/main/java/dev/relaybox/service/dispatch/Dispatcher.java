@@ -35,6 +35,7 @@ public final class Dispatcher implements Managed {
     private final Reconciler reconciler;
 
     private volatile boolean stopped;
+    private boolean engineStartsEmpty;
     /** When the dispatch loop last finished a batch or a pass; null before its first. */
     private volatile Instant lastProgressAt;
 
@@ -65,11 +66,20 @@ public final class Dispatcher implements Managed {
         return !stopped && dispatchThread != null && dispatchThread.isAlive();
     }
 
+    /**
+     * The engine this process starts holds no workflow (the in-process engine): the reconciler's first pass re-drives
+     * every unfinished row at once rather than only the overdue ones. Call before {@link #start}.
+     */
+    public void engineStartsEmpty() {
+        engineStartsEmpty = true;
+    }
+
     @Override
     public void start() {
         Instant startedAt = Instant.now();
+        boolean empty = engineStartsEmpty;
         dispatchThread = new Thread(this::dispatchLoop, "relaybox-dispatcher");
-        reconcileThread = new Thread(() -> reconciler.loop(startedAt), "relaybox-reconciler");
+        reconcileThread = new Thread(() -> reconciler.loop(startedAt, empty), "relaybox-reconciler");
         dispatchThread.start();
         reconcileThread.start();
     }

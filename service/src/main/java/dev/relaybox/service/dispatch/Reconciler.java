@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
  * Re-drives only rows that are overdue: a delivery whose recorded next attempt is more than the grace in the past,
  * a deferred event whose recheck is, a row with no progress for the grace. It starts their workflows afresh; one
  * still running is left as it is. A healthy row waiting for its next attempt is never touched, yet everything is
- * re-driven after Temporal's state is lost (as after an embedded restart), each row when it falls due, and its new
- * run resumes the schedule the row records.
+ * re-driven after Temporal's state is lost, each row when it falls due — or all at once when the engine is known to
+ * have started empty (the in-process engine) — and its new run resumes the schedule the row records.
  */
 final class Reconciler {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -41,13 +41,20 @@ final class Reconciler {
         this.stopped = stopped;
     }
 
-    void loop(Instant startedAt) {
+    /**
+     * @param engineStartedEmpty the engine is known to hold no workflow (the in-process engine at every start): the
+     *     first pass re-drives every unfinished row at once, deferred ones included, so a release finds their runs
+     */
+    void loop(Instant startedAt, boolean engineStartedEmpty) {
         // First pass: what fell due before this process started, which after an embedded restart has no workflow
-        // any more. Later passes: what is overdue by more than the grace period.
+        // any more (or everything, when the engine is known to be empty). Later passes: what is overdue by more than
+        // the grace period.
         Instant before = startedAt;
+        boolean everything = engineStartedEmpty;
         while (!stopped.getAsBoolean()) {
             try {
-                int restarted = reconcile(before);
+                int restarted = everything ? redriveUnfinished() : reconcile(before);
+                everything = false;
                 if (restarted > 0) {
                     LOG.info("reconciler re-drove {} unfinished rows", restarted);
                 }
