@@ -11,9 +11,7 @@ import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.outbound.OwnListeners;
-import dev.relaybox.activities.signing.Hmac;
 import dev.relaybox.activities.statemachine.StateMachine;
-import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.SecretBox;
@@ -32,9 +30,6 @@ import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.api.OpenApiResource;
 import dev.relaybox.service.auth.BearerTokens;
-import dev.relaybox.service.config.AuthFactory;
-import dev.relaybox.service.config.DatabaseUrls;
-import dev.relaybox.service.config.EndpointSeed;
 import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.service.dispatch.Dispatcher;
@@ -65,13 +60,10 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.jdbi3.JdbiFactory;
 import io.dropwizard.lifecycle.Managed;
-import io.dropwizard.lifecycle.ServerLifecycleListener;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
@@ -106,10 +98,10 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
     @Override
     public void run(RelayboxConfiguration config, Environment environment) {
-        Map<String, StateMachine> machines = checkedStateMachines(config);
-        Roles roles = checkedRoles(config);
+        Map<String, StateMachine> machines = StartupChecks.stateMachines(config);
+        Roles roles = StartupChecks.roles(config);
         // Decided before the embedded PostgreSQL starts: starting it replaces database.url with its JDBC URL.
-        AddressPolicy addresses = checkedAddressPolicy(config);
+        AddressPolicy addresses = StartupChecks.addressPolicy(config);
 
         EmbeddedPostgres embeddedPostgres = startEmbeddedPostgresIfConfigured(config, environment);
         if (embeddedPostgres != null) {
@@ -121,13 +113,13 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         Migrations.migrate(dataSource);
         Jdbi jdbi = Store.configure(
                 new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql"), secrets);
-        sealPlaintextSecrets(jdbi);
+        ConfiguredEndpoints.sealPlaintextSecrets(jdbi);
 
         DeliverySettings delivery = config.getDelivery().build(addresses);
         EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(addresses);
-        seedEndpoints(
+        ConfiguredEndpoints.seed(
                 jdbi, config.endpointSeeds(), urlPolicy, config.getDelivery().getSecretRotationGrace());
-        checkRoutedEndpoints(jdbi, config);
+        StartupChecks.routedEndpointsExist(jdbi, config);
         RelayMetrics metrics = new RelayMetrics(jdbi);
         environment.admin().addServlet("prometheus", metrics.servlet()).addMapping("/metrics");
         DeadLetters deadLetters = new DeadLetters(new DeadLetterAlerts(
@@ -220,28 +212,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         }
 
         environment.lifecycle().addServerLifecycleListener(server -> addOwnPorts(server, addresses.ownListeners()));
-        environment.lifecycle().addServerLifecycleListener(readyMessage(config, temporal, roles));
-    }
-
-    /**
-     * Where webhooks may be sent (delivery.allowedPrivateNetworks) and Relaybox's own ports, which they may never
-     * reach; the ports configured as 0 are added once the server has bound them.
-     */
-    private static AddressPolicy checkedAddressPolicy(RelayboxConfiguration config) {
-        String removed = config.getDelivery().removedSettingProblem();
-        if (removed != null) {
-            throw new IllegalStateException("refusing to start: " + removed);
-        }
-        OwnListeners own = OwnListeners.ofThisHost();
-        config.listeners().all().forEach(listener -> own.add(listener.name(), listener.port()));
-        if (config.getTemporal().isEmbedded()) {
-            own.add("embedded Temporal", config.getTemporal().getEmbeddedPort());
-        }
-        try {
-            return new AddressPolicy(config.getDelivery().allowedPrivateNetworks(config.isDevelopment()), own);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
-        }
+        environment.lifecycle().addServerLifecycleListener(ReadyMessage.listener(config, temporal, roles));
     }
 
     private static void addOwnPorts(Server server, OwnListeners own) {
@@ -334,107 +305,6 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         }
     }
 
-    private static Roles checkedRoles(RelayboxConfiguration config) {
-        try {
-            return config.roles();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * The validated state machines; refuses configurations that must not start: bad machines or partners
-     * anywhere, development tokens or secrets outside development mode ({@link RelayboxConfiguration#isDevelopment}).
-     */
-    private static Map<String, StateMachine> checkedStateMachines(RelayboxConfiguration config) {
-        String refusing = "refusing to start: "
-                + (config.isEmbedded()
-                        ? config.listeners()
-                                .beyondLoopback()
-                                .map(exposed -> exposed + ": ")
-                                .orElse("")
-                        : "");
-        String authProblem = config.getAuth().productionProblem();
-        if (!config.isDevelopment() && authProblem != null) {
-            throw new IllegalStateException(refusing + authProblem);
-        }
-        config.getPartners().forEach((name, partner) -> {
-            if (!config.isDevelopment() && partner.getSignature().secrets().contains(AuthFactory.DEV_PARTNER_SECRET)) {
-                throw new IllegalStateException(refusing + "partner '" + name + "' uses the development secret, "
-                        + "accepted only in embedded mode with every listener on loopback; set "
-                        + secretVariable(name));
-            }
-        });
-        String secretsProblem = config.getSecrets().productionProblem();
-        if (!config.isEmbedded() && secretsProblem != null) {
-            throw new IllegalStateException("refusing to start: " + secretsProblem);
-        }
-        try {
-            config.getInbox().build();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("refusing to start: inbox: " + e.getMessage(), e);
-        }
-        try {
-            return config.stateMachines();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
-        }
-    }
-
-    /** Secrets written before they were sealed (an upgraded database) are sealed once, before anything reads them. */
-    private static void sealPlaintextSecrets(Jdbi jdbi) {
-        int sealed = jdbi.withExtension(EndpointStore.class, store -> store.resealSecrets(true));
-        if (sealed > 0) {
-            LOG.info("sealed the plaintext signing secrets of {} endpoints under the secrets key", sealed);
-        }
-    }
-
-    /** The variable config.yml reads a partner's secret from, by its convention ({@code SHOP_WEBHOOK_SECRET}). */
-    static String secretVariable(String partner) {
-        return partner.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_") + "_WEBHOOK_SECRET";
-    }
-
-    /** Creates or updates the endpoints declared in config.yml; a bad one stops start-up with its name. */
-    /**
-     * A route to an endpoint that does not exist would forward to no one: refuse to start, naming it. Endpoints
-     * count whether seeded from the configuration or created through the admin API earlier.
-     */
-    private static void checkRoutedEndpoints(Jdbi jdbi, RelayboxConfiguration config) {
-        config.routedEndpointsByPartner().forEach((partner, names) -> {
-            for (String name : names) {
-                if (jdbi.withExtension(EndpointStore.class, store -> store.idOf(name))
-                        .isEmpty()) {
-                    throw new IllegalStateException("refusing to start: partner '" + partner
-                            + "' routes events to endpoint '" + name + "', which does not exist; add it under"
-                            + " endpoints or create it with POST /admin/endpoints before naming it in a route");
-                }
-            }
-        });
-    }
-
-    private static void seedEndpoints(
-            Jdbi jdbi, List<EndpointSeed> seeds, EndpointUrlPolicy urlPolicy, java.time.Duration rotationGrace) {
-        for (EndpointSeed seed : seeds) {
-            urlPolicy.problem(seed.url()).ifPresent(problem -> {
-                throw new IllegalStateException("endpoint " + seed.name() + " in config: " + problem);
-            });
-            try {
-                Hmac.secretKey(seed.secret());
-            } catch (IllegalArgumentException e) {
-                throw new IllegalStateException("endpoint " + seed.name() + " in config: " + e.getMessage());
-            }
-            jdbi.useExtension(
-                    EndpointStore.class,
-                    dao -> dao.upsert(
-                            seed.name(),
-                            seed.url(),
-                            seed.secret(),
-                            seed.eventTypes(),
-                            Instant.now().plus(rotationGrace)));
-            jdbi.useExtension(EndpointStore.class, dao -> dao.setControlsByName(seed.name(), seed.controls()));
-        }
-    }
-
     /** The release in the jar's manifest; a build run from the source tree has none. */
     private static String version() {
         String version = RelayboxApplication.class.getPackage().getImplementationVersion();
@@ -468,25 +338,5 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                     + "acknowledged; set embeddedPostgres.durable: true for data you need");
         }
         return postgres;
-    }
-
-    private static ServerLifecycleListener readyMessage(
-            RelayboxConfiguration config, TemporalRuntime temporal, Roles roles) {
-        return new ServerLifecycleListener() {
-            @Override
-            public void serverStarted(Server server) {
-                LOG.info(
-                        "Relaybox ready ({}): API {} | admin http://localhost:{}/healthcheck | "
-                                + "Temporal {} (namespace {}, task queue {}{}) | database {}",
-                        roles,
-                        roles.api() ? "http://localhost:" + getLocalPort(server) + "/" : "not served (no api role)",
-                        getAdminPort(server),
-                        temporal.target(),
-                        config.getTemporal().getNamespace(),
-                        config.getTemporal().getTaskQueue(),
-                        temporal.embeddedUiUrl().map(ui -> ", UI " + ui).orElse(""),
-                        DatabaseUrls.redacted(config.getDatabase().getUrl()));
-            }
-        };
     }
 }
