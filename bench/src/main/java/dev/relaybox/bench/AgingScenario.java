@@ -1,6 +1,6 @@
 package dev.relaybox.bench;
 
-import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.inbound.InboxIntake;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -41,7 +41,6 @@ final class AgingScenario {
                 recycleAfter == 0 ? "recycling off" : String.format(Locale.ROOT, "recycle after %,d", recycleAfter);
         String prefix = ctx.runId + "-age-";
         String like = prefix + "%";
-        InboxStore inbox = ctx.jdbi().onDemand(InboxStore.class);
         // When the processed count first reached each multiple of 1,000.
         Map<Integer, Long> reachedAt = new TreeMap<>();
         long began = System.nanoTime();
@@ -60,10 +59,10 @@ final class AgingScenario {
                 if (room > 0) {
                     int from = inserted;
                     ctx.jdbi().useTransaction(h -> {
-                        InboxStore store = h.attach(InboxStore.class);
+                        InboxIntake store = h.attach(InboxIntake.class);
                         for (int i = from; i < from + room; i++) {
                             String order = prefix + i;
-                            store.receive(new InboxStore.ReceivedEvent(
+                            store.receive(new InboxIntake.ReceivedEvent(
                                     "shop",
                                     order,
                                     "order.created",
@@ -147,7 +146,7 @@ final class AgingScenario {
         ctx.workflowsRun += processed;
         r.note(
                 TITLE,
-                "One order.created per new order, stored through InboxStore.receive (as the intake stores it) with at most "
+                "One order.created per new order, stored through InboxIntake.receive (as the intake stores it) with at most "
                         + BACKLOG + " unprocessed, each processed by its own inbox workflow. Throughput and VmRSS "
                         + "(sampled about 4 times a second) over the last " + String.format(Locale.ROOT, "%,d", WINDOW)
                         + " events before each size; RSS of this JVM (Relaybox and the embedded Temporal server, default "

@@ -3,7 +3,8 @@ package dev.relaybox.service;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
-import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.inbound.InboxIntake;
+import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.outbound.AddressPolicy;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
@@ -286,14 +287,17 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 jdbi, temporal.client(), new OutboxDispatchSource(starter), new InboxDispatchSource(starter));
         environment.jersey().register(new AdminDeliveriesResource(jdbi, immediateRetry, links));
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher));
-        InboxStore inbox = jdbi.onDemand(InboxStore.class);
+        InboxQueries inbox = jdbi.onDemand(InboxQueries.class);
         environment.jersey().register(new AdminInboxResource(inbox, immediateRetry, links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
         environment.jersey().register(new AdminStoryResource(jdbi, links));
         environment
                 .jersey()
-                .register(
-                        new WebhookIntakeResource(inbox, environment.getObjectMapper(), config.getPartners(), metrics));
+                .register(new WebhookIntakeResource(
+                        jdbi.onDemand(InboxIntake.class),
+                        environment.getObjectMapper(),
+                        config.getPartners(),
+                        metrics));
         environment.jersey().register(new EntitiesResource(inbox));
         environment.jersey().register(new OpenApiResource(version()));
     }

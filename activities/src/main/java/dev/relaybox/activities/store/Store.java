@@ -1,5 +1,8 @@
 package dev.relaybox.activities.store;
 
+import dev.relaybox.activities.inbound.InboxDispatchStore;
+import dev.relaybox.activities.inbound.InboxIntake;
+import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.outbound.DeliveryFastPath;
 import dev.relaybox.activities.outbound.DeliveryStore;
@@ -37,7 +40,10 @@ public final class Store {
     }
 
     private static final List<Class<?>> STORES = List.of(
+            InboxIntake.class,
             InboxStore.class,
+            InboxDispatchStore.class,
+            InboxQueries.class,
             OutboxStore.class,
             DeliveryStore.class,
             DeliveryFastPath.class,

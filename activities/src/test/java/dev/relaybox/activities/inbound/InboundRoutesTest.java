@@ -223,8 +223,8 @@ class InboundRoutesTest {
             String aggregateId,
             String payload) {
         return jdbi.withExtension(
-                        InboxStore.class,
-                        store -> store.receive(new InboxStore.ReceivedEvent(
+                        InboxIntake.class,
+                        store -> store.receive(new InboxIntake.ReceivedEvent(
                                 partner, eventId, eventType, aggregateType, aggregateId, payload)))
                 .id();
     }

@@ -2,7 +2,7 @@ package dev.relaybox.activities.inbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.inbound.InboxStore.ReceivedEvent;
+import dev.relaybox.activities.inbound.InboxIntake.ReceivedEvent;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
@@ -19,11 +19,13 @@ import org.junit.jupiter.api.Test;
 class InboxStoreTest {
     Jdbi jdbi;
     InboxStore store;
+    InboxIntake intake;
 
     @BeforeEach
     void freshDatabase() {
         jdbi = TestDatabase.fresh();
         store = jdbi.onDemand(InboxStore.class);
+        intake = jdbi.onDemand(InboxIntake.class);
     }
 
     @Test
@@ -48,11 +50,11 @@ class InboxStoreTest {
     @Test
     void anEventIdAgainIsADuplicateWithTheSameBodyAndAConflictWithAnother() {
         ReceivedEvent first = new ReceivedEvent("shop", "evt-again", "order.created", "order", "1", "{\"n\": 1}");
-        UUID id = store.receive(first).id();
+        UUID id = intake.receive(first).id();
 
-        assertThat(store.receive(first)).isEqualTo(new InboxStore.Receipt(id, InboxStore.Arrival.DUPLICATE));
-        assertThat(store.receive(new ReceivedEvent("shop", "evt-again", "order.created", "order", "1", "{\"n\": 2}")))
-                .isEqualTo(new InboxStore.Receipt(id, InboxStore.Arrival.CONFLICT));
+        assertThat(intake.receive(first)).isEqualTo(new InboxIntake.Receipt(id, InboxIntake.Arrival.DUPLICATE));
+        assertThat(intake.receive(new ReceivedEvent("shop", "evt-again", "order.created", "order", "1", "{\"n\": 2}")))
+                .isEqualTo(new InboxIntake.Receipt(id, InboxIntake.Arrival.CONFLICT));
         assertThat(store.find(id).orElseThrow().payload()).isEqualTo("{\"n\": 1}");
     }
 
@@ -61,10 +63,10 @@ class InboxStoreTest {
         UUID id = receive("evt-unhashed");
         jdbi.useHandle(h -> h.execute("UPDATE webhook_inbox SET body_sha256 = NULL WHERE id = ?", id));
 
-        InboxStore.Receipt again =
-                store.receive(new ReceivedEvent("shop", "evt-unhashed", "order.created", "order", "1", "{\"x\": 9}"));
+        InboxIntake.Receipt again =
+                intake.receive(new ReceivedEvent("shop", "evt-unhashed", "order.created", "order", "1", "{\"x\": 9}"));
 
-        assertThat(again).isEqualTo(new InboxStore.Receipt(id, InboxStore.Arrival.DUPLICATE));
+        assertThat(again).isEqualTo(new InboxIntake.Receipt(id, InboxIntake.Arrival.DUPLICATE));
     }
 
     @Test
@@ -122,7 +124,7 @@ class InboxStoreTest {
     }
 
     private UUID receive(String eventId) {
-        return store.receive(new ReceivedEvent("shop", eventId, "order.created", "order", "1", "{}"))
+        return intake.receive(new ReceivedEvent("shop", eventId, "order.created", "order", "1", "{}"))
                 .id();
     }
 }

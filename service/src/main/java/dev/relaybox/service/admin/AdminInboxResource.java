@@ -1,8 +1,8 @@
 package dev.relaybox.service.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.inbound.InboxStore;
-import dev.relaybox.activities.inbound.InboxStore.InboxFilter;
+import dev.relaybox.activities.inbound.InboxQueries;
+import dev.relaybox.activities.inbound.InboxQueries.InboxFilter;
 import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
@@ -34,11 +34,11 @@ import java.util.UUID;
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
 public final class AdminInboxResource {
-    private final InboxStore inbox;
+    private final InboxQueries inbox;
     private final ImmediateRetry immediateRetry;
     private final TemporalLinks links;
 
-    public AdminInboxResource(InboxStore inbox, ImmediateRetry immediateRetry, TemporalLinks links) {
+    public AdminInboxResource(InboxQueries inbox, ImmediateRetry immediateRetry, TemporalLinks links) {
         this.inbox = inbox;
         this.immediateRetry = immediateRetry;
         this.links = links;
@@ -82,7 +82,7 @@ public final class AdminInboxResource {
                 aggregate == null ? null : aggregate(aggregate),
                 since,
                 until);
-        Page<InboxStore.InboxEvent> page = inbox.list(filter, cursor(cursor), limit);
+        Page<InboxQueries.InboxEvent> page = inbox.list(filter, cursor(cursor), limit);
         return new Page<>(page.items().stream().map(this::event).toList(), page.nextCursor());
     }
 
@@ -90,7 +90,7 @@ public final class AdminInboxResource {
     @Path("/{id}")
     @Operation(operationId = "getInboxEvent", summary = "One inbound event with its payload")
     public InboxEventDetail get(@PathParam("id") UUID id) {
-        InboxStore.InboxEventDetail detail = inbox.detail(id)
+        InboxQueries.InboxEventDetail detail = inbox.detail(id)
                 .orElseThrow(() -> ApiException.notFound("inbox_event_not_found", "no inbox event with id " + id));
         return new InboxEventDetail(event(detail.event()), Json.parse(detail.payloadJson()));
     }
@@ -117,7 +117,7 @@ public final class AdminInboxResource {
                 event.workflowId());
     }
 
-    private InboxEvent event(InboxStore.InboxEvent e) {
+    private InboxEvent event(InboxQueries.InboxEvent e) {
         return new InboxEvent(
                 e.id(),
                 e.partner(),

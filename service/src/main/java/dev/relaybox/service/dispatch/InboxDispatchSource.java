@@ -1,7 +1,7 @@
 package dev.relaybox.service.dispatch;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.inbound.InboxDispatchStore;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import java.time.Instant;
 import java.util.List;
@@ -24,24 +24,24 @@ public final class InboxDispatchSource implements DispatchSource {
 
     @Override
     public List<Row> claimUndispatched(Handle handle, int limit) {
-        return handle.attach(InboxStore.class).claimUndispatched(limit).stream()
+        return handle.attach(InboxDispatchStore.class).claimUndispatched(limit).stream()
                 .map(InboxDispatchSource::row)
                 .toList();
     }
 
     @Override
     public void markDispatched(Handle handle, List<UUID> ids) {
-        handle.attach(InboxStore.class).markDispatched(ids);
+        handle.attach(InboxDispatchStore.class).markDispatched(ids);
     }
 
     @Override
     public void markUndispatched(Handle handle, List<UUID> ids) {
-        handle.attach(InboxStore.class).markUndispatched(ids);
+        handle.attach(InboxDispatchStore.class).markUndispatched(ids);
     }
 
     @Override
     public boolean quarantine(Handle handle, UUID id, String reason) {
-        return handle.attach(InboxStore.class).quarantineUndispatchable(id, reason);
+        return handle.attach(InboxDispatchStore.class).quarantineUndispatchable(id, reason);
     }
 
     @Override
@@ -51,19 +51,22 @@ public final class InboxDispatchSource implements DispatchSource {
 
     @Override
     public List<Row> claimStranded(Handle handle, Instant before, int limit) {
-        return handle.attach(InboxStore.class).claimStranded(before, limit).stream()
+        return handle.attach(InboxDispatchStore.class).claimStranded(before, limit).stream()
                 .map(InboxDispatchSource::row)
                 .toList();
     }
 
     @Override
     public Optional<Row> find(Handle handle, UUID id) {
-        return handle.attach(InboxStore.class).dispatchable(id).map(InboxDispatchSource::row);
+        return handle.attach(InboxDispatchStore.class).dispatchable(id).map(InboxDispatchSource::row);
     }
 
     @Override
     public List<Row> claimUnfinished(Handle handle, Instant before, int limit) {
-        return handle.attach(InboxStore.class).claimStranded(before, LATER_THAN_ANY_RECORDED_TIME, limit).stream()
+        return handle
+                .attach(InboxDispatchStore.class)
+                .claimStranded(before, LATER_THAN_ANY_RECORDED_TIME, limit)
+                .stream()
                 .map(InboxDispatchSource::row)
                 .toList();
     }
@@ -78,7 +81,7 @@ public final class InboxDispatchSource implements DispatchSource {
         return starter.start(InboxEventWorkflow.TYPE, row, "inbound", row.id());
     }
 
-    private static Row row(InboxStore.Dispatchable event) {
+    private static Row row(InboxDispatchStore.Dispatchable event) {
         String aggregate = event.aggregate() == null ? null : event.aggregate().toString();
         String eventType = event.eventType();
         return new Row(

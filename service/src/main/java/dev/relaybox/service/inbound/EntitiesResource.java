@@ -1,7 +1,7 @@
 package dev.relaybox.service.inbound;
 
-import dev.relaybox.activities.inbound.InboxStore;
-import dev.relaybox.activities.inbound.InboxStore.EntityHistory;
+import dev.relaybox.activities.inbound.InboxQueries;
+import dev.relaybox.activities.inbound.InboxQueries.EntityHistory;
 import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
@@ -29,9 +29,9 @@ import java.util.List;
 @RolesAllowed(Caller.PRODUCER)
 @Produces(MediaType.APPLICATION_JSON)
 public final class EntitiesResource {
-    private final InboxStore inbox;
+    private final InboxQueries inbox;
 
-    public EntitiesResource(InboxStore inbox) {
+    public EntitiesResource(InboxQueries inbox) {
         this.inbox = inbox;
     }
 

@@ -2,7 +2,7 @@ package dev.relaybox.service.inbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.inbound.InboxIntake;
 import dev.relaybox.activities.inbound.SignatureVerifier;
 import dev.relaybox.activities.inbound.Verification;
 import dev.relaybox.service.api.ApiException;
@@ -45,13 +45,13 @@ import org.slf4j.LoggerFactory;
 @Produces(MediaType.APPLICATION_JSON)
 public final class WebhookIntakeResource {
     private static final Logger LOG = LoggerFactory.getLogger(WebhookIntakeResource.class);
-    private final InboxStore inbox;
+    private final InboxIntake inbox;
     private final StorableJson storableJson;
     private final Map<String, PartnerFactory> partners;
     private final IntakeMetrics metrics;
 
     public WebhookIntakeResource(
-            InboxStore inbox, ObjectMapper json, Map<String, PartnerFactory> partners, IntakeMetrics metrics) {
+            InboxIntake inbox, ObjectMapper json, Map<String, PartnerFactory> partners, IntakeMetrics metrics) {
         this.inbox = inbox;
         this.storableJson = new StorableJson(json);
         this.partners = Map.copyOf(partners);
@@ -123,16 +123,16 @@ public final class WebhookIntakeResource {
         String eventType = find(partner.getEventType(), headers, payload).orElse(null);
         String aggregateId = find(partner.getAggregateId(), headers, payload).orElse(null);
 
-        InboxStore.Receipt receipt;
+        InboxIntake.Receipt receipt;
         try {
-            receipt = inbox.receive(new InboxStore.ReceivedEvent(
+            receipt = inbox.receive(new InboxIntake.ReceivedEvent(
                     partnerName,
                     eventId,
                     eventType,
                     partner.getAggregateType(),
                     aggregateId,
                     stored.text(),
-                    InboxStore.ReceivedEvent.sha256(raw)));
+                    InboxIntake.ReceivedEvent.sha256(raw)));
         } catch (StatementException e) {
             throw StorableJson.refusedData(e)
                     .map(refused -> {
@@ -141,7 +141,7 @@ public final class WebhookIntakeResource {
                     })
                     .orElseThrow(() -> e);
         }
-        if (receipt.arrival() == InboxStore.Arrival.CONFLICT) {
+        if (receipt.arrival() == InboxIntake.Arrival.CONFLICT) {
             metrics.conflict(partnerName);
             LOG.warn(
                     "refused event {} of partner {}: inbox row {} holds a different body under that id; the first "

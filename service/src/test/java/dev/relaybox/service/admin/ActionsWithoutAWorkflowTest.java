@@ -5,7 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.inbound.InboxIntake;
+import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.EndpointStore;
@@ -65,7 +66,7 @@ class ActionsWithoutAWorkflowTest {
                 return true;
             })
             .addResource(new AdminDeliveriesResource(JDBI, IMMEDIATE_RETRY, LINKS))
-            .addResource(new AdminInboxResource(JDBI.onDemand(InboxStore.class), IMMEDIATE_RETRY, LINKS))
+            .addResource(new AdminInboxResource(JDBI.onDemand(InboxQueries.class), IMMEDIATE_RETRY, LINKS))
             .build();
 
     @AfterAll
@@ -180,8 +181,8 @@ class ActionsWithoutAWorkflowTest {
 
     /** An {@code order.paid} for an order that does not exist yet: deferred, rechecked hourly. */
     private static UUID deferredEvent(String eventId, String orderId) {
-        UUID id = JDBI.onDemand(InboxStore.class)
-                .receive(new InboxStore.ReceivedEvent("shop", eventId, "order.paid", "order", orderId, "{}"))
+        UUID id = JDBI.onDemand(InboxIntake.class)
+                .receive(new InboxIntake.ReceivedEvent("shop", eventId, "order.paid", "order", orderId, "{}"))
                 .id();
         DISPATCHER.dispatchAll();
         await().atMost(Duration.ofSeconds(60))

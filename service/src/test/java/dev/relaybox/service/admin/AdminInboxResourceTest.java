@@ -3,8 +3,10 @@ package dev.relaybox.service.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.activities.inbound.InboxIntake;
+import dev.relaybox.activities.inbound.InboxIntake.ReceivedEvent;
+import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.inbound.InboxStore;
-import dev.relaybox.activities.inbound.InboxStore.ReceivedEvent;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.inbound.EntitiesResource;
@@ -29,7 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class AdminInboxResourceTest {
     static final Jdbi JDBI = TestDatabase.fresh();
-    static final InboxStore INBOX = JDBI.onDemand(InboxStore.class);
+    static final InboxQueries INBOX = JDBI.onDemand(InboxQueries.class);
     static final ResourceExtension RESOURCE = ResourceExtension.builder()
             .setRegisterDefaultExceptionMappers(false)
             .addProvider((Feature) context -> {
@@ -154,7 +156,8 @@ class AdminInboxResourceTest {
     }
 
     private static String receive(String partner, String eventId, String orderId) {
-        return INBOX.receive(new ReceivedEvent(
+        return JDBI.onDemand(InboxIntake.class)
+                .receive(new ReceivedEvent(
                         partner,
                         eventId,
                         "order.created",

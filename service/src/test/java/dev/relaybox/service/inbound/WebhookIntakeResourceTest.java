@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.relaybox.activities.inbound.InboxIntake;
 import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.ShopWebhooks;
@@ -50,7 +51,7 @@ class WebhookIntakeResourceTest {
                 return true;
             })
             .addResource(new WebhookIntakeResource(
-                    JDBI.onDemand(InboxStore.class),
+                    JDBI.onDemand(InboxIntake.class),
                     Jackson.newObjectMapper(),
                     Map.of(
                             "shop",
