@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,6 +17,9 @@ public final class TestApp {
     public static final String ADMIN_TOKEN = "dev-admin-token";
     public static final String PRODUCER_TOKEN = "dev-producer-token";
     static final String CONFIG = Path.of("..", "config.yml").toAbsolutePath().toString();
+    private static final int FIRST_PORT = 20_000;
+    private static final int PORT_COUNT = 12_000;
+    private static final SecureRandom PORTS = new SecureRandom();
 
     private TestApp() {}
 
@@ -27,12 +31,22 @@ public final class TestApp {
         }
     }
 
+    /**
+     * A port nothing listens on now, for a server a test starts later. Drawn from below the kernel's ephemeral range
+     * (32768 and up), which every server bound to port 0 takes its ports from — a Temporal dev server binds several
+     * such ports at once — so none of them can take this one before the test binds it.
+     */
     public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            int port = FIRST_PORT + PORTS.nextInt(PORT_COUNT);
+            try (ServerSocket socket = new ServerSocket(port)) {
+                return socket.getLocalPort();
+            } catch (IOException taken) {
+                // another process has it: draw again
+            }
         }
+        throw new UncheckedIOException(
+                new IOException("no free port in " + FIRST_PORT + ".." + (FIRST_PORT + PORT_COUNT)));
     }
 
     static ConfigOverride[] overrides(Path dataDirectory, int temporalPort, ConfigOverride... extra) {
