@@ -1,5 +1,7 @@
 package dev.relaybox.service;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.temporal.TemporalDevServer;
@@ -16,6 +18,7 @@ import jakarta.ws.rs.core.MediaType;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -110,6 +113,15 @@ public final class RelayboxOnRealTemporal implements AutoCloseable {
 
     public WorkflowServiceStubs stubs() {
         return stubs;
+    }
+
+    /** Creates an endpoint through the admin API, failing the test with the answer when it is refused. */
+    public void createEndpoint(String name, String url, String... eventTypes) {
+        Answer answer =
+                admin("POST", "/admin/endpoints", Map.of("name", name, "url", url, "eventTypes", List.of(eventTypes)));
+        assertThat(answer.status())
+                .as("creating endpoint %s: %s", name, answer.body())
+                .isEqualTo(201);
     }
 
     public Answer admin(String method, String path, Object body) {

@@ -285,13 +285,7 @@ class ServerLimitsTest {
     }
 
     private static void endpoint(String name, String path, String... eventTypes) {
-        Answer answer = relaybox.admin(
-                "POST",
-                "/admin/endpoints",
-                Map.of("name", name, "url", RECEIVER.url(path), "eventTypes", List.of(eventTypes)));
-        assertThat(answer.status())
-                .as("creating endpoint %s: %s", name, answer.body())
-                .isEqualTo(201);
+        relaybox.createEndpoint(name, RECEIVER.url(path), eventTypes);
     }
 
     private static String outbound(String eventType, String aggregateType, String aggregateId, Object payload) {

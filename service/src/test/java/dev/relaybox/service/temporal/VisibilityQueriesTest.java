@@ -172,13 +172,7 @@ class VisibilityQueriesTest {
     }
 
     private static void endpoint(String name, String path, String... eventTypes) {
-        Answer answer = relaybox.admin(
-                "POST",
-                "/admin/endpoints",
-                Map.of("name", name, "url", RECEIVER.url(path), "eventTypes", List.of(eventTypes)));
-        assertThat(answer.status())
-                .as("creating endpoint %s: %s", name, answer.body())
-                .isEqualTo(201);
+        relaybox.createEndpoint(name, RECEIVER.url(path), eventTypes);
     }
 
     private static void inbound(String partner, String name, String type, String orderId) {
