@@ -2,6 +2,7 @@ package dev.relaybox.service;
 
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.signing.Hmac;
+import dev.relaybox.activities.store.EndpointSecretsStore;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.service.config.EndpointSeed;
 import java.time.Duration;
@@ -19,7 +20,7 @@ final class ConfiguredEndpoints {
 
     /** Secrets written before they were sealed (an upgraded database) are sealed once, before anything reads them. */
     static void sealPlaintextSecrets(Jdbi jdbi) {
-        int sealed = jdbi.withExtension(EndpointStore.class, store -> store.resealSecrets(true));
+        int sealed = jdbi.withExtension(EndpointSecretsStore.class, store -> store.resealSecrets(true));
         if (sealed > 0) {
             LOG.info("sealed the plaintext signing secrets of {} endpoints under the secrets key", sealed);
         }

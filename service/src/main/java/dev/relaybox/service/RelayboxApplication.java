@@ -1,6 +1,7 @@
 package dev.relaybox.service;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.inbound.InboxIntake;
@@ -50,8 +51,6 @@ import dev.relaybox.service.temporal.EmbeddedEngineRecycler;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import dev.relaybox.service.temporal.WorkerHealthCheck;
-import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
@@ -141,14 +140,9 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             InboxActivitiesImpl inboxActivities = new InboxActivitiesImpl(
                     jdbi, machines, config.inboundRoutes(), config.getInbox().build(), deadLetters);
             // Applied again to the workers of each fresh worker factory when the embedded engine is recycled.
-            temporal.registerWorkers(workers -> {
-                workers.worker()
-                        .registerWorkflowImplementationTypes(
-                                OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
-                workers.worker()
-                        .registerActivitiesImplementations(deliveryActivities, endpointControls, inboxActivities);
-                workers.httpWorker().registerActivitiesImplementations(deliveryActivities);
-            });
+            RelayboxWorkers relayboxWorkers =
+                    new RelayboxWorkers(deliveryActivities, endpointControls, inboxActivities);
+            temporal.registerWorkers(workers -> relayboxWorkers.registerOn(workers.worker(), workers.httpWorker()));
             environment
                     .healthChecks()
                     .register(

@@ -1,6 +1,6 @@
 package dev.relaybox.service;
 
-import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.EndpointSecretsStore;
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.activities.store.Store;
@@ -53,8 +53,9 @@ final class SecretsCommand extends ConfiguredCommand<RelayboxConfiguration> {
         try {
             Migrations.migrate(dataSource);
             Jdbi jdbi = Store.configure(Jdbi.create(dataSource), box);
-            int resealed = jdbi.withExtension(EndpointStore.class, store -> store.resealSecrets(false));
-            long left = jdbi.withExtension(EndpointStore.class, EndpointStore::secretsNotUnderTheCurrentKey);
+            int resealed = jdbi.withExtension(EndpointSecretsStore.class, store -> store.resealSecrets(false));
+            long left =
+                    jdbi.withExtension(EndpointSecretsStore.class, EndpointSecretsStore::secretsNotUnderTheCurrentKey);
             if (left > 0) {
                 throw new IllegalStateException(left + " endpoints changed while they were re-sealed and still hold "
                         + "secrets under another key; run the command again");

@@ -3,12 +3,11 @@ package dev.relaybox.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +19,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +46,15 @@ class EmbeddedRecyclingTest {
 
     @Test
     void everythingIsDeliveredAndAppliedOnceAcrossRecycles() throws Exception {
-        try (SlowReceiver receiver = new SlowReceiver()) {
+        // Every answer takes 200 ms, so that attempts are in flight when a recycle comes; /slow takes 25 s, longer
+        // than a worker factory's shutdown waits for its activities (a recycle without its quiesce would start the
+        // delivery afresh while the first attempt is still in flight); /flaky fails until told otherwise.
+        AtomicInteger flakyStatus = new AtomicInteger(503);
+        try (TestReceiver receiver = new TestReceiver()
+                .latency(Duration.ofMillis(200))
+                .answer(request -> request.path().equals("/slow")
+                        ? Reply.of(200).after(Duration.ofSeconds(25))
+                        : Reply.of(request.path().equals("/flaky") ? flakyStatus.get() : 200))) {
             DropwizardTestSupport<RelayboxConfiguration> app = TestApp.support(
                     TestApp.freshDataDirectory(),
                     TestApp.freePort(),
@@ -90,7 +96,8 @@ class EmbeddedRecyclingTest {
 
                 // In flight, for longer than a worker takes to shut down, when the next recycle comes (a round or two).
                 List<String> slow = List.of(enqueue(api, "test.slow", "slow-0"), enqueue(api, "test.slow", "slow-1"));
-                await().atMost(Duration.ofSeconds(60)).until(() -> receiver.arrived("/slow") == slow.size());
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> receiver.requestsByPath().getOrDefault("/slow", 0) == slow.size());
                 List<String> ok = new ArrayList<>();
                 List<String> orders = new ArrayList<>(deferredOrders);
                 int round = 0;
@@ -105,7 +112,7 @@ class EmbeddedRecyclingTest {
                     assertThat(round++).as("rounds before two more recycles").isLessThan(60);
                     churn(app, api, db, ok, orders);
                 }
-                receiver.flakyStatus.set(200);
+                flakyStatus.set(200);
 
                 await().atMost(Duration.ofSeconds(120))
                         .until(() -> count(db, "SELECT count(*) FROM deliveries WHERE status <> 'DELIVERED'") == 0
@@ -114,9 +121,9 @@ class EmbeddedRecyclingTest {
                         .isEqualTo(ok.size() + flaky.size() + slow.size());
 
                 // Each webhook the receiver accepted, once: none sent again because a recycle lost track of it.
-                assertThat(receiver.accepted("/ok")).containsExactlyInAnyOrderElementsOf(ok);
-                assertThat(receiver.accepted("/flaky")).containsExactlyInAnyOrderElementsOf(flaky);
-                assertThat(receiver.accepted("/slow")).containsExactlyInAnyOrderElementsOf(slow);
+                assertThat(accepted(receiver, "/ok")).containsExactlyInAnyOrderElementsOf(ok);
+                assertThat(accepted(receiver, "/flaky")).containsExactlyInAnyOrderElementsOf(flaky);
+                assertThat(accepted(receiver, "/slow")).containsExactlyInAnyOrderElementsOf(slow);
                 for (String id : flaky) {
                     List<Integer> attempts = db.withHandle(h -> h.createQuery("""
                                     SELECT a.attempt FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
@@ -131,7 +138,11 @@ class EmbeddedRecyclingTest {
                             .isEqualTo(IntStream.rangeClosed(1, attempts.size())
                                     .boxed()
                                     .toList());
-                    assertThat(receiver.received(id)).as("requests for %s", id).isEqualTo(attempts.size());
+                    assertThat(receiver.received().stream()
+                                    .filter(r -> id.equals(r.header("webhook-id")))
+                                    .count())
+                            .as("requests for %s", id)
+                            .isEqualTo(attempts.size());
                 }
 
                 // Inbound: each order created then paid, once (a second order.paid would have emitted a second event).
@@ -272,68 +283,11 @@ class EmbeddedRecyclingTest {
         return db.withHandle(h -> h.createQuery(sql).mapTo(Long.class).one());
     }
 
-    /**
-     * A receiver that takes 200 ms to answer, so that attempts are in flight when a recycle comes: /ok answers 200,
-     * /flaky {@link #flakyStatus}; /slow takes 25 s, longer than a worker factory's shutdown waits for its activities
-     * (a recycle without its quiesce would start the delivery afresh while the first attempt is still in flight).
-     */
-    private static final class SlowReceiver implements AutoCloseable {
-        private record Request(String path, String webhookId, int status) {}
-
-        final AtomicInteger flakyStatus = new AtomicInteger(503);
-        private final List<Request> requests = new CopyOnWriteArrayList<>();
-        private final List<String> arrivals = new CopyOnWriteArrayList<>();
-        private final ExecutorService threads = Executors.newFixedThreadPool(32);
-        private final HttpServer server;
-
-        SlowReceiver() throws IOException {
-            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-            server.createContext("/", this::handle);
-            server.setExecutor(threads);
-            server.start();
-        }
-
-        String url(String path) {
-            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
-        }
-
-        private void handle(HttpExchange exchange) throws IOException {
-            try (exchange) {
-                exchange.getRequestBody().readAllBytes();
-                String path = exchange.getRequestURI().getPath();
-                arrivals.add(path);
-                Thread.sleep(path.equals("/slow") ? 25_000 : 200);
-                int status = path.equals("/flaky") ? flakyStatus.get() : 200;
-                requests.add(new Request(path, exchange.getRequestHeaders().getFirst("webhook-id"), status));
-                exchange.sendResponseHeaders(status, -1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        /** Requests that reached {@code path}, answered or not yet. */
-        int arrived(String path) {
-            return (int) arrivals.stream().filter(path::equals).count();
-        }
-
-        /** The webhook ids answered 200 on {@code path}, once per acceptance. */
-        List<String> accepted(String path) {
-            return requests.stream()
-                    .filter(r -> r.path().equals(path) && r.status() == 200)
-                    .map(Request::webhookId)
-                    .toList();
-        }
-
-        int received(String webhookId) {
-            return (int) requests.stream()
-                    .filter(r -> webhookId.equals(r.webhookId()))
-                    .count();
-        }
-
-        @Override
-        public void close() {
-            server.stop(0);
-            threads.shutdownNow();
-        }
+    /** The webhook ids answered 200 on {@code path}, once per acceptance. */
+    private static List<String> accepted(TestReceiver receiver, String path) {
+        return receiver.received(path).stream()
+                .filter(r -> r.status() == 200)
+                .map(r -> r.header("webhook-id"))
+                .toList();
     }
 }

@@ -1,5 +1,7 @@
 package dev.relaybox.service;
 
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.inbound.InboxSettings;
@@ -10,14 +12,9 @@ import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
-import dev.relaybox.workflows.RelaySearchAttributes;
-import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,10 +31,6 @@ public final class RelayboxTestEngine {
     private RelayboxTestEngine() {}
 
     public static TestWorkflowEnvironment start(Jdbi jdbi, String queue, Duration backoff, Duration maxDeferral) {
-        TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
-        Worker worker = env.newWorker(queue);
-        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(
                 jdbi, CircuitSettings.defaults().withFailureThreshold(0), metrics);
@@ -49,14 +42,16 @@ public final class RelayboxTestEngine {
                 DeadLetters.loggingOnly(),
                 metrics,
                 controls);
-        worker.registerActivitiesImplementations(
-                delivery,
-                controls,
-                new InboxActivitiesImpl(
-                        jdbi, orderMachine(), new InboxSettings(backoff, maxDeferral), DeadLetters.loggingOnly()));
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(queue)).registerActivitiesImplementations(delivery);
-        env.start();
-        return env;
+        return TestEngine.start(
+                queue,
+                new RelayboxWorkers(
+                        delivery,
+                        controls,
+                        new InboxActivitiesImpl(
+                                jdbi,
+                                orderMachine(),
+                                new InboxSettings(backoff, maxDeferral),
+                                DeadLetters.loggingOnly())));
     }
 
     /** {@code order}: created from nothing, then paid. */

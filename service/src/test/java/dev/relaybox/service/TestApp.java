@@ -1,5 +1,6 @@
 package dev.relaybox.service;
 
+import dev.relaybox.activities.TestEngine;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
@@ -73,6 +74,10 @@ public final class TestApp {
                 // Test data is thrown away: skip the fsyncs, except where durability is what is tested.
                 ConfigOverride.config("embeddedPostgres.durable", Boolean.toString(durable)),
                 ConfigOverride.config("temporal.embeddedPort", Integer.toString(temporalPort)),
+                // As TestEngine's workers: a build machine's loaded CPUs are no deadlock.
+                ConfigOverride.config(
+                        "temporal.deadlockDetectionTimeout",
+                        TestEngine.WORKER_OPTIONS.getDefaultDeadlockDetectionTimeout() + "ms"),
                 ConfigOverride.config("logging.level", "WARN")));
         all.addAll(List.of(extra));
         return all.toArray(ConfigOverride[]::new);

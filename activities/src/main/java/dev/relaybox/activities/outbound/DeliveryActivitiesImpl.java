@@ -82,7 +82,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     .event(outboxId)
                     .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                             "outbox row " + outboxId + " does not exist", "OutboxRowMissing"));
-            DeliveryFastPath deliveries = h.attach(DeliveryFastPath.class);
+            DeliveryAttemptStore deliveries = h.attach(DeliveryAttemptStore.class);
             deliveries.createDeliveries(outboxId);
             var targets = deliveries.unfinished(outboxId).stream()
                     .map(t -> new DeliveryTarget(
@@ -95,7 +95,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     @Override
     public AttemptResult attempt(UUID deliveryId, int attempt) {
         DeliveryStore.AttemptContext ctx = jdbi.withExtension(
-                        DeliveryFastPath.class, dao -> dao.attemptContext(deliveryId))
+                        DeliveryAttemptStore.class, dao -> dao.attemptContext(deliveryId))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
         try (MDC.MDCCloseable outbox =
@@ -175,7 +175,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         String error = StorableText.of(sent.error());
         // One handle and one attached store for both writes: attaching builds a handler per store method.
         jdbi.useHandle(h -> {
-            DeliveryFastPath dao = h.attach(DeliveryFastPath.class);
+            DeliveryAttemptStore dao = h.attach(DeliveryAttemptStore.class);
             h.useTransaction(tx -> recordOutcome(tx, dao, ctx, attempt, status, error, result));
             try {
                 dao.recordAttempt(
@@ -199,7 +199,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
 
     private void recordOutcome(
             Handle h,
-            DeliveryFastPath dao,
+            DeliveryAttemptStore dao,
             DeliveryStore.AttemptContext ctx,
             int attempt,
             Integer status,

@@ -26,7 +26,7 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  * Every statement on {@code deliveries} and {@code delivery_attempts}. Status changes are guarded by the statuses
  * {@link DeliveryStatus} allows to make them: {@code false} means someone else finished the delivery first.
  */
-public interface DeliveryStore extends SqlObject, DeliveryFastPath {
+public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
 
     record DeadLetterContext(String endpointName, String url, String eventType, int attempts) {}
 

@@ -1,19 +1,19 @@
 package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.outbound.controls.CircuitBreaker;
+import dev.relaybox.activities.outbound.controls.CircuitBreaker.CircuitChange;
 import dev.relaybox.activities.outbound.controls.CircuitBreaker.OpenTurn;
-import dev.relaybox.activities.outbound.controls.CircuitBreaker.Settlement;
 import dev.relaybox.activities.outbound.controls.Leases;
 import dev.relaybox.activities.outbound.controls.RateLimit;
-import dev.relaybox.activities.store.EndpointFastPath;
-import dev.relaybox.activities.store.EndpointFastPath.Admittance;
+import dev.relaybox.activities.store.EndpointAttemptStore;
+import dev.relaybox.activities.store.EndpointAttemptStore.GateSnapshot;
 import dev.relaybox.activities.store.EndpointState;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.EndpointStore.DeliveryContext;
-import dev.relaybox.workflows.outbound.Admission;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.CircuitState;
 import dev.relaybox.workflows.outbound.EndpointControlActivities;
+import dev.relaybox.workflows.outbound.GateDecision;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.activity.Activity;
@@ -55,11 +55,12 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     }
 
     @Override
-    public Admission admit(UUID deliveryId, Instant now) {
+    public GateDecision admit(UUID deliveryId, Instant now) {
         // Most endpoints have no limits: one read without locks or writes lets their deliveries go.
-        Optional<Admittance> quick = jdbi.withExtension(EndpointFastPath.class, dao -> dao.admittance(deliveryId));
+        Optional<GateSnapshot> quick =
+                jdbi.withExtension(EndpointAttemptStore.class, dao -> dao.gateSnapshot(deliveryId));
         if (quick.isPresent() && quick.get().goesAtOnce()) {
-            return new Admission(
+            return new GateDecision(
                     true, 0, "", quick.get().endpointId(), quick.get().ordered());
         }
         return jdbi.inTransaction(h -> {
@@ -118,7 +119,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     }
 
     /** One delivery probes per interval ({@link CircuitBreaker#whileOpen}); the rest wait to be woken. */
-    private Admission whileOpen(EndpointStore dao, DeliveryContext ctx, EndpointState state, Instant now) {
+    private GateDecision whileOpen(EndpointStore dao, DeliveryContext ctx, EndpointState state, Instant now) {
         UUID me = ctx.deliveryId();
         OpenTurn turn = breaker.whileOpen(state, me, now);
         turn.changed().ifPresent(dao::saveState);
@@ -175,14 +176,14 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
     }
 
     /** What {@link #settle} changed, to act on after its transaction committed. */
-    private record Settled(DeliveryContext ctx, Settlement settlement, boolean slotFreed) {}
+    private record Settled(DeliveryContext ctx, CircuitChange circuitChange, boolean slotFreed) {}
 
     @Override
     public CircuitState settle(UUID deliveryId, AttemptResult result, Instant now) {
         boolean delivered = result.outcome() == AttemptResult.Outcome.DELIVERED;
         if (CircuitBreaker.answered(result)
                 && jdbi.withExtension(
-                        EndpointFastPath.class, dao -> dao.settleHealthyAnswer(deliveryId, delivered, now))) {
+                        EndpointAttemptStore.class, dao -> dao.settleHealthyAnswer(deliveryId, delivered, now))) {
             // Nothing was held and the circuit had no failure to forget: there is nobody to wake.
             return CircuitState.closed();
         }
@@ -193,9 +194,9 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             dao.markWaiting(deliveryId, null);
             dao.ensureState(ctx.endpointId());
             EndpointState s = dao.lockState(ctx.endpointId());
-            Settlement settlement = breaker.afterAttempt(s, deliveryId, result, ctx.enabled(), now);
-            EndpointState next = settlement.state();
-            if (settlement.disables()) {
+            CircuitChange circuitChange = breaker.afterAttempt(s, deliveryId, result, ctx.enabled(), now);
+            EndpointState next = circuitChange.state();
+            if (circuitChange.disables()) {
                 dao.setEnabled(
                         ctx.endpointId(),
                         false,
@@ -206,17 +207,17 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                                 + "); disabled at " + now);
             }
             dao.saveState(next);
-            return new Settled(ctx, settlement, slotFreed);
+            return new Settled(ctx, circuitChange, slotFreed);
         });
         announce(settled);
-        return settled.settlement().circuit();
+        return settled.circuitChange().circuit();
     }
 
     private void announce(Settled settled) {
         DeliveryContext ctx = settled.ctx();
-        Settlement settlement = settled.settlement();
-        int failures = settlement.state().consecutiveFailures();
-        if (settlement.opened()) {
+        CircuitChange circuitChange = settled.circuitChange();
+        int failures = circuitChange.state().consecutiveFailures();
+        if (circuitChange.opened()) {
             LOG.warn(
                     "opened the circuit of endpoint {} after {} consecutive failures; its deliveries wait for a probe "
                             + "every {} instead of spending attempts",
@@ -226,12 +227,12 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             metrics.counter("relaybox.endpoint.circuit.opened", "endpoint", ctx.endpointName())
                     .increment();
         }
-        if (settlement.closed()) {
+        if (circuitChange.closed()) {
             LOG.info(
                     "closed the circuit of endpoint {}: it answered again; releasing its waiting deliveries",
                     ctx.endpointName());
         }
-        if (settlement.disables()) {
+        if (circuitChange.disables()) {
             LOG.error(
                     "disabled endpoint {}: failing continuously for {} ({} consecutive failures); its events stay "
                             + "recorded and replayable",
@@ -241,7 +242,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             metrics.counter("relaybox.endpoints.disabled", "endpoint", ctx.endpointName(), "reason", "failing")
                     .increment();
         }
-        if (settlement.closed() || settlement.disables()) {
+        if (circuitChange.closed() || circuitChange.disables()) {
             wakeWaiting(ctx.endpointId(), "CIRCUIT", MAX_WAKE_UPS);
         }
         if (settled.slotFreed()) {
@@ -295,13 +296,13 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                         "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
     }
 
-    private static Admission go(DeliveryContext ctx, long waitMillis, String reason) {
-        return new Admission(true, waitMillis, reason, ctx.endpointId(), ctx.ordered());
+    private static GateDecision go(DeliveryContext ctx, long waitMillis, String reason) {
+        return new GateDecision(true, waitMillis, reason, ctx.endpointId(), ctx.ordered());
     }
 
-    private static Admission wait(DeliveryContext ctx, Duration wait, String reason) {
+    private static GateDecision wait(DeliveryContext ctx, Duration wait, String reason) {
         Duration atLeast = wait.compareTo(SHORTEST_WAIT) < 0 ? SHORTEST_WAIT : wait;
-        return new Admission(false, atLeast.toMillis(), reason, ctx.endpointId(), ctx.ordered());
+        return new GateDecision(false, atLeast.toMillis(), reason, ctx.endpointId(), ctx.ordered());
     }
 
     /** Spreads waits by ±20% so waiters do not all ask again at the same moment. */

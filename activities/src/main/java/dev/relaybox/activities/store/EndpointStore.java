@@ -6,10 +6,8 @@ import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import java.time.Instant;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import org.jdbi.v3.core.mapper.reflect.ConstructorMapper;
 import org.jdbi.v3.sqlobject.SqlObject;
 import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
 import org.jdbi.v3.sqlobject.customizer.Bind;
@@ -19,15 +17,16 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
 /**
- * Every statement on {@code endpoints}, {@code endpoint_state} and {@code endpoint_leases}: the subscribers and
+ * The statements on {@code endpoints}, {@code endpoint_state} and {@code endpoint_leases}: the subscribers and
  * their secrets, their controls (rate limit, in-flight slots, ordering, body format), their circuit breaker and
  * the slots deliveries hold. Every change to {@code endpoint_state} happens with its row locked
  * ({@link #lockState}), so workers and instances see one state. The reads that join deliveries and outbox rows
  * answer what admitting one delivery needs (its endpoint, its aggregate's order, what waits on the endpoint);
- * {@code deliveries.waiting_for} is the endpoint controls' own column.
+ * {@code deliveries.waiting_for} is the endpoint controls' own column. Re-sealing secrets at rest is
+ * {@link EndpointSecretsStore}'s; what operators see of an endpoint's health is {@link EndpointHealthStore}'s.
  */
 @RegisterConstructorMapper(Endpoint.class)
-public interface EndpointStore extends SqlObject, EndpointFastPath {
+public interface EndpointStore extends SqlObject, EndpointAttemptStore {
     @SqlUpdate("""
             INSERT INTO endpoints (name, url, secret, event_types)
             VALUES (:name, :url, :secret, :eventTypes)
@@ -103,64 +102,6 @@ public interface EndpointStore extends SqlObject, EndpointFastPath {
     boolean rotateSecret(
             @Bind("id") UUID id, @Bind("secret") @Sealed String secret, @Bind("graceUntil") Instant graceUntil);
 
-    /** An endpoint's secrets as stored: sealed, or plaintext when written before secrets were sealed. */
-    record StoredSecrets(UUID id, String secret, String previousSecret) {}
-
-    @SqlQuery("SELECT id, secret, previous_secret FROM endpoints ORDER BY id")
-    @RegisterConstructorMapper(StoredSecrets.class)
-    List<StoredSecrets> storedSecrets();
-
-    /** Replaces stored secrets unless the row changed since they were read (a rotation meanwhile is kept). */
-    @SqlUpdate("""
-            UPDATE endpoints SET secret = :secret, previous_secret = :previousSecret
-             WHERE id = :id AND secret = :was AND previous_secret IS NOT DISTINCT FROM :previousWas""")
-    boolean replaceStoredSecrets(
-            @Bind("id") UUID id,
-            @Bind("was") String was,
-            @Bind("previousWas") String previousWas,
-            @Bind("secret") String secret,
-            @Bind("previousSecret") String previousSecret);
-
-    /**
-     * Seals every stored secret that is plaintext or, unless {@code plaintextOnly}, sealed under another key than the
-     * current one; answers how many endpoints were re-sealed. Safe beside running instances: a row rotated
-     * meanwhile is left as its writer sealed it.
-     */
-    default int resealSecrets(boolean plaintextOnly) {
-        SecretBox box = getHandle().getConfig(SealedColumns.class).box();
-        int resealed = 0;
-        for (StoredSecrets stored : storedSecrets()) {
-            String secret = resealed(box, stored.secret(), plaintextOnly);
-            String previous = resealed(box, stored.previousSecret(), plaintextOnly);
-            if (secret.equals(stored.secret()) && Objects.equals(previous, stored.previousSecret())) {
-                continue;
-            }
-            if (replaceStoredSecrets(stored.id(), stored.secret(), stored.previousSecret(), secret, previous)) {
-                resealed++;
-            }
-        }
-        return resealed;
-    }
-
-    /** How many endpoints have a secret that is plaintext or sealed under another key than the current one. */
-    default long secretsNotUnderTheCurrentKey() {
-        SecretBox box = getHandle().getConfig(SealedColumns.class).box();
-        return storedSecrets().stream()
-                .filter(s -> !box.sealedWithCurrentKey(s.secret())
-                        || (s.previousSecret() != null && !box.sealedWithCurrentKey(s.previousSecret())))
-                .count();
-    }
-
-    private static String resealed(SecretBox box, String stored, boolean plaintextOnly) {
-        if (stored == null || box.sealedWithCurrentKey(stored)) {
-            return stored;
-        }
-        if (SecretBox.isSealed(stored)) {
-            return plaintextOnly ? stored : box.seal(box.open(stored));
-        }
-        return box.seal(stored);
-    }
-
     /** What admitting or settling one delivery needs, read in one query. */
     record DeliveryContext(
             UUID deliveryId,
@@ -182,29 +123,6 @@ public interface EndpointStore extends SqlObject, EndpointFastPath {
 
         public AggregateKey aggregate() {
             return new AggregateKey(aggregateType, aggregateId);
-        }
-    }
-
-    /** The health of one endpoint as operators see it; attempts, successes and latencies over the last hour. */
-    record Health(
-            UUID endpointId,
-            String endpointName,
-            boolean enabled,
-            Circuit circuit,
-            int consecutiveFailures,
-            Instant failingSince,
-            Instant openedAt,
-            Instant nextProbeAt,
-            Instant lastSuccessAt,
-            Instant lastFailureAt,
-            long attemptsLastHour,
-            long successesLastHour,
-            Double p50LatencyMs,
-            Double p99LatencyMs,
-            long inFlight,
-            long waiting) {
-        public Double successRate() {
-            return attemptsLastHour == 0 ? null : (double) successesLastHour / attemptsLastHour;
         }
     }
 
@@ -349,48 +267,4 @@ public interface EndpointStore extends SqlObject, EndpointFastPath {
 
     @SqlQuery("SELECT id FROM endpoints WHERE name = :name")
     Optional<UUID> idOf(@Bind("name") String name);
-
-    /** Each endpoint's health: its circuit, and its attempts since {@code :since}; {@link #health} adds the WHERE. */
-    String HEALTH = """
-            SELECT e.id AS endpoint_id, e.name AS endpoint_name, e.enabled, COALESCE(s.circuit, :closed) AS circuit,
-                   COALESCE(s.consecutive_failures, 0) AS consecutive_failures, s.failing_since, s.opened_at,
-                   s.next_probe_at, s.last_success_at, s.last_failure_at,
-                   h.attempts AS attempts_last_hour, h.successes AS successes_last_hour,
-                   h.p50 AS p50_latency_ms, h.p99 AS p99_latency_ms,
-                   (SELECT count(*) FROM endpoint_leases l WHERE l.endpoint_id = e.id) AS in_flight,
-                   (SELECT count(*) FROM deliveries w WHERE w.endpoint_id = e.id AND w.waiting_for IS NOT NULL
-                       AND w.status = ANY(:attemptable)) AS waiting
-              FROM endpoints e
-              LEFT JOIN endpoint_state s ON s.endpoint_id = e.id
-              LEFT JOIN LATERAL (
-                   SELECT count(*) AS attempts,
-                          count(*) FILTER (WHERE a.status_code BETWEEN 200 AND 299) AS successes,
-                          percentile_cont(0.5) WITHIN GROUP (ORDER BY a.latency_ms) AS p50,
-                          percentile_cont(0.99) WITHIN GROUP (ORDER BY a.latency_ms) AS p99
-                     FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-                    WHERE d.endpoint_id = e.id AND a.started_at > :since) h ON true
-            """;
-
-    /** The health of every endpoint, by name, attempts counted since {@code since}. */
-    default List<Health> health(Instant since) {
-        return getHandle()
-                .createQuery(HEALTH + " ORDER BY e.name")
-                .bind("since", since)
-                .bind("closed", Circuit.CLOSED)
-                .bindArray("attemptable", String.class, (Object[]) DeliveryStatus.attemptableNames())
-                .map(ConstructorMapper.of(Health.class))
-                .list();
-    }
-
-    /** The health of one endpoint, attempts counted since {@code since}; empty when it does not exist. */
-    default Optional<Health> health(UUID endpointId, Instant since) {
-        return getHandle()
-                .createQuery(HEALTH + " WHERE e.id = :endpointId")
-                .bind("endpointId", endpointId)
-                .bind("since", since)
-                .bind("closed", Circuit.CLOSED)
-                .bindArray("attemptable", String.class, (Object[]) DeliveryStatus.attemptableNames())
-                .map(ConstructorMapper.of(Health.class))
-                .findOne();
-    }
 }

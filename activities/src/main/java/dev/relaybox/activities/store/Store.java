@@ -4,7 +4,7 @@ import dev.relaybox.activities.inbound.InboxDispatchStore;
 import dev.relaybox.activities.inbound.InboxIntake;
 import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.inbound.InboxStore;
-import dev.relaybox.activities.outbound.DeliveryFastPath;
+import dev.relaybox.activities.outbound.DeliveryAttemptStore;
 import dev.relaybox.activities.outbound.DeliveryStore;
 import dev.relaybox.activities.outbound.OutboxStore;
 import java.util.List;
@@ -46,9 +46,9 @@ public final class Store {
             InboxQueries.class,
             OutboxStore.class,
             DeliveryStore.class,
-            DeliveryFastPath.class,
+            DeliveryAttemptStore.class,
             EndpointStore.class,
-            EndpointFastPath.class,
+            EndpointAttemptStore.class,
             DeadLetterStore.class,
             OverviewQueries.class,
             StoryQueries.class,

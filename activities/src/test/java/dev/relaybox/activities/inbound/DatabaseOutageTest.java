@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.FaultFigures;
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
@@ -19,15 +21,12 @@ import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
-import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -42,6 +41,8 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -53,6 +54,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * until it starts again on the same data directory and port). When it is back, nothing is lost and nothing is
  * dead-lettered.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class DatabaseOutageTest {
     static final int INBOUND_EVENTS = 4;
     static final List<String> RECEIVERS = List.of("/a", "/b");
@@ -105,10 +107,6 @@ class DatabaseOutageTest {
         Migrations.migrate(dataSource);
         db = Store.configure(Jdbi.create(dataSource), TestDatabase.SECRETS);
         receiver = new TestReceiver();
-        env = TestWorkflowEnvironment.newInstance();
-        InboxFixtures.registerSearchAttributes(env);
-        Worker worker = env.newWorker(InboxFixtures.QUEUE);
-        worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class, OutboxDeliveryWorkflowImpl.class);
         DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
                 db,
                 DeliverySettings.defaults()
@@ -119,14 +117,16 @@ class DatabaseOutageTest {
                                 Duration.ofMinutes(10))),
                 DeadLetters.loggingOnly(),
                 new SimpleMeterRegistry());
-        worker.registerActivitiesImplementations(
-                new InboxActivitiesImpl(
-                        db, InboxFixtures.orderMachines(), InboxSettings.defaults(), DeadLetters.loggingOnly()),
-                delivery,
-                new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry()));
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(InboxFixtures.QUEUE))
-                .registerActivitiesImplementations(delivery);
-        env.start();
+        env = TestEngine.start(
+                InboxFixtures.QUEUE,
+                new RelayboxWorkers(
+                        delivery,
+                        new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry()),
+                        new InboxActivitiesImpl(
+                                db,
+                                InboxFixtures.orderMachines(),
+                                InboxSettings.defaults(),
+                                DeadLetters.loggingOnly())));
         WorkflowClient client = env.getWorkflowClient();
 
         // Outbound: two receivers answer 503 once, so each delivery waits for its second attempt (in 1m).

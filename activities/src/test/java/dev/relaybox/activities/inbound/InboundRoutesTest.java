@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
@@ -16,16 +18,13 @@ import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
-import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -55,15 +54,11 @@ class InboundRoutesTest {
     void start() {
         jdbi = TestDatabase.fresh();
         receiver = new TestReceiver();
-        env = TestWorkflowEnvironment.newInstance();
-        InboxFixtures.registerSearchAttributes(env);
         InboundRoutes routes = new InboundRoutes(Map.of(
                 "github",
                 List.of(new InboundRoutes.Route(List.of("push", "pull_request.*"), List.of("handler"))),
                 "stripe",
                 List.of(new InboundRoutes.Route(List.of("charge.dispute.*", "order.paid"), List.of("handler")))));
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class, OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(SCHEDULE)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
@@ -76,9 +71,7 @@ class InboundRoutesTest {
         // The repository type has no state machine; the order type has the design's.
         InboxActivitiesImpl inbox = new InboxActivitiesImpl(
                 jdbi, InboxFixtures.orderMachines(), routes, InboxSettings.defaults(), DeadLetters.loggingOnly());
-        worker.registerActivitiesImplementations(delivery, controls, inbox);
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
-        env.start();
+        env = TestEngine.start(QUEUE, new RelayboxWorkers(delivery, controls, inbox));
         client = env.getWorkflowClient();
         endpoint("handler", "/handler", List.of("nothing.subscribed"));
         endpoint("billing", "/billing", List.of("*"));

@@ -5,6 +5,8 @@ import static dev.relaybox.activities.inbound.InboxFixtures.QUEUE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.TestMetrics;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
@@ -24,7 +26,6 @@ import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -54,18 +55,16 @@ class InboxEventWorkflowTest {
         db = Store.configure(Jdbi.create(database), TestDatabase.SECRETS);
         activitiesDataSource = new TestDataSource(database);
         metrics = new SimpleMeterRegistry();
-        env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-                .setMetricsScope(TestMetrics.scope(metrics))
-                .build());
-        InboxFixtures.registerSearchAttributes(env);
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
-        worker.registerActivitiesImplementations(new InboxActivitiesImpl(
-                Store.configure(Jdbi.create(activitiesDataSource), TestDatabase.SECRETS),
-                InboxFixtures.orderMachines(),
-                settings,
-                DeadLetters.loggingOnly()));
-        env.start();
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.inbound(new InboxActivitiesImpl(
+                        Store.configure(Jdbi.create(activitiesDataSource), TestDatabase.SECRETS),
+                        InboxFixtures.orderMachines(),
+                        settings,
+                        DeadLetters.loggingOnly())),
+                TestEnvironmentOptions.newBuilder()
+                        .setMetricsScope(TestMetrics.scope(metrics))
+                        .build());
         client = env.getWorkflowClient();
     }
 

@@ -3,11 +3,9 @@ package dev.relaybox.activities.inbound;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
-import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.testing.TestWorkflowEnvironment;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,10 +31,6 @@ final class InboxFixtures {
         StateMachineConfig order = new StateMachineConfig(
                 List.of("created", "paid", "shipped", "delivered", "cancelled"), "created", transitions);
         return StateMachine.fromConfig(Map.of("order", order));
-    }
-
-    static void registerSearchAttributes(TestWorkflowEnvironment env) {
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
     }
 
     /** Stores one partner event as the intake does; empty when that partner already sent this event id. */

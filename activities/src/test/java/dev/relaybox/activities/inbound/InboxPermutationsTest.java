@@ -6,15 +6,15 @@ import static dev.relaybox.activities.inbound.InboxFixtures.QUEUE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.statemachine.OrderArrivals;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
-import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import io.temporal.client.WorkflowClient;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,16 +48,13 @@ class InboxPermutationsTest {
     static void startWorker() {
         // One Temporal environment for every case; each case swaps in its own fresh database.
         activitiesDataSource = new TestDataSource(TestDatabase.freshDataSource());
-        env = TestWorkflowEnvironment.newInstance();
-        InboxFixtures.registerSearchAttributes(env);
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
-        worker.registerActivitiesImplementations(new InboxActivitiesImpl(
-                Store.configure(Jdbi.create(activitiesDataSource), TestDatabase.SECRETS),
-                InboxFixtures.orderMachines(),
-                new InboxSettings(Duration.ofDays(30), Duration.ofDays(365)),
-                DeadLetters.loggingOnly()));
-        env.start();
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.inbound(new InboxActivitiesImpl(
+                        Store.configure(Jdbi.create(activitiesDataSource), TestDatabase.SECRETS),
+                        InboxFixtures.orderMachines(),
+                        new InboxSettings(Duration.ofDays(30), Duration.ofDays(365)),
+                        DeadLetters.loggingOnly())));
     }
 
     @AfterAll

@@ -3,19 +3,18 @@ package dev.relaybox.activities.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.FaultFigures;
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
-import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -27,7 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,16 +40,8 @@ class DnsFailureTest {
     TestWorkflowEnvironment env;
     TestReceiver receiver;
 
-    @BeforeEach
-    void createEnvironment() {
-        env = TestWorkflowEnvironment.newInstance();
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
-    }
-
     /** Starts the workers with every lookup going through {@code resolver}, counted. */
     private void start(HostResolver resolver, String allowedPrivateNetworks, List<Duration> retryDelays) {
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         HostResolver counted = host -> {
             lookups.incrementAndGet();
             return resolver.resolve(host);
@@ -61,16 +51,19 @@ class DnsFailureTest {
                 .withAllowedPrivateNetworks(allowedPrivateNetworks);
         DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(
                 jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry(), counted);
-        worker.registerActivitiesImplementations(
-                activities,
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()));
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
-        env.start();
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.outbound(
+                        activities,
+                        new EndpointControlActivitiesImpl(
+                                jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry())));
     }
 
     @AfterEach
     void stop() {
-        env.close();
+        if (env != null) {
+            env.close();
+        }
         if (receiver != null) {
             receiver.close();
         }

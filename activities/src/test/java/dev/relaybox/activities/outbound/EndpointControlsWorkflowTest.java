@@ -23,7 +23,7 @@ class EndpointControlsWorkflowTest {
     static final DeliverySchedule SCHEDULE = new DeliverySchedule(
             List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)), 0, Duration.ofMinutes(10));
 
-    final CountingReceiver receiver = new CountingReceiver();
+    final TestReceiver receiver = new TestReceiver();
     OutboundHarness outbound;
 
     @AfterEach

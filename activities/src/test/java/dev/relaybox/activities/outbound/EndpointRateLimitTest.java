@@ -21,7 +21,7 @@ class EndpointRateLimitTest {
     static final DeliverySchedule SCHEDULE =
             new DeliverySchedule(List.of(Duration.ofSeconds(1)), 0, Duration.ofSeconds(1));
 
-    final CountingReceiver receiver = new CountingReceiver();
+    final TestReceiver receiver = new TestReceiver();
     final OutboundHarness outbound = new OutboundHarness(false, SCHEDULE, CircuitSettings.defaults());
 
     @AfterEach

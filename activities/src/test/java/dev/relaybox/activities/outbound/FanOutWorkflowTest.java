@@ -3,6 +3,8 @@ package dev.relaybox.activities.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.FaultFigures;
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.store.EndpointStore;
@@ -19,7 +21,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -41,29 +42,26 @@ class FanOutWorkflowTest {
     static final int ENDPOINTS = 200;
 
     Jdbi jdbi;
-    CountingReceiver receiver;
+    TestReceiver receiver;
     TestWorkflowEnvironment env;
 
     @BeforeEach
     void start() {
         jdbi = TestDatabase.fresh();
         // A receiver's own latency, so that requests the workflow lets run together really overlap.
-        receiver = new CountingReceiver().latency(Duration.ofMillis(30));
-        env = TestWorkflowEnvironment.newInstance();
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
+        receiver = new TestReceiver().latency(Duration.ofMillis(30));
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(OutboxDeliveryWorkflowTest.SCHEDULE)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
                 .withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
         DeliveryActivitiesImpl activities =
                 new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry());
-        worker.registerActivitiesImplementations(
-                activities,
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()));
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
-        env.start();
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.outbound(
+                        activities,
+                        new EndpointControlActivitiesImpl(
+                                jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry())));
     }
 
     @AfterEach

@@ -1,20 +1,19 @@
 package dev.relaybox.activities.outbound;
 
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
-import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -31,12 +30,6 @@ final class OutboundHarness implements AutoCloseable {
     final TestWorkflowEnvironment env;
 
     OutboundHarness(boolean timeSkipping, DeliverySchedule schedule, CircuitSettings circuit) {
-        env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-                .setUseTimeskipping(timeSkipping)
-                .build());
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(schedule)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
@@ -45,9 +38,12 @@ final class OutboundHarness implements AutoCloseable {
         EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, circuit, metrics);
         DeliveryActivitiesImpl delivery =
                 new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls);
-        worker.registerActivitiesImplementations(delivery, controls);
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
-        env.start();
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.outbound(delivery, controls),
+                TestEnvironmentOptions.newBuilder()
+                        .setUseTimeskipping(timeSkipping)
+                        .build());
     }
 
     UUID endpoint(String name, String url, EndpointControls controls) {

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
@@ -27,7 +29,6 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -56,10 +57,6 @@ class OutboxDeliveryWorkflowTest {
     void start() {
         jdbi = TestDatabase.fresh();
         receiver = new TestReceiver();
-        env = TestWorkflowEnvironment.newInstance();
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(SCHEDULE)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
@@ -69,9 +66,7 @@ class OutboxDeliveryWorkflowTest {
                 new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), metrics);
         DeliveryActivitiesImpl activities =
                 new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls);
-        worker.registerActivitiesImplementations(activities, controls);
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(activities);
-        env.start();
+        env = TestEngine.start(QUEUE, RelayboxWorkers.outbound(activities, controls));
     }
 
     @AfterEach
@@ -317,7 +312,7 @@ class OutboxDeliveryWorkflowTest {
     @Test
     void nulByteInASuccessfulAnswerIsDeliveredOnceWithACleanExcerpt() {
         endpoint("shop", "/hooks", "*");
-        receiver.script("/hooks", new Reply(200, Map.of(), "accepted\u0000 by \ud800 us"));
+        receiver.script("/hooks", new Reply(200, Map.of(), "accepted\u0000 by \ud800 us", Duration.ZERO));
 
         UUID outboxId = deliver("order.paid", "{}");
 
@@ -420,7 +415,7 @@ class OutboxDeliveryWorkflowTest {
     @Test
     void redirectIsAFailureAndIsNotFollowed() {
         endpoint("shop", "/hooks", "*");
-        receiver.script("/hooks", new Reply(301, Map.of("Location", receiver.url("/elsewhere")), ""));
+        receiver.script("/hooks", new Reply(301, Map.of("Location", receiver.url("/elsewhere")), "", Duration.ZERO));
 
         UUID outboxId = deliver("order.paid", "{}");
 

@@ -93,8 +93,8 @@ class EndpointSecretsAtRestTest {
                 .mapTo(UUID.class)
                 .one());
 
-        int sealed = jdbi.withExtension(EndpointStore.class, store -> store.resealSecrets(true));
-        int again = jdbi.withExtension(EndpointStore.class, store -> store.resealSecrets(true));
+        int sealed = jdbi.withExtension(EndpointSecretsStore.class, store -> store.resealSecrets(true));
+        int again = jdbi.withExtension(EndpointSecretsStore.class, store -> store.resealSecrets(true));
 
         assertThat(sealed).isEqualTo(1);
         assertThat(again).isZero();

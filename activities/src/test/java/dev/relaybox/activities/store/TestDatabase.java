@@ -36,7 +36,8 @@ public final class TestDatabase {
         return server;
     }
 
-    private static DataSource database(String name, String createFrom) {
+    // One at a time: PostgreSQL refuses to copy a template that another CREATE DATABASE is copying.
+    private static synchronized DataSource database(String name, String createFrom) {
         EmbeddedPostgres pg = server();
         try (Connection c = pg.getPostgresDatabase().getConnection();
                 Statement s = c.createStatement()) {

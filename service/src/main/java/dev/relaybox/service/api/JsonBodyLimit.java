@@ -13,7 +13,7 @@ import java.lang.annotation.Target;
 
 /**
  * Checks the JSON body of a {@link Limited} resource method before Jackson binds it: larger than the limit is a 413,
- * JSON that PostgreSQL's {@code jsonb} cannot store is a 400 naming why ({@link StorableJson}). Only then is the
+ * JSON that PostgreSQL's {@code jsonb} cannot store is a 400 naming why ({@link JsonBodyReader}). Only then is the
  * body bound to the method's validated record, so the resource sees nothing but storable, bounded input.
  */
 public final class JsonBodyLimit implements ReaderInterceptor {
@@ -23,11 +23,11 @@ public final class JsonBodyLimit implements ReaderInterceptor {
     @Target({ElementType.TYPE, ElementType.METHOD})
     public @interface Limited {}
 
-    private final StorableJson storableJson;
+    private final JsonBodyReader jsonBodyReader;
     private final long maxBodyBytes;
 
     public JsonBodyLimit(ObjectMapper json, long maxBodyBytes) {
-        this.storableJson = new StorableJson(json);
+        this.jsonBodyReader = new JsonBodyReader(json);
         this.maxBodyBytes = maxBodyBytes;
     }
 
@@ -37,7 +37,7 @@ public final class JsonBodyLimit implements ReaderInterceptor {
         if (bytes.length > maxBodyBytes) {
             throw new ApiException(413, "payload_too_large", "the body is larger than " + maxBodyBytes + " bytes");
         }
-        storableJson.read(bytes);
+        jsonBodyReader.read(bytes);
         context.setInputStream(new ByteArrayInputStream(bytes));
         return context.proceed();
     }

@@ -131,6 +131,15 @@ public final class TemporalFactory {
     @JsonProperty
     private Duration stickyScheduleToStartTimeout = Duration.seconds(5);
 
+    /**
+     * How long a workflow thread may run without yielding before Temporal's deadlock detector fails its task
+     * (Temporal's default, 1s). A host so loaded that a workflow thread waits longer for a CPU sees false alarms,
+     * each costing the task's timeout: raise it there.
+     */
+    @NotNull
+    @JsonProperty
+    private Duration deadlockDetectionTimeout = Duration.seconds(1);
+
     /** TLS towards a remote cluster; see {@link dev.relaybox.service.temporal.TemporalConnection}. */
     @Valid
     @NotNull
@@ -212,6 +221,10 @@ public final class TemporalFactory {
 
     public int getMaxConcurrentHttpAttempts() {
         return maxConcurrentHttpAttempts;
+    }
+
+    public java.time.Duration getDeadlockDetectionTimeout() {
+        return deadlockDetectionTimeout.toJavaDuration();
     }
 
     public java.time.Duration getStickyScheduleToStartTimeout() {

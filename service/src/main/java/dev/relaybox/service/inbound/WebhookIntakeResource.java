@@ -6,7 +6,7 @@ import dev.relaybox.activities.inbound.InboxIntake;
 import dev.relaybox.activities.inbound.SignatureVerifier;
 import dev.relaybox.activities.inbound.Verification;
 import dev.relaybox.service.api.ApiException;
-import dev.relaybox.service.api.StorableJson;
+import dev.relaybox.service.api.JsonBodyReader;
 import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.PartnerFactory.FieldLocation;
 import io.swagger.v3.oas.annotations.Operation;
@@ -46,14 +46,14 @@ import org.slf4j.LoggerFactory;
 public final class WebhookIntakeResource {
     private static final Logger LOG = LoggerFactory.getLogger(WebhookIntakeResource.class);
     private final InboxIntake inbox;
-    private final StorableJson storableJson;
+    private final JsonBodyReader jsonBodyReader;
     private final Map<String, PartnerFactory> partners;
     private final IntakeMetrics metrics;
 
     public WebhookIntakeResource(
             InboxIntake inbox, ObjectMapper json, Map<String, PartnerFactory> partners, IntakeMetrics metrics) {
         this.inbox = inbox;
-        this.storableJson = new StorableJson(json);
+        this.jsonBodyReader = new JsonBodyReader(json);
         this.partners = Map.copyOf(partners);
         this.metrics = metrics;
     }
@@ -105,9 +105,9 @@ public final class WebhookIntakeResource {
         if (!verification.valid()) {
             throw refuse(partnerName, 401, "invalid_signature", verification.reason());
         }
-        StorableJson.Body stored;
+        JsonBodyReader.Body stored;
         try {
-            stored = storableJson.read(raw);
+            stored = jsonBodyReader.read(raw);
         } catch (ApiException e) {
             metrics.rejected(partnerName, "invalid_json");
             throw e;
@@ -134,7 +134,7 @@ public final class WebhookIntakeResource {
                     stored.text(),
                     InboxIntake.ReceivedEvent.sha256(raw)));
         } catch (StatementException e) {
-            throw StorableJson.refusedData(e)
+            throw JsonBodyReader.refusedData(e)
                     .map(refused -> {
                         metrics.rejected(partnerName, "invalid_json");
                         return refused;

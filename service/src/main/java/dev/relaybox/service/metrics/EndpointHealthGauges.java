@@ -1,6 +1,6 @@
 package dev.relaybox.service.metrics;
 
-import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.EndpointHealthStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -57,21 +57,21 @@ final class EndpointHealthGauges {
             return;
         }
         readAt = now;
-        List<EndpointStore.Health> rows =
-                jdbi.withExtension(EndpointStore.class, dao -> dao.health(now.minus(Duration.ofHours(1))));
+        List<EndpointHealthStore.Health> rows =
+                jdbi.withExtension(EndpointHealthStore.class, dao -> dao.health(now.minus(Duration.ofHours(1))));
         register(circuitOpen, rows, h -> h.circuit().open() ? 1 : 0);
-        register(consecutiveFailures, rows, EndpointStore.Health::consecutiveFailures);
+        register(consecutiveFailures, rows, EndpointHealthStore.Health::consecutiveFailures);
         register(
                 successRatio,
                 rows.stream().filter(h -> h.successRate() != null).toList(),
-                EndpointStore.Health::successRate);
+                EndpointHealthStore.Health::successRate);
         register(
                 lastSuccess,
                 rows.stream().filter(h -> h.lastSuccessAt() != null).toList(),
                 h -> h.lastSuccessAt().toEpochMilli() / 1000.0);
-        register(inFlight, rows, EndpointStore.Health::inFlight);
-        register(waiting, rows, EndpointStore.Health::waiting);
-        List<EndpointStore.Health> measured =
+        register(inFlight, rows, EndpointHealthStore.Health::inFlight);
+        register(waiting, rows, EndpointHealthStore.Health::waiting);
+        List<EndpointHealthStore.Health> measured =
                 rows.stream().filter(h -> h.p50LatencyMs() != null).toList();
         latency.register(
                 Stream.concat(
@@ -92,7 +92,9 @@ final class EndpointHealthGauges {
     }
 
     private static void register(
-            MultiGauge gauge, List<EndpointStore.Health> rows, ToDoubleFunction<EndpointStore.Health> value) {
+            MultiGauge gauge,
+            List<EndpointHealthStore.Health> rows,
+            ToDoubleFunction<EndpointHealthStore.Health> value) {
         gauge.register(
                 rows.stream()
                         .map(h -> MultiGauge.Row.of(Tags.of("endpoint", h.endpointName()), value.applyAsDouble(h)))

@@ -1,6 +1,6 @@
 package dev.relaybox.service.outbound;
 
-import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.EndpointHealthStore;
 import java.time.Instant;
 import java.util.Locale;
 
@@ -26,7 +26,7 @@ public record EndpointHealthView(
         long inFlight,
         long waiting) {
 
-    static EndpointHealthView of(EndpointStore.Health h) {
+    static EndpointHealthView of(EndpointHealthStore.Health h) {
         return new EndpointHealthView(
                 h.circuit().name().toLowerCase(Locale.ROOT),
                 h.consecutiveFailures(),

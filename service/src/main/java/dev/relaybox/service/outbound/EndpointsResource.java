@@ -7,6 +7,7 @@ import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.signing.Hmac;
+import dev.relaybox.activities.store.EndpointHealthStore;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
@@ -122,7 +123,7 @@ public final class EndpointsResource {
                     null);
         }
 
-        EndpointView with(EndpointControls controls, EndpointStore.Health health) {
+        EndpointView with(EndpointControls controls, EndpointHealthStore.Health health) {
             return new EndpointView(
                     id,
                     name,
@@ -202,21 +203,22 @@ public final class EndpointsResource {
 
     /** The whole JSON for one endpoint: its controls and its health over the last hour. */
     private EndpointView view(Endpoint endpoint, String revealedSecret) {
-        return jdbi.withExtension(
-                EndpointStore.class,
-                dao -> EndpointView.of(endpoint, revealedSecret)
-                        .with(
-                                dao.controls(endpoint.id()).orElse(EndpointControls.defaults()),
-                                dao.health(endpoint.id(), Instant.now().minus(Duration.ofHours(1)))
-                                        .orElse(null)));
+        return jdbi.withHandle(h -> EndpointView.of(endpoint, revealedSecret)
+                .with(
+                        h.attach(EndpointStore.class).controls(endpoint.id()).orElse(EndpointControls.defaults()),
+                        h.attach(EndpointHealthStore.class)
+                                .health(endpoint.id(), Instant.now().minus(Duration.ofHours(1)))
+                                .orElse(null)));
     }
 
     @GET
     @Operation(operationId = "listEndpoints", summary = "Every endpoint")
     public List<EndpointView> list() {
-        return jdbi.withExtension(EndpointStore.class, store -> {
-            Map<UUID, EndpointStore.Health> health = store.health(Instant.now().minus(Duration.ofHours(1))).stream()
-                    .collect(Collectors.toMap(EndpointStore.Health::endpointId, x -> x));
+        return jdbi.withHandle(h -> {
+            EndpointStore store = h.attach(EndpointStore.class);
+            Map<UUID, EndpointHealthStore.Health> health =
+                    h.attach(EndpointHealthStore.class).health(Instant.now().minus(Duration.ofHours(1))).stream()
+                            .collect(Collectors.toMap(EndpointHealthStore.Health::endpointId, x -> x));
             return store.list().stream()
                     .map(e -> EndpointView.of(e, null)
                             .with(store.controls(e.id()).orElse(EndpointControls.defaults()), health.get(e.id())))

@@ -11,8 +11,8 @@ import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.producer.OutboxWriteException;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.JsonBodyLimit;
+import dev.relaybox.service.api.JsonBodyReader;
 import dev.relaybox.service.api.OpenApiDocument;
-import dev.relaybox.service.api.StorableJson;
 import dev.relaybox.service.auth.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -191,7 +191,7 @@ public final class OutboxResource {
         try {
             return insert.get();
         } catch (OutboxWriteException e) {
-            throw StorableJson.refusedData(e).orElseThrow(() -> e);
+            throw JsonBodyReader.refusedData(e).orElseThrow(() -> e);
         }
     }
 

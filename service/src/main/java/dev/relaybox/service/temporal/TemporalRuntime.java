@@ -42,7 +42,7 @@ public final class TemporalRuntime implements Managed {
     private final String target;
     private final WorkflowServiceStubs stubs;
     private final WorkflowClient client;
-    private final EngineWork engineWork = new EngineWork();
+    private final RecyclingWatch recyclingWatch = new RecyclingWatch();
     private final List<Consumer<Workers>> registrations = new CopyOnWriteArrayList<>();
     /** Replaced by {@link #recycle}; read by the bench's diagnostics under this name. */
     private volatile EmbeddedTemporalServer embeddedServer;
@@ -85,7 +85,7 @@ public final class TemporalRuntime implements Managed {
     private void newWorkerFactory() {
         WorkerFactoryOptions.Builder options = WorkerFactoryOptions.newBuilder();
         if (recycles()) {
-            options.setWorkerInterceptors(engineWork);
+            options.setWorkerInterceptors(recyclingWatch);
         }
         WorkerFactory factory = WorkerFactory.newInstance(client, options.build());
         Worker worker = factory.newWorker(
@@ -95,6 +95,8 @@ public final class TemporalRuntime implements Managed {
                         .setMaxConcurrentWorkflowTaskExecutionSize(config.getMaxConcurrentWorkflowTasks())
                         .setMaxConcurrentLocalActivityExecutionSize(config.getMaxConcurrentLocalActivities())
                         .setStickyQueueScheduleToStartTimeout(config.getStickyScheduleToStartTimeout())
+                        .setDefaultDeadlockDetectionTimeout(
+                                config.getDeadlockDetectionTimeout().toMillis())
                         .build());
         Worker httpWorker = factory.newWorker(
                 OutboxDeliveryWorkflow.httpTaskQueue(config.getTaskQueue()),
@@ -260,7 +262,7 @@ public final class TemporalRuntime implements Managed {
 
     /** Workflow executions finished on the current embedded server (counted only where it {@link #recycles}). */
     public long finishedExecutions() {
-        return engineWork.finishedExecutions();
+        return recyclingWatch.finishedExecutions();
     }
 
     /** How a recycle went: how long the quiesce took and whether everything in flight settled within its limit. */
@@ -279,10 +281,10 @@ public final class TemporalRuntime implements Managed {
             throw new IllegalStateException("only the embedded server is recycled");
         }
         long quiesceStarted = System.nanoTime();
-        engineWork.stopAttempts();
+        recyclingWatch.stopAttempts();
         workers.httpWorker().suspendPolling();
-        boolean settled = engineWork.awaitSettled(quiesceLimit);
-        String unsettled = settled ? "" : engineWork.unsettled();
+        boolean settled = recyclingWatch.awaitSettled(quiesceLimit);
+        String unsettled = settled ? "" : recyclingWatch.unsettled();
         Duration quiesce = Duration.ofNanos(System.nanoTime() - quiesceStarted);
         recycling = true;
         try {
@@ -292,7 +294,7 @@ public final class TemporalRuntime implements Managed {
             embeddedServer = EmbeddedTemporalServer.start(embeddedPort);
             registerSearchAttributes(target, config.getNamespace());
             awaitFrontend();
-            engineWork.freshEngine();
+            recyclingWatch.freshEngine();
             newWorkerFactory();
             workerFactory.start();
         } finally {

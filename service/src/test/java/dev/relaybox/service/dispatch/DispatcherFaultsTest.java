@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.FaultFigures;
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
@@ -24,15 +26,12 @@ import dev.relaybox.service.TestApp;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.VisibilityLimits;
-import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,21 +58,18 @@ class DispatcherFaultsTest {
     void start() {
         jdbi = TestDatabase.fresh();
         receiver = new TestReceiver();
-        env = TestWorkflowEnvironment.newInstance();
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
         DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
                 jdbi,
                 DeliverySettings.defaults().withAllowedPrivateNetworks("127.0.0.0/8"),
                 DeadLetters.loggingOnly(),
                 new SimpleMeterRegistry());
-        worker.registerActivitiesImplementations(
-                delivery,
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()),
-                new InboxActivitiesImpl(jdbi, orderMachine(), InboxSettings.defaults(), DeadLetters.loggingOnly()));
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
-        env.start();
+        env = TestEngine.start(
+                QUEUE,
+                new RelayboxWorkers(
+                        delivery,
+                        new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()),
+                        new InboxActivitiesImpl(
+                                jdbi, orderMachine(), InboxSettings.defaults(), DeadLetters.loggingOnly())));
         jdbi.useExtension(
                 EndpointStore.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));

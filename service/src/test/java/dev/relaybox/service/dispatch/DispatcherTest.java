@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
@@ -16,12 +18,8 @@ import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.service.config.DispatcherFactory;
-import dev.relaybox.workflows.RelaySearchAttributes;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,10 +50,6 @@ class DispatcherTest {
     void start() {
         jdbi = TestDatabase.fresh();
         receiver = new TestReceiver();
-        env = TestWorkflowEnvironment.newInstance();
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class);
         EndpointControlActivitiesImpl controls =
                 new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry());
         DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
@@ -64,9 +58,7 @@ class DispatcherTest {
                 DeadLetters.loggingOnly(),
                 new SimpleMeterRegistry(),
                 controls);
-        worker.registerActivitiesImplementations(delivery, controls);
-        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(QUEUE)).registerActivitiesImplementations(delivery);
-        env.start();
+        env = TestEngine.start(QUEUE, RelayboxWorkers.outbound(delivery, controls));
         jdbi.useExtension(
                 EndpointStore.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));

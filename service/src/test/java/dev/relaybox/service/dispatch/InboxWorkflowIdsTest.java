@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.inbound.InboxSettings;
@@ -12,14 +14,11 @@ import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.config.DispatcherFactory;
-import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
-import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -45,17 +44,14 @@ class InboxWorkflowIdsTest {
     @BeforeEach
     void start() {
         jdbi = TestDatabase.fresh();
-        env = TestWorkflowEnvironment.newInstance();
-        RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
-        Worker worker = env.newWorker(QUEUE);
-        worker.registerWorkflowImplementationTypes(InboxEventWorkflowImpl.class);
         // A long recheck: a deferred event that moves quickly was moved by a release signal.
-        worker.registerActivitiesImplementations(new InboxActivitiesImpl(
-                jdbi,
-                orderMachine(),
-                new InboxSettings(Duration.ofHours(1), Duration.ofHours(24)),
-                DeadLetters.loggingOnly()));
-        env.start();
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.inbound(new InboxActivitiesImpl(
+                        jdbi,
+                        orderMachine(),
+                        new InboxSettings(Duration.ofHours(1), Duration.ofHours(24)),
+                        DeadLetters.loggingOnly())));
         dispatcher = new Dispatcher(
                 jdbi,
                 List.of(new InboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE))),

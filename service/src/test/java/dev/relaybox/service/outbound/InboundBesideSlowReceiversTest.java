@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.FaultFigures;
-import dev.relaybox.activities.outbound.SlowReceiver;
+import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RelayboxConfiguration;
@@ -28,7 +28,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class InboundBesideSlowReceiversTest {
     static final int SLOTS = 8;
-    static final SlowReceiver SLOW = new SlowReceiver(1000);
+    static final TestReceiver SLOW =
+            new TestReceiver().trickle("/trickle/", Duration.ofSeconds(1)).silence("/silent/");
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
             TestApp.freePort(),
             ConfigOverride.config("temporal.maxConcurrentActivities", Integer.toString(SLOTS)),

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.FaultFigures;
-import dev.relaybox.activities.outbound.SlowReceiver;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
@@ -38,7 +37,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class SlowReceiversTest {
     static final int SLOW_ENDPOINTS = 70;
-    static final SlowReceiver SLOW = new SlowReceiver(1000);
+    static final TestReceiver SLOW =
+            new TestReceiver().trickle("/trickle/", Duration.ofSeconds(1)).silence("/silent/");
     static final TestReceiver FAST = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
             TestApp.freePort(),
@@ -62,7 +62,7 @@ class SlowReceiversTest {
         endpoint("silent", SLOW.url("/silent/1"), "slow.ping");
         endpoint("fast", FAST.url("/fast"), "fast.ping");
         produce("slow.ping", "s-1");
-        await().atMost(Duration.ofSeconds(60)).until(() -> SLOW.received() >= 64);
+        await().atMost(Duration.ofSeconds(60)).until(() -> SLOW.requests() >= 64);
 
         List<String> fastIds = new ArrayList<>();
         List<String> orders = new ArrayList<>();

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.TestApp;
 import dev.relaybox.service.config.AuthFactory;
 import java.net.http.HttpResponse;
@@ -25,13 +26,13 @@ class ProductionModeIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static Production production;
-    private static WebhookReceiver receiver;
+    private static TestReceiver receiver;
     private static String api;
 
     @BeforeAll
     static void startProduction() throws Exception {
         production = Production.start("production-mode");
-        receiver = new WebhookReceiver();
+        receiver = new TestReceiver();
         int port = TestApp.freePort();
         int adminPort = TestApp.freePort();
         JavaProcess relaybox = production.startRelaybox(
@@ -96,8 +97,8 @@ class ProductionModeIT {
                 api + "/admin/endpoints",
                 Production.ADMIN_TOKEN,
                 Map.of(),
-                JSON.writeValueAsString(
-                        Map.of("name", "it-receiver", "url", receiver.url(), "eventTypes", List.of("invoice.*"))));
+                JSON.writeValueAsString(Map.of(
+                        "name", "it-receiver", "url", receiver.url("/hooks"), "eventTypes", List.of("invoice.*"))));
         assertThat(endpoint.statusCode()).as(endpoint.body()).isEqualTo(201);
         String secret = JSON.readTree(endpoint.body()).path("secret").asText();
 
@@ -113,16 +114,16 @@ class ProductionModeIT {
 
         await("delivery of " + outboxId)
                 .atMost(Duration.ofMinutes(2))
-                .until(() -> receiver.deliveries().stream().anyMatch(d -> outboxId.equals(d.header("webhook-id"))));
-        WebhookReceiver.Delivery delivery = receiver.deliveries().stream()
+                .until(() -> receiver.received().stream().anyMatch(d -> outboxId.equals(d.header("webhook-id"))));
+        TestReceiver.Received delivery = receiver.received().stream()
                 .filter(d -> outboxId.equals(d.header("webhook-id")))
                 .findFirst()
                 .orElseThrow();
         String expected =
-                Signatures.standardWebhooks(secret, outboxId, delivery.header("webhook-timestamp"), delivery.body());
+                Signatures.standardWebhooks(secret, outboxId, delivery.header("webhook-timestamp"), delivery.text());
         assertThat(Arrays.asList(delivery.header("webhook-signature").split(" ")))
                 .contains(expected);
-        assertThat(JSON.readTree(delivery.body()).toString()).contains("inv-7");
+        assertThat(JSON.readTree(delivery.text()).toString()).contains("inv-7");
     }
 
     @Test

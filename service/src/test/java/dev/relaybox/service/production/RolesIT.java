@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.FaultFigures;
+import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.TestApp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -40,7 +41,7 @@ class RolesIT {
     private static final int EVENTS = Integer.getInteger("relaybox.roles.events", 200);
 
     private static Production production;
-    private static WebhookReceiver receiver;
+    private static TestReceiver receiver;
     private static String api;
     private static int apiAdminPort;
     private static final List<JavaProcess> workers = new ArrayList<>();
@@ -49,7 +50,7 @@ class RolesIT {
     @BeforeAll
     static void startProcesses() throws Exception {
         production = Production.start("roles");
-        receiver = new WebhookReceiver();
+        receiver = new TestReceiver();
         int apiPort = TestApp.freePort();
         apiAdminPort = TestApp.freePort();
         // One at a time: three JVMs starting at once starve each other on a 2-core machine.
@@ -116,8 +117,8 @@ class RolesIT {
                 api + "/admin/endpoints",
                 Production.ADMIN_TOKEN,
                 Map.of(),
-                JSON.writeValueAsString(
-                        Map.of("name", "roles-receiver", "url", receiver.url(), "eventTypes", List.of("load.*"))));
+                JSON.writeValueAsString(Map.of(
+                        "name", "roles-receiver", "url", receiver.url("/hooks"), "eventTypes", List.of("load.*"))));
         assertThat(endpoint.statusCode()).as(endpoint.body()).isEqualTo(201);
 
         Map<String, String> outboxIdsByAggregate = new ConcurrentHashMap<>();
@@ -185,7 +186,7 @@ class RolesIT {
             throws IOException {
         List<String> in = new ArrayList<>(outboxIdsByAggregate.values());
         List<String> seen = new ArrayList<>();
-        receiver.deliveries().forEach(delivery -> seen.add(delivery.header("webhook-id")));
+        receiver.received().forEach(delivery -> seen.add(delivery.header("webhook-id")));
         for (String order : orders) {
             in.add(inboundEventId(order, "order.created"));
             in.add(inboundEventId(order, "order.paid"));
@@ -243,7 +244,7 @@ class RolesIT {
     }
 
     private static Set<String> deliveredIds() {
-        return receiver.deliveries().stream().map(d -> d.header("webhook-id")).collect(Collectors.toSet());
+        return receiver.received().stream().map(d -> d.header("webhook-id")).collect(Collectors.toSet());
     }
 
     private static JsonNode entity(String order) {

@@ -20,7 +20,7 @@ public interface EndpointControlActivities {
      * rate limit's reserved slot; a go holds an in-flight slot until {@link #settle}. Idempotent per delivery.
      */
     @ActivityMethod
-    Admission admit(UUID deliveryId, Instant now);
+    GateDecision admit(UUID deliveryId, Instant now);
 
     /**
      * Reports how an attempt went: releases its slot and feeds the circuit breaker (which may open, close,

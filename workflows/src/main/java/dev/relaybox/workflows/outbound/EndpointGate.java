@@ -46,24 +46,24 @@ final class EndpointGate {
     /** Returns once the delivery may attempt: its circuit, its aggregate's order, its slots and its rate allow it. */
     void admit(TrackedDelivery delivery) {
         while (true) {
-            Admission admission = untilDatabaseAnswers(() -> controls.admit(delivery.id(), now()));
-            delivery.endpointId = admission.endpointId();
-            delivery.ordered = admission.ordered();
-            if (admission.go() && admission.waitMillis() <= 0) {
+            GateDecision decision = untilDatabaseAnswers(() -> controls.admit(delivery.id(), now()));
+            delivery.endpointId = decision.endpointId();
+            delivery.ordered = decision.ordered();
+            if (decision.go() && decision.waitMillis() <= 0) {
                 return;
             }
-            board.show(delivery, DeliveryPhase.WAITING, admission.reason());
-            Duration wait = Duration.ofMillis(admission.waitMillis());
-            if (admission.go()) {
+            board.show(delivery, DeliveryPhase.WAITING, decision.reason());
+            Duration wait = Duration.ofMillis(decision.waitMillis());
+            if (decision.go()) {
                 // A reserved slot of the rate limit: go when it comes.
-                TimerOrSignal.sleep(wait, admission.reason());
+                TimerOrSignal.sleep(wait, decision.reason());
                 return;
             }
             int readyBefore = readySignals(delivery.endpointId);
             int retryNowBefore = retryNowSignals.getAsInt();
             TimerOrSignal.await(
                     wait,
-                    admission.reason(),
+                    decision.reason(),
                     () -> retryNowSignals.getAsInt() > retryNowBefore
                             || readySignals(delivery.endpointId) > readyBefore);
         }

@@ -154,7 +154,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         }
     }
 
-    /** The circuit's probe time is recorded; the wait itself is the next admission's. */
+    /** The circuit's probe time is recorded; the wait itself is the next decision's. */
     private void waitForCircuit(TrackedDelivery delivery, int attempt, AttemptResult result, Instant nextProbe) {
         store("record the wait for " + delivery.endpointName() + "'s circuit")
                 .scheduleRetry(delivery.id(), nextProbe, result.summary());

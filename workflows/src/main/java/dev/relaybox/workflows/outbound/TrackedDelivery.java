@@ -11,7 +11,7 @@ final class TrackedDelivery {
     int attempts;
     String lastResult;
     Instant nextAttemptAt;
-    /** Learned from the endpoint's controls at the first admission. */
+    /** Learned from the endpoint's controls at the first decision. */
     UUID endpointId;
 
     boolean ordered;

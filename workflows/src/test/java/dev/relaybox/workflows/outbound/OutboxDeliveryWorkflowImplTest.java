@@ -44,7 +44,7 @@ class OutboxDeliveryWorkflowImplTest {
             List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)), 0, Duration.ofMinutes(10));
     static final AttemptResult UNAVAILABLE = new AttemptResult(Outcome.RETRYABLE, 503, -1, "503 Service Unavailable");
     static final AttemptResult OK = new AttemptResult(Outcome.DELIVERED, 200, -1, "200 OK");
-    static final Admission GO = new Admission(true, 0, "", ENDPOINT, false);
+    static final GateDecision GO = new GateDecision(true, 0, "", ENDPOINT, false);
 
     @RegisterExtension
     final TestWorkflowExtension temporal = TestWorkflows.extension(OutboxDeliveryWorkflowImpl.class);
@@ -118,8 +118,8 @@ class OutboxDeliveryWorkflowImplTest {
         // Two attempts in all, yet the third is made: failures while the circuit is open are the endpoint's.
         DeliverySchedule oneRetry = new DeliverySchedule(List.of(Duration.ofMinutes(1)), 0, Duration.ofMinutes(10));
         Instant nextProbe = Instant.parse("2030-01-01T00:00:30Z");
-        Admission circuitOpen =
-                new Admission(false, 30_000, "circuit open; next probe at " + nextProbe, ENDPOINT, false);
+        GateDecision circuitOpen =
+                new GateDecision(false, 30_000, "circuit open; next probe at " + nextProbe, ENDPOINT, false);
         start(env, worker, oneRetry, UNAVAILABLE, UNAVAILABLE, OK);
         when(controls.admit(eq(DELIVERY), any())).thenReturn(GO, circuitOpen, GO, circuitOpen, GO);
         when(controls.settle(eq(DELIVERY), any(), any()))
@@ -137,10 +137,10 @@ class OutboxDeliveryWorkflowImplTest {
     @Test
     void orderedDeliveryHeldForTheEarlierEventGoesWhenTheEndpointIsReady(
             TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
-        Admission held =
-                new Admission(false, Duration.ofHours(1).toMillis(), "order:42 has an earlier event", ENDPOINT, true);
+        GateDecision held = new GateDecision(
+                false, Duration.ofHours(1).toMillis(), "order:42 has an earlier event", ENDPOINT, true);
         start(env, worker, SCHEDULE, OK);
-        when(controls.admit(eq(DELIVERY), any())).thenReturn(held, new Admission(true, 0, "", ENDPOINT, true));
+        when(controls.admit(eq(DELIVERY), any())).thenReturn(held, new GateDecision(true, 0, "", ENDPOINT, true));
 
         WorkflowClient.start(workflow::deliver, OUTBOX);
         await().atMost(Duration.ofSeconds(20))

@@ -72,7 +72,7 @@ public final class CircuitBreaker {
      * @param closed the circuit closed with this answer
      * @param disables the endpoint has failed continuously for {@code disableAfter} and is to be disabled
      */
-    public record Settlement(EndpointState state, boolean opened, boolean closed, boolean disables) {
+    public record CircuitChange(EndpointState state, boolean opened, boolean closed, boolean disables) {
         /** The circuit as the delivery's workflow sees it: a disabled endpoint's deliveries do not wait for it. */
         public CircuitState circuit() {
             boolean open = state.open() && !disables;
@@ -81,7 +81,7 @@ public final class CircuitBreaker {
     }
 
     /** The state after {@code deliveryId}'s attempt ended in {@code result} at {@code now}. */
-    public Settlement afterAttempt(
+    public CircuitChange afterAttempt(
             EndpointState s, UUID deliveryId, AttemptResult result, boolean enabled, Instant now) {
         boolean failure = isFailure(result);
         boolean probe = deliveryId.equals(s.probeDelivery());
@@ -126,7 +126,7 @@ public final class CircuitBreaker {
                 .withLastOutcome(
                         result.outcome() == Outcome.DELIVERED ? now : s.lastSuccessAt(),
                         failure ? now : s.lastFailureAt());
-        return new Settlement(next, opened, closed, disables);
+        return new CircuitChange(next, opened, closed, disables);
     }
 
     /** The receiver answered (and not with a failure or a 429): the circuit forgets its failures. */

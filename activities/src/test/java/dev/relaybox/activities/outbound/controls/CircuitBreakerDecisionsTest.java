@@ -3,8 +3,8 @@ package dev.relaybox.activities.outbound.controls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.outbound.CircuitSettings;
+import dev.relaybox.activities.outbound.controls.CircuitBreaker.CircuitChange;
 import dev.relaybox.activities.outbound.controls.CircuitBreaker.OpenTurn;
-import dev.relaybox.activities.outbound.controls.CircuitBreaker.Settlement;
 import dev.relaybox.activities.store.Circuit;
 import dev.relaybox.activities.store.EndpointState;
 import dev.relaybox.workflows.outbound.AttemptResult;
@@ -131,7 +131,7 @@ class CircuitBreakerDecisionsTest {
     void theCircuitOpensAtTheThresholdOfConsecutiveFailures(int failureNumber, boolean opens) {
         EndpointState state = closed().withBreaker(Circuit.CLOSED, failureNumber - 1, T0, null);
 
-        Settlement settled = breaker.afterAttempt(state, ME, failed(503), true, T0.plusSeconds(1));
+        CircuitChange settled = breaker.afterAttempt(state, ME, failed(503), true, T0.plusSeconds(1));
 
         assertThat(settled.opened()).isEqualTo(opens);
         assertThat(settled.state().consecutiveFailures()).isEqualTo(failureNumber);
@@ -143,7 +143,7 @@ class CircuitBreakerDecisionsTest {
         EndpointState state = closed().withBreaker(Circuit.CLOSED, 2, T0, null).withRateTat(T0.plusSeconds(60));
         Instant now = T0.plusSeconds(5);
 
-        Settlement settled = breaker.afterAttempt(state, ME, failed(0), true, now);
+        CircuitChange settled = breaker.afterAttempt(state, ME, failed(0), true, now);
 
         assertThat(settled.state().openedAt()).isEqualTo(now);
         assertThat(settled.state().rateTat()).isNull();
@@ -157,7 +157,7 @@ class CircuitBreakerDecisionsTest {
         EndpointState probing = openedAtT0().withProbing(T0.plus(PROBE_INTERVAL.multipliedBy(2)), null, ME, T0);
         Instant now = T0.plus(PROBE_INTERVAL);
 
-        Settlement settled = breaker.afterAttempt(probing, ME, delivered(), true, now);
+        CircuitChange settled = breaker.afterAttempt(probing, ME, delivered(), true, now);
 
         assertThat(settled.closed()).isTrue();
         assertThat(settled.circuit().circuitOpen()).isFalse();
@@ -175,7 +175,7 @@ class CircuitBreakerDecisionsTest {
         Instant due = T0.plus(PROBE_INTERVAL);
         EndpointState probing = openedAtT0().withProbing(due.plus(PROBE_INTERVAL), null, ME, due.plus(LEASE));
 
-        Settlement settled = breaker.afterAttempt(probing, ME, failed(500), true, due.plusSeconds(1));
+        CircuitChange settled = breaker.afterAttempt(probing, ME, failed(500), true, due.plusSeconds(1));
 
         assertThat(settled.opened()).isFalse();
         assertThat(settled.circuit())
@@ -189,7 +189,7 @@ class CircuitBreakerDecisionsTest {
     void aRateLimitAnswerNeitherFailsNorHeals(int status) {
         EndpointState state = closed().withBreaker(Circuit.CLOSED, 2, T0, null);
 
-        Settlement settled = breaker.afterAttempt(state, ME, failed(status), true, T0.plusSeconds(1));
+        CircuitChange settled = breaker.afterAttempt(state, ME, failed(status), true, T0.plusSeconds(1));
 
         assertThat(settled.state().consecutiveFailures()).isEqualTo(2);
         assertThat(settled.state().lastFailureAt()).isNull();
@@ -219,7 +219,7 @@ class CircuitBreakerDecisionsTest {
     void anEndpointFailingContinuouslyForDisableAfterIsDisabled(long minutes, boolean enabled, boolean disables) {
         EndpointState state = closed().withBreaker(Circuit.CLOSED, 1, T0, null);
 
-        Settlement settled =
+        CircuitChange settled =
                 breaker.afterAttempt(state, ME, failed(503), enabled, T0.plus(Duration.ofMinutes(minutes)));
 
         assertThat(settled.disables()).isEqualTo(disables);

@@ -10,4 +10,4 @@ import java.util.UUID;
  * @param reason plain words for operators: "circuit open after 5 consecutive failures; next probe at ..."
  * @param ordered the endpoint delivers each aggregate's events in order: report {@code finished}
  */
-public record Admission(boolean go, long waitMillis, String reason, UUID endpointId, boolean ordered) {}
+public record GateDecision(boolean go, long waitMillis, String reason, UUID endpointId, boolean ordered) {}

@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * run started afresh from the rows between those two points would attempt again at once instead of at the recorded
  * time; one started while the attempt is in flight would send the webhook a second time.
  */
-final class EngineWork extends WorkerInterceptorBase {
+final class RecyclingWatch extends WorkerInterceptorBase {
     static final String HTTP_ATTEMPT = "DeliveryAttempt";
     private static final Set<String> RECORDS_FAILED_ATTEMPT = Set.of("DeliveryScheduleRetry", "DeliveryDeadLetter");
     private static final Set<AttemptResult.Outcome> RECORDED_BY_WORKFLOW =

@@ -20,10 +20,10 @@ import java.util.Optional;
  * double); such a body used to fail the insert with a 500 on every retry of the sender. Refusing it up front with
  * a 400 and the reason stops the retries and stores nothing.
  */
-public final class StorableJson {
+public final class JsonBodyReader {
     private final ObjectReader reader;
 
-    public StorableJson(ObjectMapper json) {
+    public JsonBodyReader(ObjectMapper json) {
         this.reader = json.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     }
 

@@ -15,12 +15,12 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  * apart so that the per-attempt calls attach only these two methods (JDBI builds a handler for every method of the
  * interface on each attach, and {@link EndpointStore} has dozens).
  */
-public interface EndpointFastPath {
+public interface EndpointAttemptStore {
     /**
      * What admitting a delivery to an endpoint without limits needs, read without locking anything: such a
      * delivery may go at once while the circuit is closed and it waits for nothing.
      */
-    record Admittance(
+    record GateSnapshot(
             DeliveryStatus status,
             boolean enabled,
             UUID endpointId,
@@ -42,11 +42,11 @@ public interface EndpointFastPath {
               JOIN endpoints e ON e.id = d.endpoint_id
               LEFT JOIN endpoint_state s ON s.endpoint_id = d.endpoint_id
              WHERE d.id = :deliveryId""")
-    @RegisterConstructorMapper(Admittance.class)
-    Optional<Admittance> admittance(@Bind("deliveryId") UUID deliveryId, @Bind("closed") Circuit closed);
+    @RegisterConstructorMapper(GateSnapshot.class)
+    Optional<GateSnapshot> gateSnapshot(@Bind("deliveryId") UUID deliveryId, @Bind("closed") Circuit closed);
 
-    default Optional<Admittance> admittance(UUID deliveryId) {
-        return admittance(deliveryId, Circuit.CLOSED);
+    default Optional<GateSnapshot> gateSnapshot(UUID deliveryId) {
+        return gateSnapshot(deliveryId, Circuit.CLOSED);
     }
 
     /**

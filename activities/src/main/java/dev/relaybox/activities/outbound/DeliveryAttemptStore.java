@@ -16,7 +16,7 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  * part of {@link DeliveryStore}, declared apart so that the per-delivery calls attach only these (JDBI builds a
  * handler for every method of the interface on each attach, and {@link DeliveryStore} has dozens).
  */
-public interface DeliveryFastPath {
+public interface DeliveryAttemptStore {
     /** {@code nextAttemptAt}: when a retrying delivery's next attempt is due, as its workflow recorded it. */
     record Target(UUID deliveryId, String endpointName, String url, int attempts, Instant nextAttemptAt) {}
 

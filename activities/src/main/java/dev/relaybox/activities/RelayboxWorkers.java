@@ -1,0 +1,37 @@
+package dev.relaybox.activities;
+
+import dev.relaybox.activities.inbound.InboxActivitiesImpl;
+import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
+import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
+import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
+import io.temporal.worker.Worker;
+import java.util.Objects;
+import java.util.stream.Stream;
+
+/**
+ * Relaybox's workflows and the activities they call, on the two task queues a worker serves: the workflow queue, and
+ * its HTTP queue where attempts run in their own slots (so slow receivers cannot take the slots the database calls
+ * need). The application and every test wire their workers here. A side left out (no inbox activities in an
+ * outbound-only test) is simply not registered.
+ */
+public record RelayboxWorkers(
+        DeliveryActivitiesImpl delivery, EndpointControlActivitiesImpl controls, InboxActivitiesImpl inbox) {
+
+    public static RelayboxWorkers outbound(DeliveryActivitiesImpl delivery, EndpointControlActivitiesImpl controls) {
+        return new RelayboxWorkers(delivery, controls, null);
+    }
+
+    public static RelayboxWorkers inbound(InboxActivitiesImpl inbox) {
+        return new RelayboxWorkers(null, null, inbox);
+    }
+
+    public void registerOn(Worker worker, Worker httpWorker) {
+        worker.registerWorkflowImplementationTypes(OutboxDeliveryWorkflowImpl.class, InboxEventWorkflowImpl.class);
+        worker.registerActivitiesImplementations(
+                Stream.of(delivery, controls, inbox).filter(Objects::nonNull).toArray());
+        if (delivery != null) {
+            httpWorker.registerActivitiesImplementations(delivery);
+        }
+    }
+}
