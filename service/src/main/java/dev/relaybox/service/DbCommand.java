@@ -51,7 +51,7 @@ final class DbCommand extends ConfiguredCommand<RelayboxConfiguration> {
             return;
         }
         Environment environment = new Environment(bootstrap.getApplication().getName());
-        RelayboxApplication.startEmbeddedPostgresIfConfigured(config, environment);
+        EmbeddedPostgresBundle.start(config, environment);
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "migrations");
         try {
             var result = Migrations.migrate(dataSource);
@@ -90,7 +90,8 @@ final class DbCommand extends ConfiguredCommand<RelayboxConfiguration> {
                 port = running.getAsInt();
                 System.out.printf("dumping the running embedded PostgreSQL (port %d, data in %s)%n", port, data);
             } else {
-                port = RelayboxApplication.startEmbeddedPostgresIfConfigured(config, environment)
+                port = EmbeddedPostgresBundle.start(config, environment)
+                        .orElseThrow()
                         .getPort();
                 System.out.printf("started the embedded PostgreSQL on %s for the dump%n", data);
             }

@@ -59,8 +59,6 @@ import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.jdbi3.JdbiFactory;
-import io.dropwizard.lifecycle.Managed;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -84,12 +82,15 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         return "relaybox";
     }
 
+    private final EmbeddedPostgresBundle embeddedPostgres = new EmbeddedPostgresBundle();
+
     @Override
     public void initialize(Bootstrap<RelayboxConfiguration> bootstrap) {
         bootstrap.setConfigurationSourceProvider(new SubstitutingSourceProvider(
                 bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
         // Times as ISO-8601 text in every answer, not as epoch numbers.
         bootstrap.getObjectMapper().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+        bootstrap.addBundle(embeddedPostgres);
         bootstrap.addCommand(new DbCommand());
         bootstrap.addCommand(new ReceiveCommand());
         bootstrap.addCommand(new TemporalCommand());
@@ -100,13 +101,9 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
     public void run(RelayboxConfiguration config, Environment environment) {
         Map<String, StateMachine> machines = StartupChecks.stateMachines(config);
         Roles roles = StartupChecks.roles(config);
-        // Decided before the embedded PostgreSQL starts: starting it replaces database.url with its JDBC URL.
         AddressPolicy addresses = StartupChecks.addressPolicy(config);
+        embeddedPostgres.port().ifPresent(port -> addresses.ownListeners().add("embedded PostgreSQL", port));
 
-        EmbeddedPostgres embeddedPostgres = startEmbeddedPostgresIfConfigured(config, environment);
-        if (embeddedPostgres != null) {
-            addresses.ownListeners().add("embedded PostgreSQL", embeddedPostgres.getPort());
-        }
         SecretBox secrets = config.getSecrets()
                 .build(Path.of(config.getEmbeddedPostgres().getDataDirectory()).toAbsolutePath());
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
@@ -307,34 +304,5 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
     private static String version() {
         String version = RelayboxApplication.class.getPackage().getImplementationVersion();
         return version == null ? "development" : version;
-    }
-
-    /**
-     * Starts the embedded PostgreSQL when {@code database.url} says so and points the pool at it; null when the
-     * database is not embedded.
-     */
-    static EmbeddedPostgres startEmbeddedPostgresIfConfigured(RelayboxConfiguration config, Environment environment) {
-        if (!config.isEmbeddedDatabase()) {
-            return null;
-        }
-        EmbeddedPostgres postgres = config.getEmbeddedPostgres().start();
-        // Registered before the pool and the worker, so it is stopped after them.
-        environment.lifecycle().manage(new Managed() {
-            @Override
-            public void stop() throws Exception {
-                postgres.close();
-            }
-        });
-        config.getDatabase().setUrl(postgres.getJdbcUrl("postgres", "postgres"));
-        config.getDatabase().setUser("postgres");
-        LOG.info(
-                "embedded PostgreSQL listening on port {} with data in {}",
-                postgres.getPort(),
-                config.getEmbeddedPostgres().getDataDirectory());
-        if (!config.getEmbeddedPostgres().isDurable()) {
-            LOG.warn("embedded PostgreSQL runs with fsync and synchronous commit off: a crash can lose what was "
-                    + "acknowledged; set embeddedPostgres.durable: true for data you need");
-        }
-        return postgres;
     }
 }

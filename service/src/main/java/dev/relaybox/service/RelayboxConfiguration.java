@@ -1,5 +1,6 @@
 package dev.relaybox.service;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.relaybox.activities.inbound.InboundRoutes;
 import dev.relaybox.activities.statemachine.StateMachine;
@@ -32,6 +33,10 @@ import java.util.Map;
 public final class RelayboxConfiguration extends Configuration {
     /** {@code database.url} set to this value starts the embedded PostgreSQL. */
     public static final String EMBEDDED_DATABASE = "embedded";
+
+    /** Set once the embedded server runs and {@code database.url} names it. */
+    @JsonIgnore
+    private boolean embeddedDatabaseStarted;
 
     @Valid
     @NotNull
@@ -227,7 +232,14 @@ public final class RelayboxConfiguration extends Configuration {
     }
 
     public boolean isEmbeddedDatabase() {
-        return EMBEDDED_DATABASE.equals(database.getUrl());
+        return embeddedDatabaseStarted || EMBEDDED_DATABASE.equals(database.getUrl());
+    }
+
+    /** Points the pool at the embedded server once it runs; the database stays embedded to every later question. */
+    public void useEmbeddedDatabase(String jdbcUrl) {
+        embeddedDatabaseStarted = true;
+        database.setUrl(jdbcUrl);
+        database.setUser("postgres");
     }
 
     public EmbeddedPostgresFactory getEmbeddedPostgres() {

@@ -48,7 +48,7 @@ final class SecretsCommand extends ConfiguredCommand<RelayboxConfiguration> {
         SecretBox box = config.getSecrets().rotation(embeddedKey);
 
         Environment environment = new Environment(bootstrap.getApplication().getName());
-        RelayboxApplication.startEmbeddedPostgresIfConfigured(config, environment);
+        EmbeddedPostgresBundle.start(config, environment);
         ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "secrets");
         try {
             Migrations.migrate(dataSource);
