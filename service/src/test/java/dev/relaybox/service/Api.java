@@ -97,7 +97,11 @@ public final class Api {
 
     /** A webhook about {@code orderId} from the example partner "shop", signed with its development secret. */
     public Answer shopWebhook(String eventId, String type, String orderId) {
-        String body = "{\"type\": \"" + type + "\", \"data\": {\"orderId\": \"" + orderId + "\"}}";
+        return shopWebhook(eventId, "{\"type\": \"" + type + "\", \"data\": {\"orderId\": \"" + orderId + "\"}}");
+    }
+
+    /** A webhook with this body from the example partner "shop", signed with its development secret. */
+    public Answer shopWebhook(String eventId, String body) {
         long timestamp = Instant.now().getEpochSecond();
         return Answer.of(request("/webhooks/shop", null)
                 .header("webhook-id", eventId)
