@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
@@ -28,8 +29,8 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The admin page in a real headless Chromium: find a dead letter, replay it, see it resolved; see each
- * endpoint's health and controls.
+ * The admin page in a real headless Chromium: find a dead letter, replay it, see it resolved; fix a dead letter's
+ * payload, replay it and see the edit in its story; see each endpoint's health and controls.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class AdminPageBrowserTest {
@@ -97,6 +98,79 @@ class AdminPageBrowserTest {
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> RECEIVER.received("/page").size() == 2);
         assertThat(openDeadLetters()).isZero();
+    }
+
+    @Test
+    void operatorFixesADeadLettersPayloadReplaysItAndSeesTheEditInTheStory() throws Exception {
+        RECEIVER.script("/fix-page", TestReceiver.Reply.of(422));
+        API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of("name", "fix-page", "url", RECEIVER.url("/fix-page"), "eventTypes", List.of("refund.*")));
+        API.producer(
+                "POST",
+                "/outbox",
+                Map.of(
+                        "eventType",
+                        "refund.issued",
+                        "aggregateType",
+                        "refund",
+                        "aggregateId",
+                        "r-9",
+                        "payload",
+                        Map.of("refundId", "r-9", "amount", "12,50")));
+        await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters("refund.issued") == 1);
+        RECEIVER.script("/fix-page", TestReceiver.Reply.of(200));
+
+        browser.get(API.url("/admin/"));
+        browser.findElement(By.id("token")).clear();
+        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
+        browser.findElement(By.id("connect")).click();
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        wait.ignoring(StaleElementReferenceException.class);
+        // The page loads once on its own (the token is remembered) and again on the click: click in a fresh row.
+        wait.until(d -> {
+            d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).stream()
+                    .filter(row -> row.getText().contains("refund.issued"))
+                    .findFirst()
+                    .orElseThrow(() -> new NoSuchElementException("no dead letter of refund.issued yet"))
+                    .findElement(By.xpath(".//button[text()='Fix & replay']"))
+                    .click();
+            return true;
+        });
+        WebElement payload = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("edit-payload")));
+        assertThat(payload.getAttribute("value")).contains("\"amount\": \"12,50\"", "\"refundId\": \"r-9\"");
+        payload.clear();
+        payload.sendKeys("{\"refundId\": \"r-9\", \"amount\": 12.5}");
+        browser.findElement(By.id("edit-reason")).sendKeys("the receiver wants the amount as a number");
+        browser.findElement(By.id("edit-by")).sendKeys("bob");
+        browser.findElement(By.id("edit-replay")).click();
+        Alert confirm = wait.until(ExpectedConditions.alertIsPresent());
+        assertThat(confirm.getText()).contains("with the edited payload", "the receiver wants the amount as a number");
+        confirm.accept();
+
+        WebElement edit = wait.until(ExpectedConditions.visibilityOfElementLocated(
+                By.cssSelector("#story-steps .step.outbound .payload-edit")));
+        assertThat(edit.getText())
+                .contains(
+                        "payload edited",
+                        "by bob (admin token ",
+                        "the receiver wants the amount as a number",
+                        "/amount: \"12,50\" → 12.5");
+        assertThat(browser.findElement(By.id("message")).getText()).contains("with the corrected payload");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/fix-page").stream()
+                        .anyMatch(r -> r.status() == 200 && new String(r.body()).contains("\"amount\": 12.5")));
+        assertThat(openDeadLetters("refund.issued")).isZero();
+
+        browser.findElement(By.id("find-q")).sendKeys("refund:r-9");
+        browser.findElement(By.id("find-go")).click();
+        wait.until(d -> d.findElement(By.id("story-steps")).getText().contains("DELIVERED"));
+        assertThat(browser.findElement(By.cssSelector("#story-steps .payload-edit"))
+                        .getText())
+                .contains("the receiver wants the amount as a number");
+        Files.createDirectories(Path.of("target"));
+        Files.write(Path.of("target/admin-fix-then-replay.png"), browser.getScreenshotAs(OutputType.BYTES));
     }
 
     @Test
