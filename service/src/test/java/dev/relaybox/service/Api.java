@@ -15,6 +15,7 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.jdbi.v3.core.Jdbi;
 
@@ -93,6 +94,22 @@ public final class Api {
 
     private static Answer send(Invocation.Builder request, String method, Object body) {
         return Answer.of(body == null ? request.method(method) : request.method(method, Entity.json(body)));
+    }
+
+    /** {@code POST /outbox} as a producer. */
+    public Answer enqueue(String eventType, String aggregateType, String aggregateId, Object payload) {
+        return producer(
+                "POST",
+                "/outbox",
+                Map.of(
+                        "eventType",
+                        eventType,
+                        "aggregateType",
+                        aggregateType,
+                        "aggregateId",
+                        aggregateId,
+                        "payload",
+                        payload));
     }
 
     /** A webhook about {@code orderId} from the example partner "shop", signed with its development secret. */

@@ -57,28 +57,11 @@ class AdminPageBrowserTest {
 
     @Test
     void operatorFindsADeadLetterReplaysItAndSeesItResolved() throws Exception {
-        RECEIVER.script("/page", TestReceiver.Reply.of(400));
-        API.admin(
-                "POST",
-                "/admin/endpoints",
-                Map.of("name", "page", "url", RECEIVER.url("/page"), "eventTypes", List.of("order.*")));
-        API.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        "order.refunded",
-                        "aggregateType",
-                        "order",
-                        "aggregateId",
-                        "7",
-                        "payload",
-                        Map.of("amount", 12)));
+        refusingEndpoint("page", 400, "order.*");
+        API.enqueue("order.refunded", "order", "7", Map.of("amount", 12));
         await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters() == 1);
 
-        browser.get(API.url("/admin/"));
-        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
-        browser.findElement(By.id("connect")).click();
+        openPageWithToken();
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         WebElement row = wait.until(d -> d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).stream()
                 .findFirst()
@@ -102,30 +85,12 @@ class AdminPageBrowserTest {
 
     @Test
     void operatorFixesADeadLettersPayloadReplaysItAndSeesTheEditInTheStory() throws Exception {
-        RECEIVER.script("/fix-page", TestReceiver.Reply.of(422));
-        API.admin(
-                "POST",
-                "/admin/endpoints",
-                Map.of("name", "fix-page", "url", RECEIVER.url("/fix-page"), "eventTypes", List.of("refund.*")));
-        API.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        "refund.issued",
-                        "aggregateType",
-                        "refund",
-                        "aggregateId",
-                        "r-9",
-                        "payload",
-                        Map.of("refundId", "r-9", "amount", "12,50")));
+        refusingEndpoint("fix-page", 422, "refund.*");
+        API.enqueue("refund.issued", "refund", "r-9", Map.of("refundId", "r-9", "amount", "12,50"));
         await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters("refund.issued") == 1);
         RECEIVER.script("/fix-page", TestReceiver.Reply.of(200));
 
-        browser.get(API.url("/admin/"));
-        browser.findElement(By.id("token")).clear();
-        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
-        browser.findElement(By.id("connect")).click();
+        openPageWithToken();
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         wait.ignoring(StaleElementReferenceException.class);
         // The page loads once on its own (the token is remembered) and again on the click: click in a fresh row.
@@ -175,32 +140,14 @@ class AdminPageBrowserTest {
 
     @Test
     void replayAllMatchingSaysHowManyItWillReplayAndWaitsForTheOperatorsYes() {
-        RECEIVER.script("/bulk-page", TestReceiver.Reply.of(400));
-        API.admin(
-                "POST",
-                "/admin/endpoints",
-                Map.of("name", "bulk-page", "url", RECEIVER.url("/bulk-page"), "eventTypes", List.of("parcel.*")));
+        refusingEndpoint("bulk-page", 400, "parcel.*");
         for (String parcel : List.of("p-1", "p-2")) {
-            API.producer(
-                    "POST",
-                    "/outbox",
-                    Map.of(
-                            "eventType",
-                            "parcel.lost",
-                            "aggregateType",
-                            "parcel",
-                            "aggregateId",
-                            parcel,
-                            "payload",
-                            Map.of()));
+            API.enqueue("parcel.lost", "parcel", parcel, Map.of());
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters("parcel.lost") == 2);
         RECEIVER.script("/bulk-page", TestReceiver.Reply.of(200));
 
-        browser.get(API.url("/admin/"));
-        browser.findElement(By.id("token")).clear();
-        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
-        browser.findElement(By.id("connect")).click();
+        openPageWithToken();
         browser.findElement(By.id("f-eventType")).sendKeys("parcel.lost");
         browser.findElement(By.id("replay-all")).click();
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
@@ -241,18 +188,7 @@ class AdminPageBrowserTest {
                         4,
                         "ordered",
                         true));
-        API.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        "invoice.paid",
-                        "aggregateType",
-                        "invoice",
-                        "aggregateId",
-                        "9",
-                        "payload",
-                        Map.of("amount", 3)));
+        API.enqueue("invoice.paid", "invoice", "9", Map.of("amount", 3));
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> RECEIVER.received("/health-page").size() == 1);
         await().atMost(Duration.ofSeconds(30))
@@ -260,10 +196,7 @@ class AdminPageBrowserTest {
                         .anyMatch(h -> h.path("attemptsLastHour").asInt() == 1
                                 && h.path("lastSuccessAt").isTextual()));
 
-        browser.get(API.url("/admin/"));
-        browser.findElement(By.id("token")).clear();
-        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
-        browser.findElement(By.id("connect")).click();
+        openPageWithToken();
         // The page loads once on its own (the token is remembered) and again on the click: read fresh rows.
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         wait.ignoring(StaleElementReferenceException.class);
@@ -289,6 +222,22 @@ class AdminPageBrowserTest {
                         "ordered",
                         "envelope");
         assertThat(circuit).isEqualTo("closed");
+    }
+
+    /** An endpoint at {@code /<name>} of the receiver, which answers {@code status} until scripted otherwise. */
+    private static void refusingEndpoint(String name, int status, String eventTypes) {
+        RECEIVER.script("/" + name, TestReceiver.Reply.of(status));
+        API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of("name", name, "url", RECEIVER.url("/" + name), "eventTypes", List.of(eventTypes)));
+    }
+
+    private static void openPageWithToken() {
+        browser.get(API.url("/admin/"));
+        browser.findElement(By.id("token")).clear();
+        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
+        browser.findElement(By.id("connect")).click();
     }
 
     private static int openDeadLetters() {
