@@ -26,7 +26,9 @@ import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.admin.AdminStoryResource;
 import dev.relaybox.service.admin.AdminWorkflowsResource;
+import dev.relaybox.service.admin.DeadLetterEdits;
 import dev.relaybox.service.admin.ImmediateRetry;
+import dev.relaybox.service.admin.PayloadSchemas;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.JsonErrorMappers;
@@ -277,7 +279,9 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         ImmediateRetry immediateRetry = new ImmediateRetry(
                 jdbi, temporal.client(), new OutboxDispatchSource(starter), new InboxDispatchSource(starter));
         environment.jersey().register(new AdminDeliveriesResource(jdbi, immediateRetry, links));
-        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher));
+        DeadLetterEdits edits = new DeadLetterEdits(
+                config.getPartners(), config.getOutbox().maxPayloadBytes(), PayloadSchemas.ACCEPT_ALL);
+        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher, edits));
         InboxQueries inbox = jdbi.onDemand(InboxQueries.class);
         environment.jersey().register(new AdminInboxResource(inbox, immediateRetry, links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));

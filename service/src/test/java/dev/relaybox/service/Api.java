@@ -15,6 +15,7 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.jdbi.v3.core.Jdbi;
 
@@ -95,9 +96,29 @@ public final class Api {
         return Answer.of(body == null ? request.method(method) : request.method(method, Entity.json(body)));
     }
 
+    /** {@code POST /outbox} as a producer. */
+    public Answer enqueue(String eventType, String aggregateType, String aggregateId, Object payload) {
+        return producer(
+                "POST",
+                "/outbox",
+                Map.of(
+                        "eventType",
+                        eventType,
+                        "aggregateType",
+                        aggregateType,
+                        "aggregateId",
+                        aggregateId,
+                        "payload",
+                        payload));
+    }
+
     /** A webhook about {@code orderId} from the example partner "shop", signed with its development secret. */
     public Answer shopWebhook(String eventId, String type, String orderId) {
-        String body = "{\"type\": \"" + type + "\", \"data\": {\"orderId\": \"" + orderId + "\"}}";
+        return shopWebhook(eventId, "{\"type\": \"" + type + "\", \"data\": {\"orderId\": \"" + orderId + "\"}}");
+    }
+
+    /** A webhook with this body from the example partner "shop", signed with its development secret. */
+    public Answer shopWebhook(String eventId, String body) {
         long timestamp = Instant.now().getEpochSecond();
         return Answer.of(request("/webhooks/shop", null)
                 .header("webhook-id", eventId)

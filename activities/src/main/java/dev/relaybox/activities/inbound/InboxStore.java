@@ -295,6 +295,25 @@ public interface InboxStore extends SqlObject {
     }
 
     /**
+     * A corrected replay: a quarantined row's payload, and the event type and aggregate id read from it, replace the
+     * received ones. The partner event id and body SHA-256 stay, so the partner's original sent again is a duplicate.
+     */
+    default boolean replacePayload(UUID inboxId, String payload, String eventType, String aggregateId) {
+        return getHandle()
+                        .createUpdate("""
+                        UPDATE webhook_inbox SET payload = CAST(:payload AS jsonb), event_type = :eventType,
+                               aggregate_id = :aggregateId
+                         WHERE id = :id AND status = :quarantined""")
+                        .bind("payload", payload)
+                        .bind("eventType", eventType)
+                        .bind("aggregateId", aggregateId)
+                        .bind("id", inboxId)
+                        .bind("quarantined", InboxState.QUARANTINED.name())
+                        .execute()
+                == 1;
+    }
+
+    /**
      * Deletes up to {@code limit} PROCESSED rows finished before {@code processedBefore}, oldest first, skipping rows
      * another transaction holds and rows a dead letter still refers to. Returns how many it deleted.
      */

@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.statement.StatementContext;
-import org.jdbi.v3.sqlobject.SqlObject;
 import org.jdbi.v3.sqlobject.customizer.Bind;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
@@ -31,7 +30,7 @@ import org.jdbi.v3.sqlobject.transaction.Transaction;
  * Producers write through the producer library ({@link Outbox}); this store calls it for the API. Status changes
  * are guarded by the statuses {@link OutboxStatus} allows to make them.
  */
-public interface OutboxStore extends SqlObject {
+public interface OutboxStore extends OutboxReplays {
 
     record Event(UUID id, String eventType, AggregateKey aggregate) {}
 
@@ -180,32 +179,6 @@ public interface OutboxStore extends SqlObject {
     /** Wakes the dispatcher when this transaction commits, as inserting an outbox row does. */
     @SqlQuery("SELECT pg_notify('relaybox_dispatch', 'outbox_events')")
     String wakeDispatcher();
-
-    /**
-     * A dead letter's replay, after {@link DeliveryStore#resetForReplay}: the rows of the replayed deliveries become
-     * undispatched again, so the dispatcher starts the row's workflow, or finds it running and leaves the new
-     * delivery to it (a running delivery workflow re-plans before it finishes). A row quarantined because it could
-     * not start (its dead letter references the row itself) is dispatched again: if it was fixed it flows, if not it
-     * is quarantined again with a new dead letter.
-     */
-    default void undispatchForReplay(List<UUID> references) {
-        UUID[] ids = references.toArray(UUID[]::new);
-        getHandle()
-                .createUpdate("""
-                        UPDATE outbox_events SET status = :to, dispatched_at = NULL, processed_at = NULL
-                         WHERE id IN (SELECT outbox_id FROM deliveries WHERE id = ANY(:ids))""")
-                .bind("to", OutboxStatus.PENDING)
-                .bind("ids", ids)
-                .execute();
-        getHandle()
-                .createUpdate("""
-                        UPDATE outbox_events SET status = :to, dispatched_at = NULL
-                         WHERE id = ANY(:ids) AND status = :quarantined""")
-                .bind("to", OutboxStatus.PENDING)
-                .bind("quarantined", OutboxStatus.QUARANTINED)
-                .bind("ids", ids)
-                .execute();
-    }
 
     /**
      * Deletes up to {@code limit} PROCESSED rows processed before {@code processedBefore}, oldest first, with their

@@ -12,7 +12,7 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
 
 /**
  * The reads behind an event's story: finding its aggregate from any id an operator may hold, then that aggregate's
- * inbound events, outbound events, deliveries, attempts, dead letters and entity. It reads every row family
+ * inbound events, outbound events, deliveries, attempts, dead letters, payload edits and entity. It reads every row family
  * because a story is all of them side by side; it only reads, so each family's store still owns every write.
  */
 public interface StoryQueries {
@@ -66,6 +66,21 @@ public interface StoryQueries {
             String resolution) {}
 
     record EntityRow(String state, int version, Instant updatedAt) {}
+
+    /** An audit entry of {@code payload_edits}; payloads and changes as JSON text. */
+    record PayloadEditRow(
+            UUID id,
+            UUID deadLetterId,
+            String source,
+            UUID rowId,
+            String previousPayload,
+            String payload,
+            String changes,
+            String reason,
+            String actor,
+            String declaredBy,
+            String signatureNote,
+            Instant editedAt) {}
 
     /** The outbox row with this id, or the one of the delivery with this id. */
     @SqlQuery("""
@@ -149,6 +164,15 @@ public interface StoryQueries {
               FROM dead_letters WHERE reference = ANY(:refs) ORDER BY created_at, id""")
     @RegisterConstructorMapper(DeadLetterRow.class)
     List<DeadLetterRow> deadLetters(@Bind("refs") Collection<UUID> references);
+
+    /** The payload edits of these inbox and outbox rows, oldest first. */
+    @SqlQuery("""
+            SELECT id, dead_letter_id, source, row_id, previous_payload::text AS previous_payload,
+                   payload::text AS payload, changes::text AS changes, reason, actor, declared_by, signature_note,
+                   edited_at
+              FROM payload_edits WHERE row_id = ANY(:rows) ORDER BY edited_at, id""")
+    @RegisterConstructorMapper(PayloadEditRow.class)
+    List<PayloadEditRow> payloadEdits(@Bind("rows") Collection<UUID> rowIds);
 
     @SqlQuery("SELECT state, version, updated_at FROM entities WHERE aggregate_type = :type AND aggregate_id = :id")
     @RegisterConstructorMapper(EntityRow.class)

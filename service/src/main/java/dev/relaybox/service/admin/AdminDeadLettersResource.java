@@ -6,12 +6,18 @@ import dev.relaybox.activities.store.DeadLetterFilter;
 import dev.relaybox.activities.store.DeadLetterStore;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.ExampleObject;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -47,10 +53,10 @@ public final class AdminDeadLettersResource {
     private final TemporalLinks links;
     private final DeadLetterReplay replay;
 
-    public AdminDeadLettersResource(Jdbi jdbi, TemporalLinks links, Runnable wakeDispatcher) {
+    public AdminDeadLettersResource(Jdbi jdbi, TemporalLinks links, Runnable wakeDispatcher, DeadLetterEdits edits) {
         this.store = jdbi.onDemand(DeadLetterStore.class);
         this.links = links;
-        this.replay = new DeadLetterReplay(jdbi, wakeDispatcher);
+        this.replay = new DeadLetterReplay(jdbi, wakeDispatcher, edits);
     }
 
     public record DeadLetter(
@@ -69,12 +75,6 @@ public final class AdminDeadLettersResource {
             String resolution,
             String workflowId,
             String temporalUrl) {}
-
-    /**
-     * Who replays: recorded as the caller's token ({@link Caller}); a name the operator gives is kept beside it, never
-     * instead of it.
-     */
-    public record ReplayRequest(@Size(max = 100) String by) {}
 
     /**
      * A bulk replay takes at most {@code limit} (default and most {@value #MAX_BATCH}) of the oldest matching dead
@@ -97,6 +97,9 @@ public final class AdminDeadLettersResource {
     public record OpenCount(int open) {}
 
     static final int MAX_BATCH = 1000;
+
+    static final String FIX_EXAMPLE = """
+            {"payload": {"orderId": 42, "currency": "EUR"}, "reason": "currency was missing", "by": "alice"}""";
 
     @GET
     @Operation(
@@ -131,9 +134,35 @@ public final class AdminDeadLettersResource {
     @Path("/{id}/replay")
     @Operation(
             operationId = "replayDeadLetter",
-            summary = "Send a dead letter through the normal path again (409 if already resolved)")
+            summary = "Send a dead letter through the normal path again, as it is or with a corrected payload",
+            description = "With \"payload\" and \"reason\", the inbox row's or outbox event's payload is replaced"
+                    + " for the replay, in its transaction; the original and an audit entry (token, by, reason,"
+                    + " changes) are kept and shown in GET /admin/story. An inbound edit is not signature-checked"
+                    + " again. 409 if already resolved or the event still has deliveries being attempted.",
+            requestBody =
+                    @RequestBody(
+                            content =
+                                    @Content(
+                                            mediaType = MediaType.APPLICATION_JSON,
+                                            schema = @Schema(implementation = ReplayRequest.class),
+                                            examples = {
+                                                @ExampleObject(name = "as it is", value = "{\"by\": \"alice\"}"),
+                                                @ExampleObject(name = "fix, then replay", value = FIX_EXAMPLE)
+                                            })),
+            responses = {
+                @ApiResponse(
+                        responseCode = "200",
+                        description = "replayed: the normal path takes it again",
+                        content = @Content(schema = @Schema(implementation = Replayed.class))),
+                @ApiResponse(responseCode = "400", ref = OpenApiDocument.ERROR_REF),
+                @ApiResponse(responseCode = "404", ref = OpenApiDocument.ERROR_REF),
+                @ApiResponse(responseCode = "409", ref = OpenApiDocument.ERROR_REF),
+                @ApiResponse(responseCode = "413", ref = OpenApiDocument.ERROR_REF),
+                @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
+            })
     public Replayed replay(
             @Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id, @Valid ReplayRequest request) {
+        PayloadCorrection correction = request == null ? null : request.correction(caller.getName());
         DeadLetter deadLetter = get(id);
         if (deadLetter.resolvedAt() != null) {
             throw ApiException.conflict(
@@ -142,8 +171,10 @@ public final class AdminDeadLettersResource {
                             + deadLetter.resolution().toLowerCase() + " by " + deadLetter.resolvedBy() + " at "
                             + deadLetter.resolvedAt());
         }
-        DeadLetterReplay.Result result =
-                replay.replay(DeadLetterFilter.none(), id, 1, by(caller, request == null ? null : request.by()));
+        String by = by(caller, request == null ? null : request.by());
+        DeadLetterReplay.Result result = correction == null
+                ? replay.replay(DeadLetterFilter.none(), id, 1, by)
+                : replay.replayCorrected(id, by, correction);
         if (result.skippedDisabledEndpoint() > 0) {
             throw ApiException.conflict(
                     "endpoint_disabled",

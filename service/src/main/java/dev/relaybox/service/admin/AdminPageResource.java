@@ -11,27 +11,38 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * {@code /admin/}: one static page over the admin API. It holds no data itself; the operator's token stays
- * in the browser tab and goes with each API call, so the page loads without one (no role annotation here:
- * any would make the bearer filter demand a token).
+ * {@code /admin/}: one static page over the admin API, and the script it loads for correcting a payload before a
+ * replay. It holds no data itself; the operator's token stays in the browser tab and goes with each API call, so
+ * the page loads without one (no role annotation here: any would make the bearer filter demand a token).
  */
 @Tag(name = "admin")
 @Path("/admin")
 public final class AdminPageResource {
-    private final byte[] page;
-
-    public AdminPageResource() {
-        try (InputStream in = AdminPageResource.class.getResourceAsStream("/admin/index.html")) {
-            page = in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
+    private final byte[] page = resource("/admin/index.html");
+    private final byte[] payloadEditScript = resource("/admin/payload-edit.js");
 
     @GET
     @Produces(MediaType.TEXT_HTML)
     @Operation(operationId = "adminPage", summary = "The admin page (HTML; it asks for an admin token itself)")
     public byte[] page() {
         return page;
+    }
+
+    @GET
+    @Path("/payload-edit.js")
+    @Produces("text/javascript")
+    @Operation(
+            operationId = "adminPagePayloadEdit",
+            summary = "The admin page's script to fix a dead letter's payload, replay it, and show the edits")
+    public byte[] payloadEditScript() {
+        return payloadEditScript;
+    }
+
+    private static byte[] resource(String name) {
+        try (InputStream in = AdminPageResource.class.getResourceAsStream(name)) {
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

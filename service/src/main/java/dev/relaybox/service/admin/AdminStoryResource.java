@@ -1,5 +1,6 @@
 package dev.relaybox.service.admin;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.store.StoryQueries;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
@@ -30,7 +31,7 @@ import org.jdbi.v3.core.Jdbi;
  * outbox id (which receivers see as {@code webhook-id}), a delivery id, an inbox id, a partner's event id, a dead
  * letter id, or an aggregate ({@code order:42}). The story is the event's aggregate: its inbound events with their
  * decisions, the outbound events emitted or enqueued for it, each one's deliveries and every attempt, the dead
- * letters among them, and the entity's state, in time order.
+ * letters among them, the payloads operators corrected on replaying them, and the entity's state, in time order.
  */
 @Tag(name = "admin")
 @Path("/admin/story")
@@ -54,7 +55,8 @@ public final class AdminStoryResource {
             EntityState entity,
             List<InboxStep> inbox,
             List<OutboxStep> outbox,
-            List<DeadLetterStep> deadLetters) {}
+            List<DeadLetterStep> deadLetters,
+            List<PayloadEditStep> payloadEdits) {}
 
     public record EntityState(String state, int version, Instant updatedAt) {}
 
@@ -109,6 +111,25 @@ public final class AdminStoryResource {
             Instant resolvedAt,
             String resolution,
             boolean matched) {}
+
+    /**
+     * A dead letter replayed with a corrected payload: who (the caller's token, and the name given), when, why, what
+     * changed, and the payload before ({@code previousPayload}: the first edit's is the one received or enqueued).
+     * {@code rowId} is the inbox or outbox id; {@code signature} says an inbound edit was not signed by the partner.
+     */
+    public record PayloadEditStep(
+            UUID id,
+            UUID deadLetterId,
+            String source,
+            UUID rowId,
+            Instant editedAt,
+            String actor,
+            String by,
+            String reason,
+            JsonNode changes,
+            String signature,
+            JsonNode previousPayload,
+            JsonNode payload) {}
 
     /** What a query found: the aggregate, or a lone inbox event that names none, and the ids it matched. */
     private record Match(AggregateKey aggregate, UUID loneInbox, Set<UUID> matched) {}
@@ -220,12 +241,32 @@ public final class AdminStoryResource {
                                 row.resolution(),
                                 match.matched().contains(row.id())))
                         .toList();
+        Set<UUID> rows = new HashSet<>();
+        inbox.forEach(step -> rows.add(step.id()));
+        outbox.forEach(step -> rows.add(step.id()));
+        List<PayloadEditStep> edits = rows.isEmpty()
+                ? List.of()
+                : queries.payloadEdits(rows).stream()
+                        .map(row -> new PayloadEditStep(
+                                row.id(),
+                                row.deadLetterId(),
+                                row.source(),
+                                row.rowId(),
+                                row.editedAt(),
+                                row.actor(),
+                                row.declaredBy(),
+                                row.reason(),
+                                Json.parse(row.changes()),
+                                row.signatureNote(),
+                                Json.parse(row.previousPayload()),
+                                Json.parse(row.payload())))
+                        .toList();
         EntityState entity = lone
                 ? null
                 : queries.entity(aggregate.type(), aggregate.id())
                         .map(row -> new EntityState(row.state(), row.version(), row.updatedAt()))
                         .orElse(null);
-        return new Story(query, lone ? null : aggregate.toString(), entity, inbox, outbox, deadLetters);
+        return new Story(query, lone ? null : aggregate.toString(), entity, inbox, outbox, deadLetters, edits);
     }
 
     private List<OutboxStep> outbox(StoryQueries queries, Match match) {

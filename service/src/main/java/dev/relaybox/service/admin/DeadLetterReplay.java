@@ -16,7 +16,8 @@ import org.jdbi.v3.core.Jdbi;
  * Replays dead letters through the normal path: the source row goes back to pending and undispatched, the
  * dispatcher starts a fresh workflow for it, and the dead letter is resolved with who and when, all in one
  * transaction. A dead letter being replayed is no longer open, so a second replay finds nothing to do and
- * cannot deliver twice; if the replay fails again, a new dead letter records it.
+ * cannot deliver twice; if the replay fails again, a new dead letter records it. A replay of one dead letter may carry
+ * a corrected payload, which {@link DeadLetterEdits} puts in place in the same transaction.
  */
 final class DeadLetterReplay {
     /**
@@ -27,19 +28,33 @@ final class DeadLetterReplay {
 
     private final Jdbi jdbi;
     private final Runnable wakeDispatcher;
+    private final DeadLetterEdits edits;
 
-    DeadLetterReplay(Jdbi jdbi, Runnable wakeDispatcher) {
+    DeadLetterReplay(Jdbi jdbi, Runnable wakeDispatcher, DeadLetterEdits edits) {
         this.jdbi = jdbi;
         this.wakeDispatcher = wakeDispatcher;
+        this.edits = edits;
     }
 
     Result replay(DeadLetterFilter filter, UUID onlyId, int limit, String by) {
+        return replay(filter, onlyId, limit, by, null);
+    }
+
+    /** Replays one dead letter with its source row's payload replaced by {@code correction}'s, or not at all. */
+    Result replayCorrected(UUID id, String by, PayloadCorrection correction) {
+        return replay(DeadLetterFilter.none(), id, 1, by, correction);
+    }
+
+    private Result replay(DeadLetterFilter filter, UUID onlyId, int limit, String by, PayloadCorrection correction) {
         Result result = jdbi.inTransaction(h -> {
             DeadLetterStore store = h.attach(DeadLetterStore.class);
             List<DeadLetterStore.Row> chosen = store.lockOpen(filter, onlyId, limit);
             List<DeadLetterStore.Row> replayable = chosen.stream()
                     .filter(row -> !Boolean.FALSE.equals(row.endpointEnabled()))
                     .toList();
+            if (correction != null) {
+                replayable.forEach(row -> edits.apply(h, row, correction));
+            }
             store.resolve(
                     replayable.stream().map(DeadLetterStore.Row::id).toList(), DeadLetterState.REPLAYED, by, null);
             resetDeliveries(h, references(replayable, Source.OUTBOX));

@@ -17,4 +17,13 @@ final class Json {
             throw new IllegalStateException("stored payload is not JSON", e);
         }
     }
+
+    /** Compact JSON text of a tree or a record, as it is stored. */
+    static String text(Object value) {
+        try {
+            return MAPPER.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+        }
+    }
 }

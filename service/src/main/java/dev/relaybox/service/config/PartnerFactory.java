@@ -1,6 +1,7 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.inbound.InboundRoutes;
 import dev.relaybox.activities.inbound.PartnerSignature;
 import io.dropwizard.util.DataSize;
@@ -8,6 +9,7 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One partner that sends webhooks: how it signs them, and where its event id, event type and aggregate
@@ -18,6 +20,20 @@ public final class PartnerFactory {
     public record FieldLocation(
             @JsonProperty("header") String header,
             @JsonProperty("pointer") String pointer) {
+        public boolean inHeader() {
+            return header != null && !header.isBlank();
+        }
+
+        /** The scalar at the pointer as text; empty when missing, null, blank or not a scalar, or for a header. */
+        public Optional<String> inBody(JsonNode body) {
+            if (inHeader()) {
+                return Optional.empty();
+            }
+            JsonNode node = body.at(pointer);
+            String value = node.isValueNode() && !node.isNull() ? node.asText() : null;
+            return value == null || value.isBlank() ? Optional.empty() : Optional.of(value);
+        }
+
         String problem(String field) {
             boolean hasHeader = header != null && !header.isBlank();
             boolean hasPointer = pointer != null && !pointer.isBlank();

@@ -170,19 +170,14 @@ public final class WebhookIntakeResource {
     }
 
     private static Optional<String> find(FieldLocation location, HttpHeaders headers, JsonNode payload) {
-        String value;
-        if (location.header() != null && !location.header().isBlank()) {
-            value = headers.getHeaderString(location.header());
-        } else {
-            JsonNode node = payload.at(location.pointer());
-            value = node.isValueNode() && !node.isNull() ? node.asText() : null;
+        if (!location.inHeader()) {
+            return location.inBody(payload);
         }
+        String value = headers.getHeaderString(location.header());
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(value);
     }
 
     private static String describe(FieldLocation location) {
-        return location.header() != null && !location.header().isBlank()
-                ? "header " + location.header()
-                : "JSON pointer " + location.pointer();
+        return location.inHeader() ? "header " + location.header() : "JSON pointer " + location.pointer();
     }
 }

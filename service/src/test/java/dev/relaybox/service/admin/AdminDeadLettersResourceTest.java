@@ -31,7 +31,10 @@ class AdminDeadLettersResourceTest {
     static final Jdbi JDBI = TestDatabase.fresh();
     static final AtomicInteger DISPATCHER_WAKE_UPS = new AtomicInteger();
     static final ResourceExtension RESOURCES = ResourceTests.extension(new AdminDeadLettersResource(
-            JDBI, new TemporalLinks("http://temporal.test", "default", false), DISPATCHER_WAKE_UPS::incrementAndGet));
+            JDBI,
+            new TemporalLinks("http://temporal.test", "default", false),
+            DISPATCHER_WAKE_UPS::incrementAndGet,
+            new DeadLetterEdits(Map.of(), 256 * 1024, PayloadSchemas.ACCEPT_ALL)));
 
     @Test
     void refusesFiltersThatCouldNeverMatchAndCursorsItDidNotHandOut() {

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
@@ -28,8 +29,8 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The admin page in a real headless Chromium: find a dead letter, replay it, see it resolved; see each
- * endpoint's health and controls.
+ * The admin page in a real headless Chromium: find a dead letter, replay it, see it resolved; fix a dead letter's
+ * payload, replay it and see the edit in its story; see each endpoint's health and controls.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class AdminPageBrowserTest {
@@ -56,28 +57,11 @@ class AdminPageBrowserTest {
 
     @Test
     void operatorFindsADeadLetterReplaysItAndSeesItResolved() throws Exception {
-        RECEIVER.script("/page", TestReceiver.Reply.of(400));
-        API.admin(
-                "POST",
-                "/admin/endpoints",
-                Map.of("name", "page", "url", RECEIVER.url("/page"), "eventTypes", List.of("order.*")));
-        API.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        "order.refunded",
-                        "aggregateType",
-                        "order",
-                        "aggregateId",
-                        "7",
-                        "payload",
-                        Map.of("amount", 12)));
+        refusingEndpoint("page", 400, "order.*");
+        API.enqueue("order.refunded", "order", "7", Map.of("amount", 12));
         await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters() == 1);
 
-        browser.get(API.url("/admin/"));
-        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
-        browser.findElement(By.id("connect")).click();
+        openPageWithToken();
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         WebElement row = wait.until(d -> d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).stream()
                 .findFirst()
@@ -100,33 +84,70 @@ class AdminPageBrowserTest {
     }
 
     @Test
+    void operatorFixesADeadLettersPayloadReplaysItAndSeesTheEditInTheStory() throws Exception {
+        refusingEndpoint("fix-page", 422, "refund.*");
+        API.enqueue("refund.issued", "refund", "r-9", Map.of("refundId", "r-9", "amount", "12,50"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters("refund.issued") == 1);
+        RECEIVER.script("/fix-page", TestReceiver.Reply.of(200));
+
+        openPageWithToken();
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        wait.ignoring(StaleElementReferenceException.class);
+        // The page loads once on its own (the token is remembered) and again on the click: click in a fresh row.
+        wait.until(d -> {
+            d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).stream()
+                    .filter(row -> row.getText().contains("refund.issued"))
+                    .findFirst()
+                    .orElseThrow(() -> new NoSuchElementException("no dead letter of refund.issued yet"))
+                    .findElement(By.xpath(".//button[text()='Fix & replay']"))
+                    .click();
+            return true;
+        });
+        WebElement payload = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("edit-payload")));
+        assertThat(payload.getAttribute("value")).contains("\"amount\": \"12,50\"", "\"refundId\": \"r-9\"");
+        payload.clear();
+        payload.sendKeys("{\"refundId\": \"r-9\", \"amount\": 12.5}");
+        browser.findElement(By.id("edit-reason")).sendKeys("the receiver wants the amount as a number");
+        browser.findElement(By.id("edit-by")).sendKeys("bob");
+        browser.findElement(By.id("edit-replay")).click();
+        Alert confirm = wait.until(ExpectedConditions.alertIsPresent());
+        assertThat(confirm.getText()).contains("with the edited payload", "the receiver wants the amount as a number");
+        confirm.accept();
+
+        WebElement edit = wait.until(ExpectedConditions.visibilityOfElementLocated(
+                By.cssSelector("#story-steps .step.outbound .payload-edit")));
+        assertThat(edit.getText())
+                .contains(
+                        "payload edited",
+                        "by bob (admin token ",
+                        "the receiver wants the amount as a number",
+                        "/amount: \"12,50\" → 12.5");
+        assertThat(browser.findElement(By.id("message")).getText()).contains("with the corrected payload");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/fix-page").stream()
+                        .anyMatch(r -> r.status() == 200 && new String(r.body()).contains("\"amount\": 12.5")));
+        assertThat(openDeadLetters("refund.issued")).isZero();
+
+        browser.findElement(By.id("find-q")).sendKeys("refund:r-9");
+        browser.findElement(By.id("find-go")).click();
+        wait.until(d -> d.findElement(By.id("story-steps")).getText().contains("DELIVERED"));
+        assertThat(browser.findElement(By.cssSelector("#story-steps .payload-edit"))
+                        .getText())
+                .contains("the receiver wants the amount as a number");
+        Files.createDirectories(Path.of("target"));
+        Files.write(Path.of("target/admin-fix-then-replay.png"), browser.getScreenshotAs(OutputType.BYTES));
+    }
+
+    @Test
     void replayAllMatchingSaysHowManyItWillReplayAndWaitsForTheOperatorsYes() {
-        RECEIVER.script("/bulk-page", TestReceiver.Reply.of(400));
-        API.admin(
-                "POST",
-                "/admin/endpoints",
-                Map.of("name", "bulk-page", "url", RECEIVER.url("/bulk-page"), "eventTypes", List.of("parcel.*")));
+        refusingEndpoint("bulk-page", 400, "parcel.*");
         for (String parcel : List.of("p-1", "p-2")) {
-            API.producer(
-                    "POST",
-                    "/outbox",
-                    Map.of(
-                            "eventType",
-                            "parcel.lost",
-                            "aggregateType",
-                            "parcel",
-                            "aggregateId",
-                            parcel,
-                            "payload",
-                            Map.of()));
+            API.enqueue("parcel.lost", "parcel", parcel, Map.of());
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> openDeadLetters("parcel.lost") == 2);
         RECEIVER.script("/bulk-page", TestReceiver.Reply.of(200));
 
-        browser.get(API.url("/admin/"));
-        browser.findElement(By.id("token")).clear();
-        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
-        browser.findElement(By.id("connect")).click();
+        openPageWithToken();
         browser.findElement(By.id("f-eventType")).sendKeys("parcel.lost");
         browser.findElement(By.id("replay-all")).click();
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
@@ -167,18 +188,7 @@ class AdminPageBrowserTest {
                         4,
                         "ordered",
                         true));
-        API.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        "invoice.paid",
-                        "aggregateType",
-                        "invoice",
-                        "aggregateId",
-                        "9",
-                        "payload",
-                        Map.of("amount", 3)));
+        API.enqueue("invoice.paid", "invoice", "9", Map.of("amount", 3));
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> RECEIVER.received("/health-page").size() == 1);
         await().atMost(Duration.ofSeconds(30))
@@ -186,10 +196,7 @@ class AdminPageBrowserTest {
                         .anyMatch(h -> h.path("attemptsLastHour").asInt() == 1
                                 && h.path("lastSuccessAt").isTextual()));
 
-        browser.get(API.url("/admin/"));
-        browser.findElement(By.id("token")).clear();
-        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
-        browser.findElement(By.id("connect")).click();
+        openPageWithToken();
         // The page loads once on its own (the token is remembered) and again on the click: read fresh rows.
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         wait.ignoring(StaleElementReferenceException.class);
@@ -215,6 +222,22 @@ class AdminPageBrowserTest {
                         "ordered",
                         "envelope");
         assertThat(circuit).isEqualTo("closed");
+    }
+
+    /** An endpoint at {@code /<name>} of the receiver, which answers {@code status} until scripted otherwise. */
+    private static void refusingEndpoint(String name, int status, String eventTypes) {
+        RECEIVER.script("/" + name, TestReceiver.Reply.of(status));
+        API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of("name", name, "url", RECEIVER.url("/" + name), "eventTypes", List.of(eventTypes)));
+    }
+
+    private static void openPageWithToken() {
+        browser.get(API.url("/admin/"));
+        browser.findElement(By.id("token")).clear();
+        browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
+        browser.findElement(By.id("connect")).click();
     }
 
     private static int openDeadLetters() {

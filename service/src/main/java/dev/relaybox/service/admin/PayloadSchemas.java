@@ -1,0 +1,16 @@
+package dev.relaybox.service.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Optional;
+
+/**
+ * Checks a corrected payload against its event type's schema before a replay takes it: what is wrong with it, or
+ * empty when it may go. {@link #ACCEPT_ALL} until event types have schemas.
+ */
+@FunctionalInterface
+public interface PayloadSchemas {
+    PayloadSchemas ACCEPT_ALL = (eventType, payload) -> Optional.empty();
+
+    /** @param eventType the event type the payload will be sent or applied as; null when the payload names none */
+    Optional<String> problem(String eventType, JsonNode payload);
+}
