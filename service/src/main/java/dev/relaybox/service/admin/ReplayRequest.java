@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.relaybox.service.api.ApiException;
-import dev.relaybox.service.api.StorableJson;
+import dev.relaybox.service.api.JsonBodyReader;
 import dev.relaybox.service.auth.Caller;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.Size;
@@ -49,7 +49,7 @@ public record ReplayRequest(
         if (reason == null || reason.isBlank()) {
             throw ApiException.badRequest("invalid_request", "reason is required with a payload: say why it changed");
         }
-        StorableJson.requireStorable(payload);
+        JsonBodyReader.requireStorable(payload);
         return new PayloadCorrection(payload, reason, actor, by == null || by.isBlank() ? null : by);
     }
 }
