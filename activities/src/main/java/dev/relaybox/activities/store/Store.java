@@ -1,5 +1,6 @@
 package dev.relaybox.activities.store;
 
+import dev.relaybox.activities.catalog.EventTypeStore;
 import dev.relaybox.activities.inbound.InboxDispatchStore;
 import dev.relaybox.activities.inbound.InboxIntake;
 import dev.relaybox.activities.inbound.InboxQueries;
@@ -52,5 +53,6 @@ public final class Store {
             DeadLetterStore.class,
             OverviewQueries.class,
             StoryQueries.class,
+            EventTypeStore.class,
             AdvisoryLocks.class);
 }

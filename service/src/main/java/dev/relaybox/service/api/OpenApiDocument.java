@@ -86,7 +86,7 @@ public final class OpenApiDocument {
         Set<Class<?>> classes = new LinkedHashSet<>();
         routes.forEach(route -> classes.add(route.javaMethod().getDeclaringClass()));
         OpenAPI openApi =
-                new Reader(new SwaggerConfiguration().openAPI(base(version)).readAllResources(true)).read(classes);
+                new Reader(new SwaggerConfiguration().openAPI(base(version)).openAPI31(true).readAllResources(true)).read(classes);
         for (Route route : routes) {
             PathItem item =
                     openApi.getPaths() == null ? null : openApi.getPaths().get(route.path());

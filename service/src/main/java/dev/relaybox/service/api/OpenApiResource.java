@@ -28,7 +28,7 @@ public final class OpenApiResource {
         // Jersey's resource model as it serves requests: every registered resource, whoever registered it.
         String built = document;
         if (built == null) {
-            built = Json.pretty(
+            built = io.swagger.v3.core.util.Json31.pretty(
                     OpenApiDocument.build(resourceContext.getResourceModel().getRootResources(), version));
             document = built;
         }
