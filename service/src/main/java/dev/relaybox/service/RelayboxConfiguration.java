@@ -10,6 +10,7 @@ import dev.relaybox.service.config.DeliveryFactory;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.service.config.EmbeddedPostgresFactory;
 import dev.relaybox.service.config.EndpointSeed;
+import dev.relaybox.service.config.EventTypesFactory;
 import dev.relaybox.service.config.InboxFactory;
 import dev.relaybox.service.config.Listeners;
 import dev.relaybox.service.config.OutboxFactory;
@@ -72,6 +73,11 @@ public final class RelayboxConfiguration extends Configuration {
     @NotNull
     @JsonProperty
     private List<EndpointSeed> endpoints = List.of();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private EventTypesFactory eventTypes = new EventTypesFactory();
 
     @Valid
     @NotNull
@@ -166,6 +172,10 @@ public final class RelayboxConfiguration extends Configuration {
                         .distinct()
                         .toList()));
         return names;
+    }
+
+    public EventTypesFactory getEventTypes() {
+        return eventTypes;
     }
 
     public AlertsFactory getAlerts() {

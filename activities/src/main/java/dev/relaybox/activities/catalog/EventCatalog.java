@@ -7,6 +7,8 @@ import com.networknt.schema.Schema;
 import dev.relaybox.activities.catalog.EventTypeStore.Defined;
 import dev.relaybox.activities.catalog.EventTypeStore.Definition;
 import dev.relaybox.producer.JdbcOutbox;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.jdbi.v3.core.Jdbi;
@@ -43,10 +45,24 @@ public final class EventCatalog {
         return jdbi.withExtension(EventTypeStore.class, store -> store.revise(checked));
     }
 
-    /** Creates or revises: what a seed or an import does. */
-    public Defined define(Definition definition) throws InvalidEventTypeException {
-        Definition checked = checked(definition);
-        return jdbi.withExtension(EventTypeStore.class, store -> store.define(checked));
+    /**
+     * Creates or revises each, in one transaction, after checking them all: one refused definition writes none. What a
+     * seed list or an import does.
+     */
+    public List<Defined> defineAll(List<Definition> definitions) throws InvalidEventTypeException {
+        List<Definition> checked = new ArrayList<>();
+        for (Definition definition : definitions) {
+            try {
+                checked.add(checked(definition));
+            } catch (InvalidEventTypeException e) {
+                throw new InvalidEventTypeException(
+                        e.error(), "event type " + definition.name() + ": " + e.getMessage());
+            }
+        }
+        return jdbi.inTransaction(handle -> {
+            EventTypeStore store = handle.attach(EventTypeStore.class);
+            return checked.stream().map(store::define).toList();
+        });
     }
 
     private Definition checked(Definition definition) throws InvalidEventTypeException {

@@ -71,6 +71,18 @@ public interface EventTypeStore extends SqlObject {
     @RegisterConstructorMapper(Version.class)
     List<Version> versions(@Bind("name") String name);
 
+    /** A type at its latest version: what receivers are told about it. */
+    record Current(String name, String description, boolean deprecated, int version, String schema, String example) {}
+
+    @SqlQuery("""
+            SELECT t.name, t.description, t.deprecated, v.version, v.schema::text AS schema, v.example::text AS example
+              FROM event_types t
+              JOIN LATERAL (SELECT version, schema, example FROM event_type_versions
+                             WHERE event_type = t.name ORDER BY version DESC LIMIT 1) v ON true
+             ORDER BY t.name""")
+    @RegisterConstructorMapper(Current.class)
+    List<Current> current();
+
     @SqlQuery("""
             SELECT t.name, t.deprecated, v.version
               FROM event_types t

@@ -7,6 +7,7 @@ import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.outbound.DeliveryFastPath;
 import dev.relaybox.activities.outbound.DeliveryStore;
+import dev.relaybox.activities.outbound.OutboxQueries;
 import dev.relaybox.activities.outbound.OutboxStore;
 import java.util.List;
 import org.jdbi.v3.core.Jdbi;
@@ -46,6 +47,7 @@ public final class Store {
             InboxDispatchStore.class,
             InboxQueries.class,
             OutboxStore.class,
+            OutboxQueries.class,
             DeliveryStore.class,
             DeliveryFastPath.class,
             EndpointStore.class,

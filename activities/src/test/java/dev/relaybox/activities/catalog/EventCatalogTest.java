@@ -38,10 +38,10 @@ class EventCatalogTest {
                                                     "type": "object"}, "type": "array"},
                                 "carrier": {"type": "string"}, "orderId": {"type": "string"}},
                  "required": ["orderId", "carrier"], "type": "object"}""";
-        assertThat(catalog.define(definition("order.shipped", reordered, null)).change())
+        assertThat(define(definition("order.shipped", reordered, null)).change())
                 .isEqualTo(Change.SAME_SCHEMA);
         String looser = "{\"type\": \"object\", \"required\": [\"orderId\"]}";
-        EventTypeStore.Defined second = catalog.define(definition("order.shipped", looser, null));
+        EventTypeStore.Defined second = define(definition("order.shipped", looser, null));
 
         assertThat(second).isEqualTo(new EventTypeStore.Defined(2, Change.NEW_VERSION));
         List<EventTypeStore.Version> versions =
@@ -58,7 +58,7 @@ class EventCatalogTest {
         catalog.create(definition("order.shipped", SHIPPED, "{\"orderId\": \"1\", \"carrier\": \"DHL\"}"));
 
         EventTypeStore.Defined defined =
-                catalog.define(definition("order.shipped", SHIPPED, "{\"orderId\": \"2\", \"carrier\": \"UPS\"}"));
+                define(definition("order.shipped", SHIPPED, "{\"orderId\": \"2\", \"carrier\": \"UPS\"}"));
 
         assertThat(defined.change()).isEqualTo(Change.SAME_SCHEMA);
         List<EventTypeStore.Version> versions =
@@ -135,7 +135,7 @@ class EventCatalogTest {
                         "$: required property 'carrier' not found",
                         "$.items[1].qty: must have a minimum value of 1");
 
-        catalog.define(definition("order.shipped", "{\"type\": \"object\"}", null));
+        define(definition("order.shipped", "{\"type\": \"object\"}", null));
         assertThat(check.check("order.shipped", json("{\"orderId\": 1}")).outcome())
                 .isEqualTo(Outcome.VALID);
     }
@@ -170,6 +170,10 @@ class EventCatalogTest {
                     assertThat(e.error()).isEqualTo(error);
                     assertThat(e.getMessage()).contains(reasonPart);
                 });
+    }
+
+    private EventTypeStore.Defined define(Definition definition) throws InvalidEventTypeException {
+        return catalog.defineAll(List.of(definition)).get(0);
     }
 
     private static Definition definition(String name, String schema, String example) {
