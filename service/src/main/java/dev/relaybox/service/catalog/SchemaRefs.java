@@ -22,7 +22,7 @@ final class SchemaRefs {
     /** A copy of {@code schema} whose own references point to it at {@code location} in a document. */
     static JsonNode anchoredAt(JsonNode schema, JsonPointer location) {
         JsonNode copy = schema.deepCopy();
-        rewrite(copy, ref -> ref.startsWith("#/") ? location + ref.substring(1) : ref);
+        rewrite(copy, ref -> ref.startsWith("#/") ? "#" + location + ref.substring(1) : ref);
         return copy;
     }
 
