@@ -13,7 +13,7 @@ import dev.relaybox.activities.catalog.EventTypeStore;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.Api;
-import dev.relaybox.service.RelayboxApplication;
+import dev.relaybox.service.CommandLine;
 import dev.relaybox.service.RelayboxConfiguration;
 import dev.relaybox.service.TestApp;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
@@ -24,18 +24,12 @@ import io.swagger.v3.oas.models.parameters.Parameter;
 import io.swagger.v3.parser.OpenAPIV3Parser;
 import io.swagger.v3.parser.core.models.SwaggerParseResult;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -215,38 +209,12 @@ class WebhooksSectionTest {
         assertThat(API.admin("POST", "/admin/event-types", type).status()).isEqualTo(201);
     }
 
-    private static String document() throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create(API.url("/openapi.json")))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).isEqualTo(200);
-        return response.body();
+    private static String document() {
+        return API.request("/openapi.json", null).get(String.class);
     }
 
-    /** The command in its own JVM, on an embedded data directory of its own; its output. */
     private static String runImport(Path data, Path document) throws Exception {
-        Process process = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        "-Ddw.embeddedPostgres.dataDirectory=" + data,
-                        "-Ddw.embeddedPostgres.port=0",
-                        "-Ddw.logging.level=WARN",
-                        RelayboxApplication.class.getName(),
-                        "event-types",
-                        "import",
-                        document.toString(),
-                        Path.of("..", "config.yml").toAbsolutePath().toString())
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue())
-                .as("event-types import answered:%n%s", out)
-                .isZero();
-        return out;
+        return CommandLine.run(data, Map.of(), "event-types", "import", document.toString());
     }
 
     private static List<EventTypeStore.Current> importedCatalog(Path data) throws Exception {
