@@ -5,6 +5,7 @@ import dev.relaybox.producer.JdbcOutbox;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -59,16 +60,34 @@ public final class PublishCheck {
 
     /** For a payload at hand, on a handle of its own. */
     public Verdict check(String eventType, JsonNode payload) {
-        return jdbi.withHandle(handle -> check(handle, eventType, () -> payload));
+        return jdbi.withHandle(handle -> batch(handle).check(eventType, () -> payload));
     }
 
-    /** On the caller's handle; {@code payload} is read only when the type has a schema. */
-    public Verdict check(Handle handle, String eventType, Supplier<JsonNode> payload) {
-        if (JdbcOutbox.isReserved(eventType)) {
-            return new Verdict(Outcome.UNCATALOGUED, null);
+    /** Checks on the caller's handle, each type looked up once: for the rows of one dispatcher batch. */
+    public Batch batch(Handle handle) {
+        return new Batch(handle.attach(EventTypeStore.class));
+    }
+
+    /** The checks of one transaction: a type's latest version is read once, then reused. */
+    public final class Batch {
+        private final EventTypeStore store;
+        private final Map<String, Optional<EventTypeStore.Latest>> latest = new HashMap<>();
+
+        private Batch(EventTypeStore store) {
+            this.store = store;
         }
-        EventTypeStore store = handle.attach(EventTypeStore.class);
-        Optional<EventTypeStore.Latest> found = store.latest(eventType);
+
+        /** {@code payload} is read only when the type has a schema. */
+        public Verdict check(String eventType, Supplier<JsonNode> payload) {
+            if (JdbcOutbox.isReserved(eventType)) {
+                return new Verdict(Outcome.UNCATALOGUED, null);
+            }
+            return verdict(store, eventType, latest.computeIfAbsent(eventType, store::latest), payload);
+        }
+    }
+
+    private Verdict verdict(
+            EventTypeStore store, String eventType, Optional<EventTypeStore.Latest> found, Supplier<JsonNode> payload) {
         if (found.isEmpty()) {
             return allowUnknown
                     ? new Verdict(Outcome.UNCATALOGUED, null)

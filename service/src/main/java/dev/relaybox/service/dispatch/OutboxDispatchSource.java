@@ -52,20 +52,19 @@ public final class OutboxDispatchSource implements DispatchSource {
     @Override
     public List<Row> claimUndispatched(Handle handle, int limit) {
         OutboxStore store = handle.attach(OutboxStore.class);
+        PublishCheck.Batch checks = publishing == null ? null : publishing.batch(handle);
         return store.claimUndispatched(limit).stream()
-                .map(claimed -> row(claimed, refusal(handle, store, claimed)))
+                .map(claimed -> row(claimed, refusal(checks, store, claimed)))
                 .toList();
     }
 
     /** Why the catalog refuses a new row, or null; the payload is read only when its type has a schema. */
-    private String refusal(Handle handle, OutboxStore store, OutboxStore.Claimed claimed) {
-        if (publishing == null || claimed.forwarded() || claimed.payloadBytes() > MAX_PAYLOAD_BYTES) {
+    private static String refusal(PublishCheck.Batch checks, OutboxStore store, OutboxStore.Claimed claimed) {
+        if (checks == null || claimed.forwarded() || claimed.payloadBytes() > MAX_PAYLOAD_BYTES) {
             return null;
         }
-        PublishCheck.Verdict verdict = publishing.check(
-                handle,
-                claimed.eventType(),
-                () -> json(store.payload(claimed.id()).orElseThrow()));
+        PublishCheck.Verdict verdict = checks.check(
+                claimed.eventType(), () -> json(store.payload(claimed.id()).orElseThrow()));
         return verdict.refused() ? verdict.reason() : null;
     }
 
