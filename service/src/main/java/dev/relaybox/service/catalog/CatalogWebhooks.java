@@ -38,14 +38,18 @@ public final class CatalogWebhooks {
 
     /** Where the envelope schema of a type's webhook is in the document. */
     static JsonPointer envelopeAt(String eventType) {
+        return mediaAt(eventType, MEDIA_TYPE).appendProperty("schema");
+    }
+
+    /** Where a webhook's request body of one media type is in a document. */
+    static JsonPointer mediaAt(String webhook, String mediaType) {
         return JsonPointer.empty()
                 .appendProperty("webhooks")
-                .appendProperty(eventType)
+                .appendProperty(webhook)
                 .appendProperty("post")
                 .appendProperty("requestBody")
                 .appendProperty("content")
-                .appendProperty(MEDIA_TYPE)
-                .appendProperty("schema");
+                .appendProperty(mediaType);
     }
 
     private static ObjectNode operation(EventTypeStore.Current type) {

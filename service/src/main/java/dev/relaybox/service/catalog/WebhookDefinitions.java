@@ -77,13 +77,7 @@ public final class WebhookDefinitions {
         if (chosen == null) {
             throw new IllegalArgumentException("webhook " + webhook + " has no JSON request body");
         }
-        return JsonPointer.empty()
-                .appendProperty("webhooks")
-                .appendProperty(webhook)
-                .appendProperty("post")
-                .appendProperty("requestBody")
-                .appendProperty("content")
-                .appendProperty(chosen);
+        return CatalogWebhooks.mediaAt(webhook, chosen);
     }
 
     /** Where a schema that is only a reference within the document ends up. */
