@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Embedded mode's PostgreSQL: when {@code database.url} is {@code embedded}, the server starts from its data
  * directory before the application runs, the pool is pointed at it, and it stops after everything that uses it. The
- * commands that need the database ({@code db}, {@code secrets}) start it through {@link #start} the same way.
+ * commands that need the database ({@code db}, {@code secrets}, {@code event-types}) start it through {@link #start}
+ * the same way.
  */
 final class EmbeddedPostgresBundle implements ConfiguredBundle<RelayboxConfiguration> {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresBundle.class);

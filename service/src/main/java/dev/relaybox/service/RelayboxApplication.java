@@ -2,52 +2,32 @@ package dev.relaybox.service;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.relaybox.activities.RelayboxWorkers;
+import dev.relaybox.activities.catalog.EventCatalog;
+import dev.relaybox.activities.catalog.EventSchemas;
+import dev.relaybox.activities.catalog.PublishCheck;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
-import dev.relaybox.activities.inbound.InboxIntake;
-import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.outbound.AddressPolicy;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
-import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.outbound.OwnListeners;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.activities.store.Store;
-import dev.relaybox.service.admin.AdminDeadLettersResource;
-import dev.relaybox.service.admin.AdminDeliveriesResource;
-import dev.relaybox.service.admin.AdminInboxResource;
-import dev.relaybox.service.admin.AdminOutboxResource;
-import dev.relaybox.service.admin.AdminOverviewResource;
-import dev.relaybox.service.admin.AdminPageResource;
-import dev.relaybox.service.admin.AdminStoryResource;
-import dev.relaybox.service.admin.AdminWorkflowsResource;
-import dev.relaybox.service.admin.DeadLetterEdits;
-import dev.relaybox.service.admin.ImmediateRetry;
-import dev.relaybox.service.admin.PayloadSchemas;
-import dev.relaybox.service.admin.TemporalLinks;
-import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.JsonErrorMappers;
-import dev.relaybox.service.api.OpenApiResource;
-import dev.relaybox.service.auth.BearerTokens;
 import dev.relaybox.service.config.Roles;
-import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.service.dispatch.Dispatcher;
 import dev.relaybox.service.dispatch.DispatcherHealthCheck;
 import dev.relaybox.service.dispatch.InboxDispatchSource;
 import dev.relaybox.service.dispatch.NotifyListener;
 import dev.relaybox.service.dispatch.OutboxDispatchSource;
 import dev.relaybox.service.dispatch.WorkflowStarter;
-import dev.relaybox.service.inbound.EntitiesResource;
-import dev.relaybox.service.inbound.WebhookIntakeResource;
 import dev.relaybox.service.metrics.DeadLetterAlerts;
 import dev.relaybox.service.metrics.RelayMetrics;
-import dev.relaybox.service.outbound.EndpointsResource;
-import dev.relaybox.service.outbound.OutboxResource;
 import dev.relaybox.service.retention.RetentionTask;
 import dev.relaybox.service.temporal.EmbeddedEngineRecycler;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
@@ -56,7 +36,6 @@ import dev.relaybox.service.temporal.WorkerHealthCheck;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
-import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.db.ManagedDataSource;
@@ -97,6 +76,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         bootstrap.addCommand(new ReceiveCommand());
         bootstrap.addCommand(new TemporalCommand());
         bootstrap.addCommand(new SecretsCommand());
+        bootstrap.addCommand(new EventTypesCommand());
     }
 
     @Override
@@ -119,6 +99,11 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         ConfiguredEndpoints.seed(
                 jdbi, config.endpointSeeds(), urlPolicy, config.getDelivery().getSecretRotationGrace());
         StartupChecks.routedEndpointsExist(jdbi, config);
+        EventSchemas schemas = new EventSchemas();
+        EventCatalog catalog = new EventCatalog(jdbi, schemas);
+        ConfiguredEventTypes.seed(catalog, config.getEventTypes().getCatalog());
+        PublishCheck publishing =
+                new PublishCheck(jdbi, schemas, config.getEventTypes().isAllowUnknown(), Clock.systemUTC());
         RelayMetrics metrics = new RelayMetrics(jdbi);
         environment.admin().addServlet("prometheus", metrics.servlet()).addMapping("/metrics");
         DeadLetters deadLetters = new DeadLetters(new DeadLetterAlerts(
@@ -164,7 +149,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                     new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
             Dispatcher dispatcher = new Dispatcher(
                     jdbi,
-                    List.of(new OutboxDispatchSource(starter), new InboxDispatchSource(starter)),
+                    List.of(new OutboxDispatchSource(starter, publishing), new InboxDispatchSource(starter)),
                     config.getDispatcher(),
                     deadLetters);
             if (temporal.inProcessEngine()) {
@@ -200,9 +185,10 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
         JsonErrorMappers.register(environment.jersey().getResourceConfig());
         if (roles.api()) {
-            registerApi(config, environment, jdbi, urlPolicy, metrics, temporal, wakeDispatcher);
+            ApiResources.register(
+                    config, environment, jdbi, urlPolicy, metrics, temporal, wakeDispatcher, publishing, catalog);
         } else {
-            closeApplicationPort(config);
+            ApiResources.closeApplicationPort(config);
         }
 
         environment.lifecycle().addServerLifecycleListener(server -> addOwnPorts(server, addresses.ownListeners()));
@@ -239,74 +225,5 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 .lifecycle()
                 .manage(new EmbeddedEngineRecycler(
                         temporal, dispatcher, config.getTemporal().embeddedRecycleAfter(), metrics.registry()));
-    }
-
-    /** The HTTP APIs: partner intake, the producer API, the admin API and page. */
-    private static void registerApi(
-            RelayboxConfiguration config,
-            Environment environment,
-            Jdbi jdbi,
-            EndpointUrlPolicy urlPolicy,
-            RelayMetrics metrics,
-            TemporalRuntime temporal,
-            Runnable wakeDispatcher) {
-        TemporalLinks links = new TemporalLinks(
-                config.getTemporal()
-                        .uiBaseUrl()
-                        .or(temporal::embeddedUiUrl)
-                        .orElse(TemporalFactory.DEFAULT_UI_BASE_URL),
-                config.getTemporal().getNamespace(),
-                temporal.inProcessEngine());
-        BearerTokens.register(environment.jersey(), config.getAuth());
-        environment
-                .jersey()
-                .register(new JsonBodyLimit(
-                        environment.getObjectMapper(), config.getOutbox().maxPayloadBytes()));
-        environment
-                .jersey()
-                .register(new OutboxResource(
-                        jdbi.onDemand(OutboxStore.class), config.getOutbox().getAggregateTypes()));
-        environment
-                .jersey()
-                .register(new EndpointsResource(
-                        jdbi, urlPolicy, config.getDelivery().getSecretRotationGrace()));
-        environment.jersey().register(new AdminOverviewResource(jdbi));
-        environment.jersey().register(new AdminPageResource());
-        environment.jersey().register(new AdminOutboxResource(jdbi, links));
-        // Any process with the api role starts a gone workflow itself, as the reconciler would: no dispatcher needed.
-        WorkflowStarter starter =
-                new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
-        ImmediateRetry immediateRetry = new ImmediateRetry(
-                jdbi, temporal.client(), new OutboxDispatchSource(starter), new InboxDispatchSource(starter));
-        environment.jersey().register(new AdminDeliveriesResource(jdbi, immediateRetry, links));
-        DeadLetterEdits edits = new DeadLetterEdits(
-                config.getPartners(), config.getOutbox().maxPayloadBytes(), PayloadSchemas.ACCEPT_ALL);
-        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher, edits));
-        InboxQueries inbox = jdbi.onDemand(InboxQueries.class);
-        environment.jersey().register(new AdminInboxResource(inbox, immediateRetry, links));
-        environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
-        environment.jersey().register(new AdminStoryResource(jdbi, links));
-        environment
-                .jersey()
-                .register(new WebhookIntakeResource(
-                        jdbi.onDemand(InboxIntake.class),
-                        environment.getObjectMapper(),
-                        config.getPartners(),
-                        metrics));
-        environment.jersey().register(new EntitiesResource(inbox));
-        environment.jersey().register(new OpenApiResource(version()));
-    }
-
-    /** A process without the api role listens on its admin port only (health checks, metrics). */
-    private static void closeApplicationPort(RelayboxConfiguration config) {
-        if (config.getServerFactory() instanceof DefaultServerFactory server) {
-            server.setApplicationConnectors(List.of());
-        }
-    }
-
-    /** The release in the jar's manifest; a build run from the source tree has none. */
-    private static String version() {
-        String version = RelayboxApplication.class.getPackage().getImplementationVersion();
-        return version == null ? "development" : version;
     }
 }

@@ -11,6 +11,7 @@ import dev.relaybox.service.config.DeliveryFactory;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.service.config.EmbeddedPostgresFactory;
 import dev.relaybox.service.config.EndpointSeed;
+import dev.relaybox.service.config.EventTypesFactory;
 import dev.relaybox.service.config.InboxFactory;
 import dev.relaybox.service.config.Listeners;
 import dev.relaybox.service.config.OutboxFactory;
@@ -77,6 +78,11 @@ public final class RelayboxConfiguration extends Configuration {
     @NotNull
     @JsonProperty
     private List<EndpointSeed> endpoints = List.of();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private EventTypesFactory eventTypes = new EventTypesFactory();
 
     @Valid
     @NotNull
@@ -171,6 +177,10 @@ public final class RelayboxConfiguration extends Configuration {
                         .distinct()
                         .toList()));
         return names;
+    }
+
+    public EventTypesFactory getEventTypes() {
+        return eventTypes;
     }
 
     public AlertsFactory getAlerts() {

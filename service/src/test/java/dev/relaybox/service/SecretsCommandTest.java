@@ -9,13 +9,12 @@ import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.config.SecretsFactory;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
@@ -93,24 +92,9 @@ class SecretsCommandTest {
 
     /** The command in its own JVM, the new key given as RELAYBOX_SECRETS_KEY; its output. */
     private static String run(Path data, String newKey) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        "-Ddw.embeddedPostgres.dataDirectory=" + data,
-                        "-Ddw.embeddedPostgres.port=0",
-                        "-Ddw.logging.level=WARN",
-                        RelayboxApplication.class.getName(),
-                        "secrets",
-                        "rotate",
-                        TestApp.CONFIG)
-                .redirectErrorStream(true);
-        builder.environment().put("RELAYBOX_SECRETS_KEY", newKey);
-        builder.environment().remove("RELAYBOX_SECRETS_OLD_KEYS");
-        Process process = builder.start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as("secrets rotate answered:%n%s", out).isZero();
-        return out;
+        Map<String, String> environment = new HashMap<>();
+        environment.put("RELAYBOX_SECRETS_KEY", newKey);
+        environment.put("RELAYBOX_SECRETS_OLD_KEYS", null);
+        return CommandLine.run(data, environment, "secrets", "rotate");
     }
 }

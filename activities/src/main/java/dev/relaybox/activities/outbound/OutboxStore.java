@@ -1,8 +1,6 @@
 package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.store.Cursor;
-import dev.relaybox.activities.store.Page;
 import dev.relaybox.producer.IdempotentEnqueue;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -12,11 +10,7 @@ import dev.relaybox.workflows.outbound.OutboxStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.statement.StatementContext;
@@ -26,7 +20,8 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 import org.jdbi.v3.sqlobject.transaction.Transaction;
 
 /**
- * Every statement Relaybox itself runs on {@code outbox_events}, from the {@code POST /outbox} insert to retention.
+ * Every statement Relaybox itself runs on {@code outbox_events}, from the {@code POST /outbox} insert to retention,
+ * but the operators' list ({@link OutboxQueries}).
  * Producers write through the producer library ({@link Outbox}); this store calls it for the API. Status changes
  * are guarded by the statuses {@link OutboxStatus} allows to make them.
  */
@@ -34,22 +29,11 @@ public interface OutboxStore extends OutboxReplays {
 
     record Event(UUID id, String eventType, AggregateKey aggregate) {}
 
-    /** A row the dispatcher or reconciler claimed; {@code payloadBytes} is 0 when it was not measured. */
-    record Claimed(UUID id, String eventType, AggregateKey aggregate, long payloadBytes) {}
-
-    /** A row as operators list it; {@code deliveries} counts them by status, e.g. {@code DELIVERED:2 RETRYING:1}. */
-    record Listed(
-            UUID id,
-            String eventType,
-            AggregateKey aggregate,
-            OutboxStatus status,
-            Instant createdAt,
-            Instant dispatchedAt,
-            Instant processedAt,
-            String deliveries) {}
-
-    /** What operators filter rows by; a null field does not filter. */
-    record Filter(OutboxStatus status, String eventType, AggregateKey aggregate, Instant since, Instant until) {}
+    /**
+     * A row the dispatcher or reconciler claimed; {@code payloadBytes} is 0 when it was not measured. {@code forwarded}:
+     * a partner event an inbound route forwards, not one Relaybox publishes.
+     */
+    record Claimed(UUID id, String eventType, AggregateKey aggregate, long payloadBytes, boolean forwarded) {}
 
     /** Rows deleted by one retention batch, per table. */
     record Purged(int outboxEvents, int deliveries, int deliveryAttempts) {
@@ -84,7 +68,8 @@ public interface OutboxStore extends OutboxReplays {
     default List<Claimed> claimUndispatched(int limit) {
         return getHandle()
                 .createQuery("""
-                        SELECT id, event_type, aggregate_type, aggregate_id, octet_length(payload::text) AS payload_bytes
+                        SELECT id, event_type, aggregate_type, aggregate_id, octet_length(payload::text) AS payload_bytes,
+                               source_partner IS NOT NULL AS forwarded
                           FROM outbox_events
                          WHERE dispatched_at IS NULL
                          ORDER BY created_at
@@ -142,7 +127,9 @@ public interface OutboxStore extends OutboxReplays {
     default List<Claimed> claimStranded(Instant before, Instant dueBefore, int limit) {
         return getHandle()
                 .createQuery("""
-                        SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes FROM outbox_events o
+                        SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes,
+                               source_partner IS NOT NULL AS forwarded
+                          FROM outbox_events o
                          WHERE status = :dispatched AND dispatched_at < :before
                            -- Every delivery finished but the row not (or none planned yet), or one whose next attempt
                            -- was due, or that has not moved, since before: its workflow should have acted by then.
@@ -224,73 +211,17 @@ public interface OutboxStore extends OutboxReplays {
         return new Purged(outbox, deliveries, attempts);
     }
 
-    /** Newest first, after {@code after} (null: from the newest), with only the given filters in the WHERE. */
-    default Page<Listed> list(Filter filter, Cursor after, int limit) {
-        List<String> where = new ArrayList<>();
-        Map<String, Object> binds = new HashMap<>();
-        if (filter.status() != null) {
-            where.add("o.status = :status");
-            binds.put("status", filter.status().name());
-        }
-        if (filter.eventType() != null) {
-            where.add("o.event_type = :eventType");
-            binds.put("eventType", filter.eventType());
-        }
-        if (filter.aggregate() != null) {
-            where.add("o.aggregate_type = :aggregateType AND o.aggregate_id = :aggregateId");
-            binds.put("aggregateType", filter.aggregate().type());
-            binds.put("aggregateId", filter.aggregate().id());
-        }
-        if (filter.since() != null) {
-            where.add("o.created_at >= :since");
-            binds.put("since", filter.since());
-        }
-        if (filter.until() != null) {
-            where.add("o.created_at < :until");
-            binds.put("until", filter.until());
-        }
-        if (after != null) {
-            where.add("(o.created_at, o.id) < (:afterAt, :afterId)");
-            binds.put("afterAt", after.at());
-            binds.put("afterId", after.id());
-        }
-        List<Listed> fetched = getHandle()
-                .createQuery("""
-                        SELECT o.id, o.event_type, o.aggregate_type, o.aggregate_id,
-                               o.status, o.created_at, o.dispatched_at, o.processed_at,
-                               (SELECT string_agg(d.status || ':' || d.n, ' ' ORDER BY d.status)
-                                  FROM (SELECT status, count(*) AS n FROM deliveries
-                                         WHERE outbox_id = o.id GROUP BY status) d) AS deliveries
-                          FROM outbox_events o"""
-                        + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
-                        + " ORDER BY o.created_at DESC, o.id DESC LIMIT :limit")
-                .bindMap(binds)
-                .bind("limit", limit + 1)
-                .map((rs, ctx) -> new Listed(
-                        rs.getObject("id", UUID.class),
-                        rs.getString("event_type"),
-                        aggregate(rs),
-                        OutboxStatus.valueOf(rs.getString("status")),
-                        instant(rs, "created_at"),
-                        instant(rs, "dispatched_at"),
-                        instant(rs, "processed_at"),
-                        rs.getString("deliveries")))
-                .list();
-        return Page.of(fetched, limit, o -> new Cursor(o.createdAt(), o.id()));
-    }
-
     private static Claimed claimed(ResultSet rs, StatementContext ctx) throws SQLException {
         return new Claimed(
-                rs.getObject("id", UUID.class), rs.getString("event_type"), aggregate(rs), rs.getLong("payload_bytes"));
+                rs.getObject("id", UUID.class),
+                rs.getString("event_type"),
+                aggregate(rs),
+                rs.getLong("payload_bytes"),
+                rs.getBoolean("forwarded"));
     }
 
-    private static AggregateKey aggregate(ResultSet rs) throws SQLException {
+    static AggregateKey aggregate(ResultSet rs) throws SQLException {
         return new AggregateKey(rs.getString("aggregate_type"), rs.getString("aggregate_id"));
-    }
-
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
     }
 
     /**

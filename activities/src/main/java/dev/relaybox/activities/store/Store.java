@@ -1,11 +1,13 @@
 package dev.relaybox.activities.store;
 
+import dev.relaybox.activities.catalog.EventTypeStore;
 import dev.relaybox.activities.inbound.InboxDispatchStore;
 import dev.relaybox.activities.inbound.InboxIntake;
 import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.outbound.DeliveryAttemptStore;
 import dev.relaybox.activities.outbound.DeliveryStore;
+import dev.relaybox.activities.outbound.OutboxQueries;
 import dev.relaybox.activities.outbound.OutboxStore;
 import java.util.List;
 import org.jdbi.v3.core.Jdbi;
@@ -45,6 +47,7 @@ public final class Store {
             InboxDispatchStore.class,
             InboxQueries.class,
             OutboxStore.class,
+            OutboxQueries.class,
             DeliveryStore.class,
             DeliveryAttemptStore.class,
             EndpointStore.class,
@@ -52,5 +55,6 @@ public final class Store {
             DeadLetterStore.class,
             OverviewQueries.class,
             StoryQueries.class,
+            EventTypeStore.class,
             AdvisoryLocks.class);
 }

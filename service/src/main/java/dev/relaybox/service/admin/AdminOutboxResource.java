@@ -1,6 +1,6 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.outbound.OutboxQueries;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
@@ -27,11 +27,11 @@ import org.jdbi.v3.core.Jdbi;
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
 public final class AdminOutboxResource {
-    private final OutboxStore outbox;
+    private final OutboxQueries outbox;
     private final TemporalLinks links;
 
     public AdminOutboxResource(Jdbi jdbi, TemporalLinks links) {
-        this.outbox = jdbi.onDemand(OutboxStore.class);
+        this.outbox = jdbi.onDemand(OutboxQueries.class);
         this.links = links;
     }
 
@@ -57,13 +57,13 @@ public final class AdminOutboxResource {
             @QueryParam("until") Instant until,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
             @Parameter(description = "the nextCursor of the previous page") @QueryParam("cursor") String cursor) {
-        OutboxStore.Filter filter = new OutboxStore.Filter(
+        OutboxQueries.Filter filter = new OutboxQueries.Filter(
                 ListParams.status(OutboxStatus.class, status),
                 ListParams.text(eventType),
                 ListParams.aggregate(aggregate),
                 since,
                 until);
-        Page<OutboxStore.Listed> page = outbox.list(filter, ListParams.cursor(cursor), limit);
+        Page<OutboxQueries.Listed> page = outbox.list(filter, ListParams.cursor(cursor), limit);
         return new Page<>(
                 page.items().stream()
                         .map(o -> new OutboxRow(

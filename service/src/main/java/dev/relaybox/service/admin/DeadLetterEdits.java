@@ -83,6 +83,10 @@ public final class DeadLetterEdits {
         }
         List<PayloadDiff.Change> changes =
                 checked(event.eventType(), event.payload(), edited, payload, maxOutboxPayloadBytes);
+        // The catalog describes what Relaybox sends; a partner's payload is the partner's.
+        schemas.problem(event.eventType(), edited).ifPresent(problem -> {
+            throw new ApiException(422, "invalid_payload", problem);
+        });
         if (!store.replacePayload(outboxId, payload)) {
             throw new IllegalStateException("outbox event " + outboxId + " changed under its lock");
         }
@@ -131,9 +135,6 @@ public final class DeadLetterEdits {
         if (payload.getBytes(StandardCharsets.UTF_8).length > maxBytes) {
             throw new ApiException(413, "payload_too_large", "the payload is larger than " + maxBytes + " bytes");
         }
-        schemas.problem(eventType, edited).ifPresent(problem -> {
-            throw new ApiException(422, "invalid_payload", problem);
-        });
         List<PayloadDiff.Change> changes = PayloadDiff.between(Json.parse(previousPayload), edited);
         if (changes.isEmpty()) {
             throw new ApiException(

@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * Checks a corrected payload against its event type's schema before a replay takes it: what is wrong with it, or
- * empty when it may go. {@link #ACCEPT_ALL} until event types have schemas.
+ * empty when it may go: the event-type catalog's check for an outbound event.
  */
 @FunctionalInterface
 public interface PayloadSchemas {

@@ -28,10 +28,10 @@ import org.glassfish.jersey.server.model.Resource;
 import org.glassfish.jersey.server.model.ResourceMethod;
 
 /**
- * The OpenAPI document of the running application. swagger-jaxrs2's {@link Reader} generates it from the JAX-RS
+ * The OpenAPI 3.1 document of the running application. swagger-jaxrs2's {@link Reader} generates it from the JAX-RS
  * annotations of every resource class Jersey serves; then two things the annotations would only repeat are added
  * from the code itself: each operation's bearer scheme, from its {@code @RolesAllowed}, and the one error shape
- * ({@link ApiError}) on every operation.
+ * ({@link ApiError}) on every operation. {@link OpenApiResource} adds the {@code webhooks} section.
  */
 public final class OpenApiDocument {
     public static final String ADMIN_SCHEME = "admin";
@@ -85,8 +85,11 @@ public final class OpenApiDocument {
         List<Route> routes = routes(rootResources);
         Set<Class<?>> classes = new LinkedHashSet<>();
         routes.forEach(route -> classes.add(route.javaMethod().getDeclaringClass()));
-        OpenAPI openApi =
-                new Reader(new SwaggerConfiguration().openAPI(base(version)).readAllResources(true)).read(classes);
+        SwaggerConfiguration generation = new SwaggerConfiguration()
+                .openAPI(base(version))
+                .openAPI31(true)
+                .readAllResources(true);
+        OpenAPI openApi = new Reader(generation).read(classes);
         for (Route route : routes) {
             PathItem item =
                     openApi.getPaths() == null ? null : openApi.getPaths().get(route.path());

@@ -1,15 +1,25 @@
 package dev.relaybox.service.dispatch;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.catalog.PublishCheck;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
-/** Outbox rows: each becomes an {@code outbox-<uuid>} delivery workflow. */
+/**
+ * Outbox rows: each becomes an {@code outbox-<uuid>} delivery workflow. A new row is checked against the event-type
+ * catalog when it is claimed ({@link PublishCheck}): rows from the producer library or plain SQL meet no other check,
+ * so one the catalog refuses (a payload off its type's schema, an unknown type where none is allowed) is dead-lettered
+ * with the reason and never sent. A partner event an inbound route forwards is the partner's, not the catalog's.
+ */
 public final class OutboxDispatchSource implements DispatchSource {
     /**
      * The largest payload dispatched. {@code POST /outbox} refuses far smaller bodies, but rows inserted by plain SQL
@@ -18,10 +28,20 @@ public final class OutboxDispatchSource implements DispatchSource {
      */
     static final long MAX_PAYLOAD_BYTES = 2L * 1024 * 1024;
 
-    private final WorkflowStarter starter;
+    private static final ObjectMapper JSON = new ObjectMapper();
 
-    public OutboxDispatchSource(WorkflowStarter starter) {
+    private final WorkflowStarter starter;
+    private final PublishCheck publishing;
+
+    /** Checks new rows against the catalog as it claims them. */
+    public OutboxDispatchSource(WorkflowStarter starter, PublishCheck publishing) {
         this.starter = starter;
+        this.publishing = publishing;
+    }
+
+    /** For finding and starting rows that were checked when first claimed, or where no catalog applies. */
+    public OutboxDispatchSource(WorkflowStarter starter) {
+        this(starter, null);
     }
 
     @Override
@@ -31,9 +51,29 @@ public final class OutboxDispatchSource implements DispatchSource {
 
     @Override
     public List<Row> claimUndispatched(Handle handle, int limit) {
-        return handle.attach(OutboxStore.class).claimUndispatched(limit).stream()
-                .map(OutboxDispatchSource::row)
+        OutboxStore store = handle.attach(OutboxStore.class);
+        PublishCheck.Batch checks = publishing == null ? null : publishing.batch(handle);
+        return store.claimUndispatched(limit).stream()
+                .map(claimed -> row(claimed, refusal(checks, store, claimed)))
                 .toList();
+    }
+
+    /** Why the catalog refuses a new row, or null; the payload is read only when its type has a schema. */
+    private static String refusal(PublishCheck.Batch checks, OutboxStore store, OutboxStore.Claimed claimed) {
+        if (checks == null || claimed.forwarded() || claimed.payloadBytes() > MAX_PAYLOAD_BYTES) {
+            return null;
+        }
+        PublishCheck.Verdict verdict = checks.check(
+                claimed.eventType(), () -> json(store.payload(claimed.id()).orElseThrow()));
+        return verdict.refused() ? verdict.reason() : null;
+    }
+
+    private static JsonNode json(String payload) {
+        try {
+            return JSON.readTree(payload);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Override
@@ -68,7 +108,7 @@ public final class OutboxDispatchSource implements DispatchSource {
     public Optional<Row> find(Handle handle, UUID id) {
         return handle.attach(OutboxStore.class)
                 .event(id)
-                .map(event -> row(new OutboxStore.Claimed(event.id(), event.eventType(), event.aggregate(), 0)));
+                .map(event -> row(new OutboxStore.Claimed(event.id(), event.eventType(), event.aggregate(), 0, false)));
     }
 
     @Override
@@ -91,6 +131,11 @@ public final class OutboxDispatchSource implements DispatchSource {
     }
 
     private static Row row(OutboxStore.Claimed claimed) {
+        return row(claimed, null);
+    }
+
+    /** {@code refused}: why the catalog refuses the row, null when it does not. */
+    private static Row row(OutboxStore.Claimed claimed, String refused) {
         String aggregate = claimed.aggregate().toString();
         return new Row(
                 claimed.id(),
@@ -103,6 +148,6 @@ public final class OutboxDispatchSource implements DispatchSource {
                 claimed.payloadBytes() > MAX_PAYLOAD_BYTES
                         ? "payload is larger than 2 MiB (" + claimed.payloadBytes()
                                 + " bytes), the most Relaybox delivers"
-                        : null);
+                        : refused);
     }
 }

@@ -7,7 +7,8 @@ import java.util.Optional;
 /**
  * What decides whether a row's workflow can ever start. Rows inserted by plain SQL meet none of the API's limits,
  * so the dispatcher quarantines, with the reason, only a row the engine would refuse on every try: a payload over
- * what the engine carries (found by the source), or a start the server refused as invalid. A long but valid field
+ * what the engine carries (found by the source), or a start the server refused as invalid; and a row its source
+ * refuses (an outbox row the event-type catalog refuses). A long but valid field
  * (an event type or aggregate over a search attribute's 2 KiB) is no such row: what visibility shows of it is cut to
  * the server's limits ({@code VisibilityLimits}), and the event itself flows whole.
  */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.relaybox.activities.catalog.EventCatalog;
+import dev.relaybox.activities.catalog.PublishCheck;
 import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.producer.IdempotentEnqueue;
 import dev.relaybox.producer.JdbcOutbox;
@@ -47,23 +49,27 @@ import java.util.function.Supplier;
  * {@code POST /outbox}: for producers that cannot share Relaybox's database transaction. The row is
  * committed before the answer; delivery happens later. With an {@code Idempotency-Key}, a retried request
  * returns the row it created the first time. The body is size- and storability-checked by {@link JsonBodyLimit}
- * and bound to a validated {@link EventRequest}; what depends on configuration (the aggregate types) is checked here.
+ * and bound to a validated {@link EventRequest}; what depends on configuration (the aggregate types) and the
+ * event-type catalog (the type's schema, {@link PublishCheck}) is checked here, before anything is stored. An event of
+ * a deprecated type is stored, and the answer carries {@code Deprecation: true}.
  */
 @Tag(name = "producer")
 @Path("/outbox")
 @RolesAllowed(Caller.PRODUCER)
 @Produces(MediaType.APPLICATION_JSON)
 public final class OutboxResource {
-    static final String EVENT_TYPE = "[A-Za-z0-9][A-Za-z0-9_.-]{0,199}";
+    static final String EVENT_TYPE = EventCatalog.NAME;
     static final String AGGREGATE_TYPE = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
     private static final String NAME_RULE = "must be letters, digits, '.', '_' or '-' (at most 200)";
 
     private final OutboxStore outbox;
     private final List<String> aggregateTypes;
+    private final PublishCheck publishing;
 
-    public OutboxResource(OutboxStore outbox, List<String> aggregateTypes) {
+    public OutboxResource(OutboxStore outbox, List<String> aggregateTypes, PublishCheck publishing) {
         this.outbox = outbox;
         this.aggregateTypes = List.copyOf(aggregateTypes);
+        this.publishing = publishing;
     }
 
     public record Accepted(UUID id, String status) {}
@@ -114,6 +120,10 @@ public final class OutboxResource {
     @Operation(
             operationId = "enqueueEvent",
             summary = "Enqueue an outbound event for delivery to every subscribed endpoint",
+            description =
+                    "A type in the event-type catalog is validated against its latest schema: 422 invalid_payload "
+                            + "names each failing JSON path of the payload. A type not in the catalog is 422 "
+                            + "unknown_event_type when eventTypes.allowUnknown is false.",
             requestBody =
                     @RequestBody(
                             required = true,
@@ -126,7 +136,8 @@ public final class OutboxResource {
             responses = {
                 @ApiResponse(
                         responseCode = "202",
-                        description = "stored; it is delivered after this answer",
+                        description = "stored; it is delivered after this answer. Deprecation: true when the event "
+                                + "type is deprecated in the catalog",
                         content = @Content(schema = @Schema(implementation = Accepted.class))),
                 @ApiResponse(
                         responseCode = "200",
@@ -144,9 +155,10 @@ public final class OutboxResource {
                     String idempotencyKey,
             @NotNull(message = "is required: a JSON object") @Valid EventRequest request) {
         OutboxEvent event = event(request);
+        boolean deprecated = published(request);
         if (idempotencyKey == null) {
             UUID id = storing(() -> outbox.enqueue(event));
-            return Response.accepted(new Accepted(id, "accepted")).build();
+            return answer(Response.accepted(new Accepted(id, "accepted")), deprecated);
         }
         if (idempotencyKey.isBlank() || idempotencyKey.length() > 200) {
             throw ApiException.badRequest("invalid_idempotency_key", "Idempotency-Key must be 1 to 200 characters");
@@ -157,9 +169,27 @@ public final class OutboxResource {
                     "idempotency_key_reused",
                     "Idempotency-Key " + idempotencyKey + " was already used for a different request");
         }
-        return result.created()
-                ? Response.accepted(new Accepted(result.id(), "accepted")).build()
-                : Response.ok(new Accepted(result.id(), "duplicate")).build();
+        return answer(
+                result.created()
+                        ? Response.accepted(new Accepted(result.id(), "accepted"))
+                        : Response.ok(new Accepted(result.id(), "duplicate")),
+                deprecated);
+    }
+
+    /** Refuses what the catalog refuses; true when the event's type is deprecated. */
+    private boolean published(EventRequest request) {
+        PublishCheck.Verdict verdict = publishing.check(request.eventType(), request.payload());
+        switch (verdict.outcome()) {
+            case INVALID_PAYLOAD -> throw new ApiException(422, "invalid_payload", verdict.reason());
+            case UNKNOWN_TYPE -> throw new ApiException(422, "unknown_event_type", verdict.reason());
+            default -> {
+                return verdict.outcome() == PublishCheck.Outcome.DEPRECATED;
+            }
+        }
+    }
+
+    private static Response answer(Response.ResponseBuilder answer, boolean deprecated) {
+        return (deprecated ? answer.header("Deprecation", "true") : answer).build();
     }
 
     /** What a valid request may still not ask for: a reserved event type, an aggregate type not configured. */

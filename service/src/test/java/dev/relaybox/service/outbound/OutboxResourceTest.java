@@ -3,6 +3,8 @@ package dev.relaybox.service.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.activities.catalog.EventSchemas;
+import dev.relaybox.activities.catalog.PublishCheck;
 import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.JsonBodyLimit;
@@ -14,6 +16,7 @@ import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.client.Invocation;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
@@ -36,7 +39,10 @@ class OutboxResourceTest {
         ResourceExtension.Builder builder = ResourceExtension.builder().setRegisterDefaultExceptionMappers(false);
         JsonErrorMappers.providers().forEach(builder::addProvider);
         return builder.addProvider(new JsonBodyLimit(Jackson.newObjectMapper(), 2048))
-                .addResource(new OutboxResource(JDBI.onDemand(OutboxStore.class), List.of("order", "invoice")))
+                .addResource(new OutboxResource(
+                        JDBI.onDemand(OutboxStore.class),
+                        List.of("order", "invoice"),
+                        new PublishCheck(JDBI, new EventSchemas(), true, Clock.systemUTC())))
                 .build();
     }
 

@@ -1,0 +1,120 @@
+package dev.relaybox.service;
+
+import dev.relaybox.activities.catalog.EventCatalog;
+import dev.relaybox.activities.catalog.PublishCheck;
+import dev.relaybox.activities.inbound.InboxIntake;
+import dev.relaybox.activities.inbound.InboxQueries;
+import dev.relaybox.activities.outbound.EndpointUrlPolicy;
+import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.service.admin.AdminDeadLettersResource;
+import dev.relaybox.service.admin.AdminDeliveriesResource;
+import dev.relaybox.service.admin.AdminInboxResource;
+import dev.relaybox.service.admin.AdminOutboxResource;
+import dev.relaybox.service.admin.AdminOverviewResource;
+import dev.relaybox.service.admin.AdminPageResource;
+import dev.relaybox.service.admin.AdminStoryResource;
+import dev.relaybox.service.admin.AdminWorkflowsResource;
+import dev.relaybox.service.admin.DeadLetterEdits;
+import dev.relaybox.service.admin.ImmediateRetry;
+import dev.relaybox.service.admin.PayloadSchemas;
+import dev.relaybox.service.admin.TemporalLinks;
+import dev.relaybox.service.api.JsonBodyLimit;
+import dev.relaybox.service.api.OpenApiResource;
+import dev.relaybox.service.auth.BearerTokens;
+import dev.relaybox.service.catalog.CatalogWebhooks;
+import dev.relaybox.service.catalog.EventTypesResource;
+import dev.relaybox.service.config.TemporalFactory;
+import dev.relaybox.service.dispatch.InboxDispatchSource;
+import dev.relaybox.service.dispatch.OutboxDispatchSource;
+import dev.relaybox.service.dispatch.WorkflowStarter;
+import dev.relaybox.service.inbound.EntitiesResource;
+import dev.relaybox.service.inbound.WebhookIntakeResource;
+import dev.relaybox.service.metrics.RelayMetrics;
+import dev.relaybox.service.outbound.EndpointsResource;
+import dev.relaybox.service.outbound.OutboxResource;
+import dev.relaybox.service.temporal.TemporalRuntime;
+import io.dropwizard.core.server.DefaultServerFactory;
+import io.dropwizard.core.setup.Environment;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Jdbi;
+
+/** The resources a process with the api role serves, registered on Jersey; without the role, no application port. */
+final class ApiResources {
+    private ApiResources() {}
+
+    /** The HTTP APIs: partner intake, the producer API, the admin API (the catalog's too) and page. */
+    static void register(
+            RelayboxConfiguration config,
+            Environment environment,
+            Jdbi jdbi,
+            EndpointUrlPolicy urlPolicy,
+            RelayMetrics metrics,
+            TemporalRuntime temporal,
+            Runnable wakeDispatcher,
+            PublishCheck publishing,
+            EventCatalog catalog) {
+        TemporalLinks links = new TemporalLinks(
+                config.getTemporal()
+                        .uiBaseUrl()
+                        .or(temporal::embeddedUiUrl)
+                        .orElse(TemporalFactory.DEFAULT_UI_BASE_URL),
+                config.getTemporal().getNamespace(),
+                temporal.inProcessEngine());
+        BearerTokens.register(environment.jersey(), config.getAuth());
+        environment
+                .jersey()
+                .register(new JsonBodyLimit(
+                        environment.getObjectMapper(), config.getOutbox().maxPayloadBytes()));
+        environment
+                .jersey()
+                .register(new OutboxResource(
+                        jdbi.onDemand(OutboxStore.class), config.getOutbox().getAggregateTypes(), publishing));
+        environment
+                .jersey()
+                .register(new EndpointsResource(
+                        jdbi, urlPolicy, config.getDelivery().getSecretRotationGrace()));
+        environment.jersey().register(new AdminOverviewResource(jdbi));
+        environment.jersey().register(new AdminPageResource());
+        environment.jersey().register(new AdminOutboxResource(jdbi, links));
+        // Any process with the api role starts a gone workflow itself, as the reconciler would: no dispatcher needed.
+        WorkflowStarter starter =
+                new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
+        ImmediateRetry immediateRetry = new ImmediateRetry(
+                jdbi, temporal.client(), new OutboxDispatchSource(starter), new InboxDispatchSource(starter));
+        environment.jersey().register(new AdminDeliveriesResource(jdbi, immediateRetry, links));
+        PayloadSchemas schemas = (eventType, payload) -> Optional.ofNullable(publishing.check(eventType, payload))
+                .filter(PublishCheck.Verdict::refused)
+                .map(PublishCheck.Verdict::reason);
+        DeadLetterEdits edits =
+                new DeadLetterEdits(config.getPartners(), config.getOutbox().maxPayloadBytes(), schemas);
+        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher, edits));
+        InboxQueries inbox = jdbi.onDemand(InboxQueries.class);
+        environment.jersey().register(new AdminInboxResource(inbox, immediateRetry, links));
+        environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
+        environment.jersey().register(new AdminStoryResource(jdbi, links));
+        environment
+                .jersey()
+                .register(new WebhookIntakeResource(
+                        jdbi.onDemand(InboxIntake.class),
+                        environment.getObjectMapper(),
+                        config.getPartners(),
+                        metrics));
+        environment.jersey().register(new EntitiesResource(inbox));
+        environment.jersey().register(new EventTypesResource(jdbi, catalog));
+        environment.jersey().register(new OpenApiResource(version(), new CatalogWebhooks(jdbi)::section));
+    }
+
+    /** A process without the api role listens on its admin port only (health checks, metrics). */
+    static void closeApplicationPort(RelayboxConfiguration config) {
+        if (config.getServerFactory() instanceof DefaultServerFactory server) {
+            server.setApplicationConnectors(List.of());
+        }
+    }
+
+    /** The release in the jar's manifest; a build run from the source tree has none. */
+    private static String version() {
+        String version = ApiResources.class.getPackage().getImplementationVersion();
+        return version == null ? "development" : version;
+    }
+}
