@@ -11,14 +11,15 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * {@code /admin/}: one static page over the admin API, and the script it loads for correcting a payload before a
- * replay. It holds no data itself; the operator's token stays in the browser tab and goes with each API call, so
+ * {@code /admin/}: one static page over the admin API, and the scripts it loads (the page's own, and correcting a
+ * payload before a replay). It holds no data itself; the operator's token stays in the browser tab and goes with each API call, so
  * the page loads without one (no role annotation here: any would make the bearer filter demand a token).
  */
 @Tag(name = "admin")
 @Path("/admin")
 public final class AdminPageResource {
     private final byte[] page = resource("/admin/index.html");
+    private final byte[] pageScript = resource("/admin/admin.js");
     private final byte[] payloadEditScript = resource("/admin/payload-edit.js");
 
     @GET
@@ -26,6 +27,14 @@ public final class AdminPageResource {
     @Operation(operationId = "adminPage", summary = "The admin page (HTML; it asks for an admin token itself)")
     public byte[] page() {
         return page;
+    }
+
+    @GET
+    @Path("/admin.js")
+    @Produces("text/javascript")
+    @Operation(operationId = "adminPageScript", summary = "The admin page's script")
+    public byte[] pageScript() {
+        return pageScript;
     }
 
     @GET

@@ -1,12 +1,7 @@
 package dev.relaybox.service.admin;
 
-import com.google.protobuf.Timestamp;
-import io.temporal.api.common.v1.Payload;
 import io.temporal.api.common.v1.Payloads;
-import io.temporal.api.failure.v1.Failure;
 import io.temporal.api.history.v1.HistoryEvent;
-import io.temporal.api.sdk.v1.UserMetadata;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,8 +19,6 @@ import java.util.TreeMap;
  * as activities. Newest entry first.
  */
 public final class WorkflowTimeline {
-    private static final int MAX_VALUE_LENGTH = 400;
-
     /** One line of the timeline; {@code kind} is stable for styling and tests, the rest is for people. */
     public record Entry(Instant at, String kind, String title, String detail) {}
 
@@ -51,20 +44,24 @@ public final class WorkflowTimeline {
         String summary = "";
         String status = "running";
         for (HistoryEvent e : events) {
-            Instant at = instant(e.getEventTime());
+            Instant at = HistoryText.instant(e.getEventTime());
             switch (e.getEventType()) {
                 case EVENT_TYPE_WORKFLOW_EXECUTION_STARTED -> {
                     var a = e.getWorkflowExecutionStartedEventAttributes();
                     workflowType = a.getWorkflowType().getName();
                     runId = a.getOriginalExecutionRunId();
-                    summary = text(e.getUserMetadata());
+                    summary = HistoryText.text(e.getUserMetadata());
                     entries.add(new Entry(
-                            at, "started", "started " + workflowType, join(summary, "input " + values(a.getInput()))));
+                            at,
+                            "started",
+                            "started " + workflowType,
+                            join(summary, "input " + HistoryText.values(a.getInput()))));
                 }
                 case EVENT_TYPE_ACTIVITY_TASK_SCHEDULED -> {
                     var a = e.getActivityTaskScheduledEventAttributes();
                     activities.put(
-                            e.getEventId(), new Activity(a.getActivityType().getName(), text(e.getUserMetadata())));
+                            e.getEventId(),
+                            new Activity(a.getActivityType().getName(), HistoryText.text(e.getUserMetadata())));
                 }
                 case EVENT_TYPE_ACTIVITY_TASK_COMPLETED -> {
                     var a = e.getActivityTaskCompletedEventAttributes();
@@ -73,7 +70,9 @@ public final class WorkflowTimeline {
                             at,
                             "activity",
                             "activity " + name(activities.get(a.getScheduledEventId())),
-                            a.getResult().getPayloadsCount() == 0 ? "" : "result " + values(a.getResult())));
+                            a.getResult().getPayloadsCount() == 0
+                                    ? ""
+                                    : "result " + HistoryText.values(a.getResult())));
                 }
                 case EVENT_TYPE_ACTIVITY_TASK_FAILED -> {
                     var a = e.getActivityTaskFailedEventAttributes();
@@ -82,7 +81,7 @@ public final class WorkflowTimeline {
                             at,
                             "activity-failed",
                             "activity " + name(activities.get(a.getScheduledEventId())) + " failed",
-                            failure(a.getFailure())));
+                            HistoryText.failure(a.getFailure())));
                 }
                 case EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT -> {
                     var a = e.getActivityTaskTimedOutEventAttributes();
@@ -91,7 +90,7 @@ public final class WorkflowTimeline {
                             at,
                             "activity-failed",
                             "activity " + name(activities.get(a.getScheduledEventId())) + " timed out",
-                            failure(a.getFailure())));
+                            HistoryText.failure(a.getFailure())));
                 }
                 case EVENT_TYPE_ACTIVITY_TASK_CANCELED -> {
                     var a = e.getActivityTaskCanceledEventAttributes();
@@ -104,10 +103,10 @@ public final class WorkflowTimeline {
                 }
                 case EVENT_TYPE_TIMER_STARTED -> {
                     var a = e.getTimerStartedEventAttributes();
-                    String duration = words(Duration.ofSeconds(
+                    String duration = HistoryText.words(Duration.ofSeconds(
                             a.getStartToFireTimeout().getSeconds(),
                             a.getStartToFireTimeout().getNanos()));
-                    Timer timer = new Timer(text(e.getUserMetadata()), duration);
+                    Timer timer = new Timer(HistoryText.text(e.getUserMetadata()), duration);
                     timers.put(a.getTimerId(), timer);
                     entries.add(new Entry(
                             at,
@@ -139,7 +138,7 @@ public final class WorkflowTimeline {
                             at,
                             "signal",
                             "signal " + a.getSignalName() + " received",
-                            a.getInput().getPayloadsCount() == 0 ? "" : "input " + values(a.getInput())));
+                            a.getInput().getPayloadsCount() == 0 ? "" : "input " + HistoryText.values(a.getInput())));
                 }
                 case EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED -> {
                     var a = e.getSignalExternalWorkflowExecutionInitiatedEventAttributes();
@@ -155,7 +154,7 @@ public final class WorkflowTimeline {
                     new TreeMap<>(e.getUpsertWorkflowSearchAttributesEventAttributes()
                                     .getSearchAttributes()
                                     .getIndexedFieldsMap())
-                            .forEach((key, value) -> changes.add(key + " = " + value(value)));
+                            .forEach((key, value) -> changes.add(key + " = " + HistoryText.value(value)));
                     entries.add(new Entry(at, "search-attributes", "search attributes set", changes.toString()));
                 }
                 case EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED ->
@@ -172,7 +171,7 @@ public final class WorkflowTimeline {
                             at,
                             "failed",
                             "workflow task failed: " + a.getCause().name(),
-                            failure(a.getFailure())));
+                            HistoryText.failure(a.getFailure())));
                 }
                 case EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED -> {
                     status = "completed";
@@ -182,7 +181,7 @@ public final class WorkflowTimeline {
                             at,
                             "completed",
                             "completed",
-                            result.getPayloadsCount() == 0 ? "" : "result " + values(result)));
+                            result.getPayloadsCount() == 0 ? "" : "result " + HistoryText.values(result)));
                 }
                 case EVENT_TYPE_WORKFLOW_EXECUTION_FAILED -> {
                     status = "failed";
@@ -190,7 +189,7 @@ public final class WorkflowTimeline {
                             at,
                             "failed",
                             "failed",
-                            failure(e.getWorkflowExecutionFailedEventAttributes()
+                            HistoryText.failure(e.getWorkflowExecutionFailedEventAttributes()
                                     .getFailure())));
                 }
                 case EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT -> {
@@ -224,8 +223,10 @@ public final class WorkflowTimeline {
                     if (LOCAL_ACTIVITY_MARKER.equals(a.getMarkerName())) {
                         Payloads type = a.getDetailsOrDefault("type", Payloads.getDefaultInstance());
                         Activity activity = new Activity(
-                                type.getPayloadsCount() == 0 ? "(unknown)" : unquoted(value(type.getPayloads(0))),
-                                text(e.getUserMetadata()));
+                                type.getPayloadsCount() == 0
+                                        ? "(unknown)"
+                                        : HistoryText.unquoted(HistoryText.value(type.getPayloads(0))),
+                                HistoryText.text(e.getUserMetadata()));
                         Payloads result = a.getDetailsOrDefault("result", Payloads.getDefaultInstance());
                         entries.add(
                                 a.hasFailure()
@@ -233,12 +234,14 @@ public final class WorkflowTimeline {
                                                 at,
                                                 "activity-failed",
                                                 "activity " + name(activity) + " failed",
-                                                failure(a.getFailure()))
+                                                HistoryText.failure(a.getFailure()))
                                         : new Entry(
                                                 at,
                                                 "activity",
                                                 "activity " + name(activity),
-                                                result.getPayloadsCount() == 0 ? "" : "result " + values(result)));
+                                                result.getPayloadsCount() == 0
+                                                        ? ""
+                                                        : "result " + HistoryText.values(result)));
                     }
                 }
                 default -> {
@@ -250,7 +253,7 @@ public final class WorkflowTimeline {
         for (HistoryEvent e : events) {
             if (e.hasActivityTaskScheduledEventAttributes() && !activitiesClosed.containsKey(e.getEventId())) {
                 entries.add(new Entry(
-                        instant(e.getEventTime()),
+                        HistoryText.instant(e.getEventTime()),
                         "activity-running",
                         "activity " + name(activities.get(e.getEventId())) + " running",
                         ""));
@@ -276,81 +279,5 @@ public final class WorkflowTimeline {
 
     private static String join(String first, String second) {
         return first.isEmpty() ? second : first + "; " + second;
-    }
-
-    private static String failure(Failure failure) {
-        StringBuilder text = new StringBuilder(failure.getMessage());
-        Failure cause = failure;
-        while (cause.hasCause()) {
-            cause = cause.getCause();
-            text.append(": ").append(cause.getMessage());
-        }
-        return shortened(text.toString());
-    }
-
-    private static String text(UserMetadata metadata) {
-        return metadata.hasSummary() ? unquoted(value(metadata.getSummary())) : "";
-    }
-
-    private static String values(Payloads payloads) {
-        StringJoiner all = new StringJoiner(", ");
-        payloads.getPayloadsList().forEach(p -> all.add(value(p)));
-        return shortened(all.toString());
-    }
-
-    /** JSON payloads as their JSON text; anything else by its encoding and size. */
-    private static String value(Payload payload) {
-        String encoding = payload.getMetadataOrDefault("encoding", null) == null
-                ? ""
-                : payload.getMetadataOrThrow("encoding").toStringUtf8();
-        if (encoding.equals("binary/null")) {
-            return "null";
-        }
-        if (encoding.startsWith("json/") || encoding.isEmpty()) {
-            return shortened(unquoted(payload.getData().toString(StandardCharsets.UTF_8)));
-        }
-        return "(" + payload.getData().size() + " bytes, " + encoding + ")";
-    }
-
-    private static String unquoted(String json) {
-        return json.length() >= 2
-                        && json.startsWith("\"")
-                        && json.endsWith("\"")
-                        && json.indexOf('"', 1) == json.length() - 1
-                ? json.substring(1, json.length() - 1)
-                : json;
-    }
-
-    private static String shortened(String text) {
-        return text.length() <= MAX_VALUE_LENGTH ? text : text.substring(0, MAX_VALUE_LENGTH) + "…";
-    }
-
-    private static Instant instant(Timestamp t) {
-        return Instant.ofEpochSecond(t.getSeconds(), t.getNanos());
-    }
-
-    /** 1h, 5m, 1m 30s, 250ms: durations as a schedule is written. */
-    static String words(Duration d) {
-        if (d.isZero()) {
-            return "0s";
-        }
-        if (d.toMillis() < 1000) {
-            return d.toMillis() + "ms";
-        }
-        StringJoiner parts = new StringJoiner(" ");
-        long seconds = d.getSeconds();
-        if (seconds >= 86400) {
-            parts.add(seconds / 86400 + "d");
-        }
-        if (seconds % 86400 >= 3600) {
-            parts.add(seconds % 86400 / 3600 + "h");
-        }
-        if (seconds % 3600 >= 60) {
-            parts.add(seconds % 3600 / 60 + "m");
-        }
-        if (seconds % 60 > 0) {
-            parts.add(seconds % 60 + "s");
-        }
-        return parts.toString();
     }
 }

@@ -142,10 +142,10 @@ class WorkflowTimelineTest {
 
     @Test
     void durationsReadAsASchedule() {
-        assertThat(WorkflowTimeline.words(Duration.ofSeconds(1))).isEqualTo("1s");
-        assertThat(WorkflowTimeline.words(Duration.ofMinutes(90))).isEqualTo("1h 30m");
-        assertThat(WorkflowTimeline.words(Duration.ofHours(24))).isEqualTo("1d");
-        assertThat(WorkflowTimeline.words(Duration.ofMillis(250))).isEqualTo("250ms");
+        assertThat(HistoryText.words(Duration.ofSeconds(1))).isEqualTo("1s");
+        assertThat(HistoryText.words(Duration.ofMinutes(90))).isEqualTo("1h 30m");
+        assertThat(HistoryText.words(Duration.ofHours(24))).isEqualTo("1d");
+        assertThat(HistoryText.words(Duration.ofMillis(250))).isEqualTo("250ms");
     }
 
     private static List<String> lines(WorkflowTimeline.View view) {
