@@ -115,6 +115,31 @@ class EventCatalogAppTest {
     }
 
     @Test
+    void aDeadLetterFixedWithAPayloadStillOffItsSchemaIsRefusedAndOneFixedToFitIsDelivered() {
+        UUID row = insertBySql(API.jdbi(), "order.shipped", "{\"orderId\": \"F-1\"}");
+        String deadLetter = awaitDeadLetter(row).path("id").asText();
+        String replay = "/admin/dead-letters/" + deadLetter + "/replay";
+
+        Answer refused = API.admin(
+                "POST", replay, Map.of("payload", Map.of("orderId", "F-1", "carrier", "D"), "reason", "carrier"));
+
+        refused.assertError(422, "invalid_payload");
+        assertThat(refused.text("reason")).contains("$.carrier: must be at least 2 characters long");
+        assertNeverSent(row);
+
+        Answer fixed = API.admin(
+                "POST", replay, Map.of("payload", Map.of("orderId", "F-1", "carrier", "DHL"), "reason", "carrier"));
+
+        assertThat(fixed.status()).as(fixed.body().toString()).isEqualTo(200);
+        assertThat(awaitReceived(row.toString())
+                        .json()
+                        .path("data")
+                        .path("carrier")
+                        .asText())
+                .isEqualTo("DHL");
+    }
+
+    @Test
     void unknownTypesAreRefusedOverHttpAndDeadLetteredFromSqlWhenNotAllowed() {
         publish("order.unheard_of", Map.of("orderId", "1")).assertError(422, "unknown_event_type");
 
