@@ -37,8 +37,11 @@ import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /** The inbox workflow with its real activities: real PostgreSQL, the order machine, Temporal's clock skipped ahead. */
+@Execution(ExecutionMode.CONCURRENT)
 class InboxEventWorkflowTest {
     static final String ORDER = "42";
 
