@@ -121,19 +121,8 @@ class EmbeddedDevServerTest {
                         "POST",
                         "/admin/endpoints",
                         Map.of("name", "hooks", "url", receiver.url("/hooks"), "eventTypes", List.of("*")));
-                String outboxId = api.producer(
-                                "POST",
-                                "/outbox",
-                                Map.of(
-                                        "eventType",
-                                        "order.paid",
-                                        "aggregateType",
-                                        "order",
-                                        "aggregateId",
-                                        "9",
-                                        "payload",
-                                        Map.of()))
-                        .text("id");
+                String outboxId =
+                        api.enqueue("order.paid", "order", "9", Map.of()).text("id");
                 workflowId = "outbox-" + outboxId;
                 await().atMost(Duration.ofSeconds(30)).until(() -> "RETRYING".equals(deliveryStatus(first)));
                 await().atMost(Duration.ofSeconds(10))

@@ -191,18 +191,7 @@ class EmbeddedRecyclingTest {
     }
 
     private static String enqueue(Api api, String eventType, String aggregateId) {
-        Api.Answer answer = api.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        eventType,
-                        "aggregateType",
-                        "order",
-                        "aggregateId",
-                        aggregateId,
-                        "payload",
-                        Map.of()));
+        Api.Answer answer = api.enqueue(eventType, "order", aggregateId, Map.of());
         assertThat(answer.status()).isEqualTo(202);
         return answer.text("id");
     }

@@ -58,19 +58,7 @@ class MoveToExternalDatabaseTest {
                         "POST",
                         "/admin/endpoints",
                         Map.of("name", "moved", "url", receiver.url("/moved"), "eventTypes", List.of("invoice.*")));
-                outboxId = api.producer(
-                                "POST",
-                                "/outbox",
-                                Map.of(
-                                        "eventType",
-                                        "invoice.sent",
-                                        "aggregateType",
-                                        "invoice",
-                                        "aggregateId",
-                                        "8",
-                                        "payload",
-                                        Map.of()))
-                        .text("id");
+                outboxId = api.enqueue("invoice.sent", "invoice", "8", Map.of()).text("id");
                 send(api, AuthFactory.DEV_PARTNER_SECRET, "evt-c-" + order, "order.created", order);
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> entityState(api.jdbi(), order).equals("created"));

@@ -70,19 +70,7 @@ class RestartTest {
                         "POST",
                         "/admin/endpoints",
                         Map.of("name", "hooks", "url", receiver.url("/hooks"), "eventTypes", List.of("*")));
-                outboxId = api.producer(
-                                "POST",
-                                "/outbox",
-                                Map.of(
-                                        "eventType",
-                                        "order.paid",
-                                        "aggregateType",
-                                        "order",
-                                        "aggregateId",
-                                        "9",
-                                        "payload",
-                                        Map.of()))
-                        .text("id");
+                outboxId = api.enqueue("order.paid", "order", "9", Map.of()).text("id");
                 await().atMost(Duration.ofSeconds(30)).until(() -> "RETRYING".equals(deliveryStatus(first)));
                 recordedNext = jdbi(first)
                         .withHandle(h -> h.createQuery("SELECT next_attempt_at FROM deliveries")

@@ -140,18 +140,7 @@ class DeadLetterOperationsTest {
     }
 
     private static String post(String eventType, String aggregateId) {
-        Answer answer = API.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        eventType,
-                        "aggregateType",
-                        "order",
-                        "aggregateId",
-                        aggregateId,
-                        "payload",
-                        Map.of("id", aggregateId)));
+        Answer answer = API.enqueue(eventType, "order", aggregateId, Map.of("id", aggregateId));
         assertThat(answer.status()).isEqualTo(202);
         return answer.body().path("id").asText();
     }

@@ -113,19 +113,8 @@ class WorkflowHistoryBrowserTest {
                 "POST",
                 "/admin/endpoints",
                 Map.of("name", "three", "url", RECEIVER.url("/three"), "eventTypes", List.of("invoice.*")));
-        String outboxId = API.producer(
-                        "POST",
-                        "/outbox",
-                        Map.of(
-                                "eventType",
-                                "invoice.paid",
-                                "aggregateType",
-                                "invoice",
-                                "aggregateId",
-                                "3",
-                                "payload",
-                                Map.of("total", 30)))
-                .text("id");
+        String outboxId =
+                API.enqueue("invoice.paid", "invoice", "3", Map.of("total", 30)).text("id");
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> RECEIVER.received("/three").size() == 2 && retrying(outboxId) != null);
 

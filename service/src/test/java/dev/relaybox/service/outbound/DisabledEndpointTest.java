@@ -88,18 +88,7 @@ class DisabledEndpointTest {
     }
 
     private static String produce(String aggregateId) {
-        Answer answer = API.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        "order.shipped",
-                        "aggregateType",
-                        "order",
-                        "aggregateId",
-                        aggregateId,
-                        "payload",
-                        Map.of("id", aggregateId)));
+        Answer answer = API.enqueue("order.shipped", "order", aggregateId, Map.of("id", aggregateId));
         assertThat(answer.status()).isEqualTo(202);
         return answer.text("id");
     }

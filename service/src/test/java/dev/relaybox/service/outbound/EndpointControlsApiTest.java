@@ -188,18 +188,7 @@ class EndpointControlsApiTest {
     }
 
     private static void post(String eventType, String aggregateId) {
-        assertThat(API.producer(
-                                "POST",
-                                "/outbox",
-                                Map.of(
-                                        "eventType",
-                                        eventType,
-                                        "aggregateType",
-                                        "order",
-                                        "aggregateId",
-                                        aggregateId,
-                                        "payload",
-                                        Map.of("id", aggregateId)))
+        assertThat(API.enqueue(eventType, "order", aggregateId, Map.of("id", aggregateId))
                         .status())
                 .isEqualTo(202);
     }

@@ -58,20 +58,7 @@ class InboundBesideSlowReceiversTest {
                             .status())
                     .isEqualTo(201);
         }
-        assertThat(API.producer(
-                                "POST",
-                                "/outbox",
-                                Map.of(
-                                        "eventType",
-                                        "slow.ping",
-                                        "aggregateType",
-                                        "ping",
-                                        "aggregateId",
-                                        "1",
-                                        "payload",
-                                        Map.of()))
-                        .status())
-                .isEqualTo(202);
+        assertThat(API.enqueue("slow.ping", "ping", "1", Map.of()).status()).isEqualTo(202);
         await().atMost(Duration.ofSeconds(60)).until(() -> SLOW.holding() >= SLOTS);
 
         List<String> orders = new ArrayList<>();

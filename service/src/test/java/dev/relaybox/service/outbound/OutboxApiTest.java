@@ -69,18 +69,7 @@ class OutboxApiTest {
 
     @Test
     void postedEventArrivesSignedAtTheReceiver() throws Exception {
-        Answer response = API.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        "order.shipped",
-                        "aggregateType",
-                        "order",
-                        "aggregateId",
-                        "A-1",
-                        "payload",
-                        Map.of("orderId", "A-1", "carrier", "DHL")));
+        Answer response = API.enqueue("order.shipped", "order", "A-1", Map.of("orderId", "A-1", "carrier", "DHL"));
 
         assertThat(response.status()).isEqualTo(202);
         TestReceiver.Received request = awaitReceived("/shop", response.text("id"));
@@ -189,47 +178,10 @@ class OutboxApiTest {
         raw(Entity.entity("{\"eventType\": ", MediaType.APPLICATION_JSON)).assertError(400, "invalid_json");
         API.producer("POST", "/outbox", Map.of("aggregateType", "order", "aggregateId", "1", "payload", Map.of()))
                 .assertError(400, "invalid_request");
-        API.producer(
-                        "POST",
-                        "/outbox",
-                        Map.of(
-                                "eventType",
-                                "order.paid",
-                                "aggregateType",
-                                "ship",
-                                "aggregateId",
-                                "1",
-                                "payload",
-                                Map.of()))
-                .assertError(422, "unknown_aggregate_type");
-        API.producer(
-                        "POST",
-                        "/outbox",
-                        Map.of(
-                                "eventType",
-                                "order.paid",
-                                "aggregateType",
-                                "order",
-                                "aggregateId",
-                                "1",
-                                "payload",
-                                Map.of("blob", "x".repeat(4000))))
+        API.enqueue("order.paid", "ship", "1", Map.of()).assertError(422, "unknown_aggregate_type");
+        API.enqueue("order.paid", "order", "1", Map.of("blob", "x".repeat(4000)))
                 .assertError(413, "payload_too_large");
-        API.producer(
-                        "POST",
-                        "/outbox",
-                        Map.of(
-                                "eventType",
-                                "order.paid",
-                                "aggregateType",
-                                "order",
-                                "aggregateId",
-                                "1",
-                                "payload",
-                                Map.of(),
-                                "extra",
-                                1))
-                .assertError(400, "unknown_field");
+        API.enqueue("order.paid", "order", "1", Map.of(), "extra", 1).assertError(400, "unknown_field");
         raw(Entity.entity("eventType=x", MediaType.APPLICATION_FORM_URLENCODED))
                 .assertError(415, "unsupported_media_type");
         API.anonymous("POST", "/outbox", Map.of()).assertError(401, "unauthorized");
@@ -261,18 +213,7 @@ class OutboxApiTest {
         Jdbi jdbi = API.jdbi();
         int before = count(jdbi);
 
-        Answer forged = API.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        "relaybox.dead_letter.created",
-                        "aggregateType",
-                        "order",
-                        "aggregateId",
-                        "1",
-                        "payload",
-                        Map.of("reason", "forged")));
+        Answer forged = API.enqueue("relaybox.dead_letter.created", "order", "1", Map.of("reason", "forged"));
         Answer forgedWithKey = withKey(
                 "forged-1",
                 Map.of(
@@ -298,18 +239,7 @@ class OutboxApiTest {
 
     @Test
     void receiverDownForTheWholeScheduleEndsAsADeadLetterVisibleInTheAdminApi() {
-        String outboxId = API.producer(
-                        "POST",
-                        "/outbox",
-                        Map.of(
-                                "eventType",
-                                "invoice.issued",
-                                "aggregateType",
-                                "invoice",
-                                "aggregateId",
-                                "I-9",
-                                "payload",
-                                Map.of("total", 5)))
+        String outboxId = API.enqueue("invoice.issued", "invoice", "I-9", Map.of("total", 5))
                 .text("id");
 
         JsonNode deadLettered = await().atMost(Duration.ofSeconds(30))

@@ -115,18 +115,7 @@ class SlowReceiversTest {
     }
 
     private static String produce(String eventType, String aggregateId) {
-        Answer answer = API.producer(
-                "POST",
-                "/outbox",
-                Map.of(
-                        "eventType",
-                        eventType,
-                        "aggregateType",
-                        "ping",
-                        "aggregateId",
-                        aggregateId,
-                        "payload",
-                        Map.of("n", aggregateId)));
+        Answer answer = API.enqueue(eventType, "ping", aggregateId, Map.of("n", aggregateId));
         assertThat(answer.status()).isEqualTo(202);
         return answer.text("id");
     }
