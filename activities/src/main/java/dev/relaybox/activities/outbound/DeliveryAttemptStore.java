@@ -37,7 +37,8 @@ public interface DeliveryAttemptStore {
             String disabledReason,
             boolean rateLimited,
             String sourcePartner,
-            String sourceEventId) {}
+            String sourceEventId,
+            @Sealed String headers) {}
 
     /**
      * Subscribes the row to the endpoints enabled now, once: a row re-run later (replay, reconciler) keeps
@@ -130,7 +131,7 @@ public interface DeliveryAttemptStore {
                    END AS payload, e.id AS endpoint_id,
                    e.name AS endpoint_name, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
                    e.enabled, e.disabled_reason, e.rate_limit IS NOT NULL AS rate_limited,
-                   o.source_partner, o.source_event_id
+                   o.source_partner, o.source_event_id, e.headers
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id
