@@ -17,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -93,20 +92,6 @@ class EndpointRecoveryTest {
         assertThat(deliveries("dead_lettered"))
                 .extracting(d -> d.path("outboxId").asText())
                 .containsExactly(before);
-    }
-
-    @Test
-    void refusesAnUnknownEndpointAndAMissingBadOrFutureSince() {
-        String endpointId = API.admin(
-                        "POST",
-                        "/admin/endpoints",
-                        Map.of("name", "refusing", "url", RECEIVER.url("/refusing"), "eventTypes", List.of("none.*")))
-                .text("id");
-        recover(UUID.randomUUID().toString(), Instant.now().toString()).assertError(404, "endpoint_not_found");
-        API.admin("POST", "/admin/endpoints/" + endpointId + "/recover", Map.of())
-                .assertError(400, "invalid_since");
-        recover(endpointId, "yesterday").assertError(400, "invalid_since");
-        recover(endpointId, Instant.now().plus(Duration.ofHours(1)).toString()).assertError(400, "invalid_since");
     }
 
     private static Answer recover(String endpointId, String since) {
