@@ -42,6 +42,11 @@ public final class PayloadFilterSyntax {
         return Optional.of(new PayloadFilterSyntax().filter(json, "filter", 1));
     }
 
+    /** The stored form of the filter {@code json} describes; null for no filter. Throws {@link InvalidFilter}. */
+    public static String stored(JsonNode json) {
+        return read(json).map(filter -> json.toString()).orElse(null);
+    }
+
     /** A filter as stored: written only after {@link #read} accepted it. */
     public static PayloadFilter readStored(String json) {
         return read(data(json)).orElseThrow(() -> new IllegalStateException("a stored payload filter is empty"));

@@ -20,9 +20,10 @@ import org.jdbi.v3.core.Handle;
 record ReceiverOptions(boolean filterGiven, String filter, Map<String, String> headers) {
     static ReceiverOptions checked(JsonNode filter, Map<String, String> headers) {
         try {
-            String stored =
-                    PayloadFilterSyntax.read(filter).map(f -> filter.toString()).orElse(null);
-            return new ReceiverOptions(filter != null, stored, headers == null ? null : EndpointHeaders.check(headers));
+            return new ReceiverOptions(
+                    filter != null,
+                    PayloadFilterSyntax.stored(filter),
+                    headers == null ? null : EndpointHeaders.check(headers));
         } catch (PayloadFilterSyntax.InvalidFilter e) {
             throw new ApiException(422, "invalid_filter", e.getMessage());
         } catch (EndpointHeaders.InvalidHeaders e) {
