@@ -15,6 +15,7 @@ import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.admin.AdminStoryResource;
 import dev.relaybox.service.admin.AdminWorkflowsResource;
 import dev.relaybox.service.admin.DeadLetterEdits;
+import dev.relaybox.service.admin.EndpointRecoveryResource;
 import dev.relaybox.service.admin.ImmediateRetry;
 import dev.relaybox.service.admin.PayloadSchemas;
 import dev.relaybox.service.admin.TemporalLinks;
@@ -89,6 +90,7 @@ final class ApiResources {
         DeadLetterEdits edits =
                 new DeadLetterEdits(config.getPartners(), config.getOutbox().maxPayloadBytes(), schemas);
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher, edits));
+        environment.jersey().register(new EndpointRecoveryResource(jdbi, wakeDispatcher, edits));
         InboxQueries inbox = jdbi.onDemand(InboxQueries.class);
         environment.jersey().register(new AdminInboxResource(inbox, immediateRetry, links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));

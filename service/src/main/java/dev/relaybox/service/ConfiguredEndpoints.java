@@ -1,13 +1,19 @@
 package dev.relaybox.service;
 
+import dev.relaybox.activities.outbound.EndpointHeaders;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
+import dev.relaybox.activities.outbound.PayloadFilterSyntax;
 import dev.relaybox.activities.signing.Hmac;
+import dev.relaybox.activities.store.EndpointFilterStore;
+import dev.relaybox.activities.store.EndpointHeadersStore;
 import dev.relaybox.activities.store.EndpointSecretsStore;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.service.config.EndpointSeed;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,8 +38,12 @@ final class ConfiguredEndpoints {
             urlPolicy.problem(seed.url()).ifPresent(problem -> {
                 throw new IllegalStateException("endpoint " + seed.name() + " in config: " + problem);
             });
+            String filter;
+            Map<String, String> headers;
             try {
                 Hmac.secretKey(seed.secret());
+                filter = PayloadFilterSyntax.stored(seed.filter());
+                headers = EndpointHeaders.check(seed.headers() == null ? Map.of() : seed.headers());
             } catch (IllegalArgumentException e) {
                 throw new IllegalStateException("endpoint " + seed.name() + " in config: " + e.getMessage());
             }
@@ -46,6 +56,11 @@ final class ConfiguredEndpoints {
                             seed.eventTypes(),
                             Instant.now().plus(rotationGrace)));
             jdbi.useExtension(EndpointStore.class, dao -> dao.setControlsByName(seed.name(), seed.controls()));
+            jdbi.useTransaction(h -> {
+                UUID id = h.attach(EndpointStore.class).idOf(seed.name()).orElseThrow();
+                h.attach(EndpointFilterStore.class).setPayloadFilter(id, filter);
+                h.attach(EndpointHeadersStore.class).setHeaders(id, EndpointHeaders.stored(headers));
+            });
         }
     }
 }

@@ -16,6 +16,7 @@ import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -141,7 +142,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     WebhookSigner.signingSecrets(
                             ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
                     now,
-                    sourceHeaders(ctx));
+                    requestHeaders(ctx));
             record(ctx, attempt, startedAt, sent);
             Timer.builder("relaybox.delivery.attempt")
                     .description("HTTP attempts to deliver webhooks, by endpoint and outcome")
@@ -275,10 +276,15 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     }
 
     /** A forwarded partner event names its partner and the partner's event id, for the handler's logs and checks. */
-    static Map<String, String> sourceHeaders(DeliveryStore.AttemptContext ctx) {
+    /** The endpoint's static headers, and whose event a forwarded partner event is. */
+    static Map<String, String> requestHeaders(DeliveryStore.AttemptContext ctx) {
+        Map<String, String> headers = EndpointHeaders.read(ctx.headers());
         if (ctx.sourcePartner() == null) {
-            return Map.of();
+            return headers;
         }
-        return Map.of(PARTNER_HEADER, ctx.sourcePartner(), PARTNER_EVENT_ID_HEADER, ctx.sourceEventId());
+        Map<String, String> withSource = new LinkedHashMap<>(headers);
+        withSource.put(PARTNER_HEADER, ctx.sourcePartner());
+        withSource.put(PARTNER_EVENT_ID_HEADER, ctx.sourceEventId());
+        return withSource;
     }
 }

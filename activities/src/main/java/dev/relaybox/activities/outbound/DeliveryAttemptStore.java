@@ -1,5 +1,6 @@
 package dev.relaybox.activities.outbound;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.store.Sealed;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import java.time.Instant;
@@ -36,7 +37,8 @@ public interface DeliveryAttemptStore {
             String disabledReason,
             boolean rateLimited,
             String sourcePartner,
-            String sourceEventId) {}
+            String sourceEventId,
+            @Sealed String headers) {}
 
     /**
      * Subscribes the row to the endpoints enabled now, once: a row re-run later (replay, reconciler) keeps
@@ -45,11 +47,38 @@ public interface DeliveryAttemptStore {
      * commits meanwhile either sees the paused row or is seen as enabled). Relaybox's own
      * {@code relaybox.*} events (alerts naming other endpoints' URLs and errors) go only to the alert
      * endpoint, whatever other filters say. A row naming its target endpoints (a partner event an inbound route
-     * forwards) goes to those alone, whatever their filters say.
+     * forwards) goes to those alone, whatever their filters say. An endpoint whose payload filter the row's payload
+     * does not match gets no delivery; call it in the transaction that plans the row, so both statements see one
+     * set of endpoints.
      */
     default int createDeliveries(UUID outboxId) {
-        return createDeliveries(outboxId, DeliveryStatus.PENDING, DeliveryStatus.PAUSED);
+        List<StoredFilter> filters = payloadFilters(outboxId);
+        UUID[] unmatched = new UUID[0];
+        if (!filters.isEmpty()) {
+            JsonNode data = PayloadFilterSyntax.data(payloadText(outboxId));
+            unmatched = filters.stream()
+                    .filter(f ->
+                            !PayloadFilterSyntax.readStored(f.payloadFilter()).matches(data))
+                    .map(StoredFilter::endpointId)
+                    .toArray(UUID[]::new);
+        }
+        return createDeliveries(outboxId, DeliveryStatus.PENDING, DeliveryStatus.PAUSED, unmatched);
     }
+
+    /** An endpoint's payload filter as stored. */
+    record StoredFilter(UUID endpointId, String payloadFilter) {}
+
+    /** The payload filters a first fan-out of the row would test; none for a row naming its targets. */
+    @SqlQuery("""
+            SELECT e.id AS endpoint_id, e.payload_filter::text AS payload_filter
+              FROM outbox_events o CROSS JOIN endpoints e
+             WHERE o.id = :outboxId AND o.target_endpoints IS NULL AND e.payload_filter IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id)""")
+    @RegisterConstructorMapper(StoredFilter.class)
+    List<StoredFilter> payloadFilters(@Bind("outboxId") UUID outboxId);
+
+    @SqlQuery("SELECT payload::text FROM outbox_events WHERE id = :outboxId")
+    String payloadText(@Bind("outboxId") UUID outboxId);
 
     @SqlUpdate("""
             INSERT INTO deliveries (outbox_id, endpoint_id, status)
@@ -64,12 +93,14 @@ public interface DeliveryAttemptStore {
                                           WHERE f = '*' OR f = o.event_type
                                              OR (f LIKE '%.*' AND starts_with(o.event_type, left(f, -1))))
                    END
+               AND NOT (e.id = ANY(:unmatched))
                FOR SHARE OF e
             ON CONFLICT (outbox_id, endpoint_id) DO NOTHING""")
     int createDeliveries(
             @Bind("outboxId") UUID outboxId,
             @Bind("pending") DeliveryStatus pending,
-            @Bind("paused") DeliveryStatus paused);
+            @Bind("paused") DeliveryStatus paused,
+            @Bind("unmatched") UUID[] unmatched);
 
     default List<Target> unfinished(UUID outboxId) {
         return unfinished(outboxId, DeliveryStatus.attemptableNames());
@@ -100,7 +131,7 @@ public interface DeliveryAttemptStore {
                    END AS payload, e.id AS endpoint_id,
                    e.name AS endpoint_name, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
                    e.enabled, e.disabled_reason, e.rate_limit IS NOT NULL AS rate_limited,
-                   o.source_partner, o.source_event_id
+                   o.source_partner, o.source_event_id, e.headers
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id

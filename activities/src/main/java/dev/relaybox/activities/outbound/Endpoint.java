@@ -5,7 +5,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
-/** A subscriber: where to send which event types, and the secrets that sign them. */
+/**
+ * A subscriber: where to send which event types (and, with {@code payloadFilter}, which payloads: the JSON that {@link
+ * PayloadFilterSyntax} reads), the secrets that sign them, and the static headers its requests carry (a JSON object of
+ * name to value, sealed like the secrets; null when none).
+ */
 public record Endpoint(
         UUID id,
         String name,
@@ -17,4 +21,6 @@ public record Endpoint(
         boolean enabled,
         String disabledReason,
         Instant createdAt,
-        Instant updatedAt) {}
+        Instant updatedAt,
+        String payloadFilter,
+        @Sealed String headers) {}

@@ -10,27 +10,31 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
 /**
- * The endpoints' signing secrets at rest: which are not sealed under the current key, and re-sealing them. The
- * secrets an endpoint signs with are written and read by {@link EndpointStore}, sealed on the way in.
+ * The endpoints' secrets at rest (the signing secrets and the static request headers): which are not sealed under the
+ * current key, and re-sealing them. They are written and read by {@link EndpointStore} and {@link
+ * EndpointHeadersStore}, sealed on the way in.
  */
 public interface EndpointSecretsStore extends SqlObject {
     /** An endpoint's secrets as stored: sealed, or plaintext when written before secrets were sealed. */
-    record StoredSecrets(UUID id, String secret, String previousSecret) {}
+    record StoredSecrets(UUID id, String secret, String previousSecret, String headers) {}
 
-    @SqlQuery("SELECT id, secret, previous_secret FROM endpoints ORDER BY id")
+    @SqlQuery("SELECT id, secret, previous_secret, headers FROM endpoints ORDER BY id")
     @RegisterConstructorMapper(StoredSecrets.class)
     List<StoredSecrets> storedSecrets();
 
     /** Replaces stored secrets unless the row changed since they were read (a rotation meanwhile is kept). */
     @SqlUpdate("""
-            UPDATE endpoints SET secret = :secret, previous_secret = :previousSecret
-             WHERE id = :id AND secret = :was AND previous_secret IS NOT DISTINCT FROM :previousWas""")
+            UPDATE endpoints SET secret = :secret, previous_secret = :previousSecret, headers = :headers
+             WHERE id = :id AND secret = :was AND previous_secret IS NOT DISTINCT FROM :previousWas
+               AND headers IS NOT DISTINCT FROM :headersWere""")
     boolean replaceStoredSecrets(
             @Bind("id") UUID id,
             @Bind("was") String was,
             @Bind("previousWas") String previousWas,
+            @Bind("headersWere") String headersWere,
             @Bind("secret") String secret,
-            @Bind("previousSecret") String previousSecret);
+            @Bind("previousSecret") String previousSecret,
+            @Bind("headers") String headers);
 
     /**
      * Seals every stored secret that is plaintext or, unless {@code plaintextOnly}, sealed under another key than the
@@ -43,10 +47,20 @@ public interface EndpointSecretsStore extends SqlObject {
         for (StoredSecrets stored : storedSecrets()) {
             String secret = resealed(box, stored.secret(), plaintextOnly);
             String previous = resealed(box, stored.previousSecret(), plaintextOnly);
-            if (secret.equals(stored.secret()) && Objects.equals(previous, stored.previousSecret())) {
+            String headers = resealed(box, stored.headers(), plaintextOnly);
+            if (secret.equals(stored.secret())
+                    && Objects.equals(previous, stored.previousSecret())
+                    && Objects.equals(headers, stored.headers())) {
                 continue;
             }
-            if (replaceStoredSecrets(stored.id(), stored.secret(), stored.previousSecret(), secret, previous)) {
+            if (replaceStoredSecrets(
+                    stored.id(),
+                    stored.secret(),
+                    stored.previousSecret(),
+                    stored.headers(),
+                    secret,
+                    previous,
+                    headers)) {
                 resealed++;
             }
         }
@@ -58,7 +72,8 @@ public interface EndpointSecretsStore extends SqlObject {
         SecretBox box = getHandle().getConfig(SealedColumns.class).box();
         return storedSecrets().stream()
                 .filter(s -> !box.sealedWithCurrentKey(s.secret())
-                        || (s.previousSecret() != null && !box.sealedWithCurrentKey(s.previousSecret())))
+                        || (s.previousSecret() != null && !box.sealedWithCurrentKey(s.previousSecret()))
+                        || (s.headers() != null && !box.sealedWithCurrentKey(s.headers())))
                 .count();
     }
 

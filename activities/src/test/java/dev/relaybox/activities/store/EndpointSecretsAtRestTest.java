@@ -8,10 +8,14 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
-/** Endpoint signing secrets, current and rotated-out, are stored encrypted and read back as they were given. */
+/**
+ * Endpoint signing secrets, current and rotated-out, and static headers are stored encrypted and read back as they were
+ * given.
+ */
 class EndpointSecretsAtRestTest {
     final Jdbi jdbi = TestDatabase.fresh();
 
@@ -105,6 +109,42 @@ class EndpointSecretsAtRestTest {
                         .orElseThrow()
                         .secret())
                 .isEqualTo(legacy);
+    }
+
+    @Test
+    void staticHeadersAreSealedAndReSealedUnderANewKeyWithTheSecrets() {
+        String oldKey = SecretBox.newKey();
+        DataSource database = TestDatabase.freshDataSource();
+        Jdbi before = Store.configure(Jdbi.create(database), SecretBox.of(oldKey, List.of()));
+        UUID id = before.withExtension(
+                EndpointStore.class,
+                store -> store.insert("gateway", "https://gateway.example/", WebhookSigner.newSecret(), List.of("*"))
+                        .orElseThrow()
+                        .id());
+        String headers = "{\"X-Api-Key\":\"k-123\"}";
+        before.useExtension(EndpointHeadersStore.class, store -> store.setHeaders(id, headers));
+        String sealedBefore = storedHeaders(before, id);
+        assertThat(sealedBefore).startsWith(SecretBox.PREFIX).doesNotContain("k-123");
+
+        SecretBox rotated = SecretBox.of(SecretBox.newKey(), List.of(oldKey));
+        Jdbi after = Store.configure(Jdbi.create(database), rotated);
+        int resealed = after.withExtension(EndpointSecretsStore.class, store -> store.resealSecrets(false));
+        assertThat(resealed).isEqualTo(1);
+
+        assertThat(rotated.sealedWithCurrentKey(storedHeaders(after, id))).isTrue();
+        assertThat(after.withExtension(EndpointStore.class, store -> store.find(id))
+                        .orElseThrow()
+                        .headers())
+                .isEqualTo(headers);
+        long left = after.withExtension(EndpointSecretsStore.class, EndpointSecretsStore::secretsNotUnderTheCurrentKey);
+        assertThat(left).isZero();
+    }
+
+    private static String storedHeaders(Jdbi jdbi, UUID id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT headers FROM endpoints WHERE id = :id")
+                .bind("id", id)
+                .mapTo(String.class)
+                .one());
     }
 
     private Map<String, Object> storedSecrets(UUID id) {

@@ -235,7 +235,8 @@ public final class AdminDeadLettersResource {
         return get(id);
     }
 
-    private static String by(Caller caller, String named) {
+    /** Who did it, for the resolution: the caller, with the name they gave. */
+    static String by(Caller caller, String named) {
         return named == null || named.isBlank() ? caller.getName() : named + " (" + caller.getName() + ")";
     }
 

@@ -21,13 +21,7 @@ import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
-import jakarta.validation.constraints.DecimalMax;
-import jakarta.validation.constraints.DecimalMin;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Pattern;
-import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.PATCH;
@@ -45,7 +39,10 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 
-/** {@code /admin/endpoints}: subscribers, their filters and secrets. Secrets are shown once, when created or rotated. */
+/**
+ * {@code /admin/endpoints}: subscribers, their filters, headers and secrets. A secret is shown once, when created or
+ * rotated; header values once, when set.
+ */
 @Tag(name = "endpoints")
 @Path("/admin/endpoints")
 @RolesAllowed(Caller.ADMIN)
@@ -60,97 +57,6 @@ public final class EndpointsResource {
         this.jdbi = jdbi;
         this.urlPolicy = urlPolicy;
         this.rotationGrace = rotationGrace;
-    }
-
-    public record NewEndpoint(
-            @NotNull @Pattern(regexp = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
-            String name,
-
-            @NotNull @Size(max = 2000) String url,
-            @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = "\\*|[A-Za-z0-9_.-]+(\\.\\*)?") String> eventTypes,
-            String secret,
-            @DecimalMin("0") @DecimalMax("100000") Double rateLimit,
-            @Min(1) @Max(100_000) Integer burst,
-            @Min(0) @Max(10_000) Integer maxInFlight,
-            Boolean ordered,
-
-            @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"")
-            String payloadFormat) {}
-
-    public record EndpointChange(
-            @Size(max = 2000) String url,
-            @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = "\\*|[A-Za-z0-9_.-]+(\\.\\*)?") String> eventTypes,
-            Boolean enabled,
-            @Size(max = 500) String disabledReason,
-            Boolean rotateSecret,
-            @DecimalMin("0") @DecimalMax("100000") Double rateLimit,
-            @Min(1) @Max(100_000) Integer burst,
-            @Min(0) @Max(10_000) Integer maxInFlight,
-            Boolean ordered,
-
-            @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"")
-            String payloadFormat) {}
-
-    /** What the API shows; {@code secret} only in the answer that created it. */
-    public record EndpointView(
-            UUID id,
-            String name,
-            String url,
-            List<String> eventTypes,
-            boolean enabled,
-            String disabledReason,
-            boolean rotatingSecret,
-            String secret,
-            Instant createdAt,
-            Instant updatedAt,
-            ControlsView controls,
-            EndpointHealthView health) {
-        static EndpointView of(Endpoint e, String revealedSecret) {
-            return new EndpointView(
-                    e.id(),
-                    e.name(),
-                    e.url(),
-                    e.eventTypes(),
-                    e.enabled(),
-                    e.disabledReason(),
-                    e.previousSecret() != null
-                            && e.previousSecretExpiresAt() != null
-                            && Instant.now().isBefore(e.previousSecretExpiresAt()),
-                    revealedSecret,
-                    e.createdAt(),
-                    e.updatedAt(),
-                    null,
-                    null);
-        }
-
-        EndpointView with(EndpointControls controls, EndpointHealthStore.Health health) {
-            return new EndpointView(
-                    id,
-                    name,
-                    url,
-                    eventTypes,
-                    enabled,
-                    disabledReason,
-                    rotatingSecret,
-                    secret,
-                    createdAt,
-                    updatedAt,
-                    ControlsView.of(controls),
-                    health == null ? null : EndpointHealthView.of(health));
-        }
-    }
-
-    /** The endpoint's pacing and body format; null limits are unlimited. */
-    public record ControlsView(
-            Double rateLimit, Integer burst, Integer maxInFlight, boolean ordered, String payloadFormat) {
-        static ControlsView of(EndpointControls c) {
-            return new ControlsView(
-                    c.rateLimit(),
-                    c.rateLimit() == null ? null : c.effectiveBurst(),
-                    c.maxInFlight(),
-                    c.ordered(),
-                    c.payloadFormat());
-        }
     }
 
     @POST
@@ -180,6 +86,7 @@ public final class EndpointsResource {
             })
     public Response create(@NotNull @Valid NewEndpoint request) {
         checkUrl(request.url());
+        ReceiverOptions options = ReceiverOptions.checked(request.filter(), request.headers());
         checkBurst(request.burst(), request.rateLimit(), null);
         String secret = request.secret() == null ? WebhookSigner.newSecret() : request.secret();
         checkSecret(secret);
@@ -196,14 +103,18 @@ public final class EndpointsResource {
                     .orElseThrow(() -> ApiException.conflict(
                             "endpoint_exists", "an endpoint named \"" + request.name() + "\" already exists"));
             store.setControls(endpoint.id(), controls);
+            options.write(h, endpoint.id());
             return endpoint;
         });
-        return Response.status(201).entity(view(created, secret)).build();
+        return Response.status(201)
+                .entity(view(created.id(), secret, options.headers()))
+                .build();
     }
 
     /** The whole JSON for one endpoint: its controls and its health over the last hour. */
-    private EndpointView view(Endpoint endpoint, String revealedSecret) {
-        return jdbi.withHandle(h -> EndpointView.of(endpoint, revealedSecret)
+    private EndpointView view(UUID id, String revealedSecret, Map<String, String> revealedHeaders) {
+        Endpoint endpoint = find(id);
+        return jdbi.withHandle(h -> EndpointView.of(endpoint, revealedSecret, revealedHeaders)
                 .with(
                         h.attach(EndpointStore.class).controls(endpoint.id()).orElse(EndpointControls.defaults()),
                         h.attach(EndpointHealthStore.class)
@@ -220,7 +131,7 @@ public final class EndpointsResource {
                     h.attach(EndpointHealthStore.class).health(Instant.now().minus(Duration.ofHours(1))).stream()
                             .collect(Collectors.toMap(EndpointHealthStore.Health::endpointId, x -> x));
             return store.list().stream()
-                    .map(e -> EndpointView.of(e, null)
+                    .map(e -> EndpointView.of(e, null, null)
                             .with(store.controls(e.id()).orElse(EndpointControls.defaults()), health.get(e.id())))
                     .toList();
         });
@@ -230,22 +141,25 @@ public final class EndpointsResource {
     @Path("/{id}")
     @Operation(operationId = "getEndpoint", summary = "One endpoint")
     public EndpointView get(@PathParam("id") UUID id) {
-        return view(find(id), null);
+        return view(id, null, null);
     }
 
     @PATCH
     @Path("/{id}")
     @Operation(
             operationId = "changeEndpoint",
-            summary = "Change an endpoint's URL or event types, enable or disable it, rotate its secret")
+            summary = "Change an endpoint's URL, event types, filter, headers or controls, enable or disable it,"
+                    + " rotate its secret")
     public EndpointView change(@PathParam("id") UUID id, @NotNull @Valid EndpointChange change) {
         if (change.url() != null) {
             checkUrl(change.url());
         }
-        EndpointView changed = jdbi.inTransaction(h -> {
+        ReceiverOptions options = ReceiverOptions.checked(change.filter(), change.headers());
+        String revealedSecret = jdbi.inTransaction(h -> {
             EndpointStore dao = h.attach(EndpointStore.class);
             Endpoint current = dao.find(id).orElseThrow(() -> notFound(id));
             changeControls(dao, id, change);
+            options.write(h, id);
             if (change.url() != null || change.eventTypes() != null) {
                 dao.update(
                         id,
@@ -268,14 +182,14 @@ public final class EndpointsResource {
                     }
                 }
             }
-            String revealed = null;
-            if (Boolean.TRUE.equals(change.rotateSecret())) {
-                revealed = WebhookSigner.newSecret();
-                dao.rotateSecret(id, revealed, Instant.now().plus(rotationGrace));
+            if (!Boolean.TRUE.equals(change.rotateSecret())) {
+                return null;
             }
-            return EndpointView.of(dao.find(id).orElseThrow(), revealed);
+            String rotated = WebhookSigner.newSecret();
+            dao.rotateSecret(id, rotated, Instant.now().plus(rotationGrace));
+            return rotated;
         });
-        return view(find(id), changed.secret());
+        return view(id, revealedSecret, options.headers());
     }
 
     private static void changeControls(EndpointStore dao, UUID id, EndpointChange change) {

@@ -60,6 +60,42 @@ class EndpointsResourceTest {
     }
 
     @Test
+    void refusesABadFilterOrHeaderWithItsReasonAndWritesNothing() {
+        assertError(
+                create("bad-op", Map.of("filter", Map.of("path", "/amount", "matches", "1.*"))), 422, "invalid_filter");
+        assertError(create("bad-path", Map.of("filter", Map.of("path", "amount", "gt", 1))), 422, "invalid_filter");
+        for (String reserved : List.of("webhook-signature", "Webhook-Id", "Content-Type", "relaybox-partner")) {
+            assertError(create("reserved", Map.of("headers", Map.of(reserved, "x"))), 422, "invalid_headers");
+        }
+        assertError(create("bad-name", Map.of("headers", Map.of("X Key", "x"))), 422, "invalid_headers");
+        Answer injected = create("injected", Map.of("headers", Map.of("X-Key", "a\r\nX-Evil: 1")));
+        assertError(injected, 422, "invalid_headers");
+        assertThat(injected.body().path("reason").asText()).doesNotContain("Evil");
+        assertThat(names()).doesNotContain("bad-op", "bad-path", "reserved", "bad-name", "injected");
+
+        Map<String, Object> filter = Map.of("path", "/amount", "gte", 100);
+        String id = create("filtered", Map.of("filter", filter, "headers", Map.of("X-Key", "k")))
+                .body()
+                .path("id")
+                .asText();
+        assertError(
+                call(
+                        "PATCH",
+                        "/admin/endpoints/" + id,
+                        Map.of("url", "https://example.com/moved", "filter", Map.of("any", List.of()))),
+                422,
+                "invalid_filter");
+        assertError(
+                call("PATCH", "/admin/endpoints/" + id, Map.of("headers", Map.of("webhook-timestamp", "0"))),
+                422,
+                "invalid_headers");
+        Answer kept = call("GET", "/admin/endpoints/" + id, null);
+        assertThat(kept.body().path("url").asText()).isEqualTo("https://example.com/filtered");
+        assertThat(kept.body().path("filter").path("gte").asInt()).isEqualTo(100);
+        assertThat(kept.body().path("headers").path("X-Key").asText()).isEqualTo("••••");
+    }
+
+    @Test
     void aSecondEndpointWithTheSameNameIsAConflict() {
         assertThat(create("twice", Map.of()).status()).isEqualTo(201);
 

@@ -181,7 +181,16 @@ class OutboxApiTest {
         API.enqueue("order.paid", "ship", "1", Map.of()).assertError(422, "unknown_aggregate_type");
         API.enqueue("order.paid", "order", "1", Map.of("blob", "x".repeat(4000)))
                 .assertError(413, "payload_too_large");
-        API.enqueue("order.paid", "order", "1", Map.of(), "extra", 1).assertError(400, "unknown_field");
+        API.producer(
+                        "POST",
+                        "/outbox",
+                        Map.of(
+                                "eventType", "order.paid",
+                                "aggregateType", "order",
+                                "aggregateId", "1",
+                                "payload", Map.of(),
+                                "extra", 1))
+                .assertError(400, "unknown_field");
         raw(Entity.entity("eventType=x", MediaType.APPLICATION_FORM_URLENCODED))
                 .assertError(415, "unsupported_media_type");
         API.anonymous("POST", "/outbox", Map.of()).assertError(401, "unauthorized");

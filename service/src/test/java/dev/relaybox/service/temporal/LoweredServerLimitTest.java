@@ -48,7 +48,18 @@ class LoweredServerLimitTest {
     }
 
     private static String outbound(RelayboxOnRealTemporal relaybox, String aggregateId) {
-        Answer answer = relaybox.enqueue("order.shipped", "order", aggregateId, Map.of("orderId", aggregateId));
+        Answer answer = relaybox.producer(
+                "POST",
+                "/outbox",
+                Map.of(
+                        "eventType",
+                        "order.shipped",
+                        "aggregateType",
+                        "order",
+                        "aggregateId",
+                        aggregateId,
+                        "payload",
+                        Map.of("orderId", aggregateId)));
         assertThat(answer.status()).as("%s", answer.body()).isEqualTo(202);
         return answer.text("id");
     }

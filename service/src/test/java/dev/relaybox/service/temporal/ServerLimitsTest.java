@@ -289,7 +289,14 @@ class ServerLimitsTest {
     }
 
     private static String outbound(String eventType, String aggregateType, String aggregateId, Object payload) {
-        Answer answer = relaybox.enqueue(eventType, aggregateType, aggregateId, payload);
+        Answer answer = relaybox.producer(
+                "POST",
+                "/outbox",
+                Map.of(
+                        "eventType", eventType,
+                        "aggregateType", aggregateType,
+                        "aggregateId", aggregateId,
+                        "payload", payload));
         assertThat(answer.status()).as("%s", answer.body()).isEqualTo(202);
         return OutboxDeliveryWorkflow.workflowId(UUID.fromString(answer.text("id")));
     }

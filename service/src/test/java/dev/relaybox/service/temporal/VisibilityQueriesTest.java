@@ -184,7 +184,14 @@ class VisibilityQueriesTest {
     }
 
     private static void outbound(String name, String eventType, String aggregateType, String aggregateId) {
-        Answer answer = relaybox.enqueue(eventType, aggregateType, aggregateId, Map.of("id", aggregateId));
+        Answer answer = relaybox.producer(
+                "POST",
+                "/outbox",
+                Map.of(
+                        "eventType", eventType,
+                        "aggregateType", aggregateType,
+                        "aggregateId", aggregateId,
+                        "payload", Map.of("id", aggregateId)));
         assertThat(answer.status()).as("%s: %s", name, answer.body()).isEqualTo(202);
         WORKFLOWS.put(name, OutboxDeliveryWorkflow.workflowId(UUID.fromString(answer.text("id"))));
     }

@@ -1,0 +1,41 @@
+package dev.relaybox.service.outbound;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.swagger.v3.oas.annotations.media.Schema;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code POST /admin/endpoints}. {@code filter}: the payloads it receives (docs/endpoints.md); {@code headers}: static
+ * headers on every request, shown only in this answer.
+ */
+public record NewEndpoint(
+        @NotNull @Pattern(regexp = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+        String name,
+
+        @NotNull @Size(max = 2000) String url,
+        @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = "\\*|[A-Za-z0-9_.-]+(\\.\\*)?") String> eventTypes,
+        String secret,
+        @DecimalMin("0") @DecimalMax("100000") Double rateLimit,
+        @Min(1) @Max(100_000) Integer burst,
+        @Min(0) @Max(10_000) Integer maxInFlight,
+        Boolean ordered,
+
+        @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"")
+        String payloadFormat,
+
+        @Schema(
+                type = "object",
+                description = "a payload filter on the event's data",
+                example =
+                        "{\"all\": [{\"path\": \"/amount\", \"gte\": 100}, {\"path\": \"/currency\", \"in\": [\"EUR\"]}]}")
+        JsonNode filter,
+
+        @Schema(example = "{\"X-Api-Key\": \"k-123\"}") Map<String, String> headers) {}
