@@ -22,6 +22,8 @@ public final class CommandLine {
             throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
                 "-cp",
                 System.getProperty("java.class.path"),
                 "-Ddw.embeddedPostgres.dataDirectory=" + dataDirectory,

@@ -149,6 +149,8 @@ class MoveToExternalDatabaseTest {
     private static String dbDump(Path dataDirectory, Path output) throws Exception {
         return run(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
                 "-cp",
                 System.getProperty("java.class.path"),
                 "-Ddw.embeddedPostgres.dataDirectory=" + dataDirectory,

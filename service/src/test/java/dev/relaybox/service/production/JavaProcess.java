@@ -29,9 +29,11 @@ final class JavaProcess implements AutoCloseable {
     static JavaProcess start(String name, Path log, Map<String, String> environment, String... arguments) {
         List<String> command = new ArrayList<>();
         command.add(JAVA.toString());
-        // Small heaps: several of these share a 2-core machine with the build.
+        // Small heaps, the serial collector and the C1 compiler alone: several of these share a 2-core machine with
+        // the build, and none lives long enough to repay C2's compiling.
         command.add("-Xmx384m");
         command.add("-XX:+UseSerialGC");
+        command.add("-XX:TieredStopAtLevel=1");
         command.addAll(List.of(arguments));
         ProcessBuilder builder =
                 new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
