@@ -93,7 +93,7 @@ class DispatcherOnRealTemporalTest {
     }
 
     @Test
-    void aServerHoldingNoneOfTheWorkflowsOfWaitingRowsIsReDrivenAtOnce() {
+    void aServerHoldingNoneOfTheWorkflowsOfWaitingRowsIsReDrivenAtOnce() throws InterruptedException {
         try (TemporalSetup setup = new TemporalSetup(stubs, "default", Duration.ofSeconds(30))) {
             setup.ensureSearchAttributes();
         }
