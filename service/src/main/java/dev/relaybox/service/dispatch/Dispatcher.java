@@ -77,9 +77,9 @@ public final class Dispatcher implements Managed {
 
     /**
      * The engine keeps its state across restarts (a real server), but may lose it (a new empty server, a wiped
-     * cluster): every reconciler pass, at start and after Temporal comes back alike, asks whether it holds no
-     * workflow while rows wait for theirs, and if so re-drives every unfinished row at once. Call before
-     * {@link #start}.
+     * cluster): before every reconciler pass, at start and after Temporal comes back alike, it is asked for the
+     * workflows of the oldest unfinished rows; when it holds none of them, every unfinished row is re-driven at once.
+     * Call before {@link #start}.
      */
     public void watchFor(EmptyEngine engine) {
         emptyEngine = Optional.of(engine);
