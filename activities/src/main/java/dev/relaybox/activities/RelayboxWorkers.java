@@ -1,9 +1,9 @@
 package dev.relaybox.activities;
 
-import dev.relaybox.activities.inbound.InboxActivitiesImpl;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
+import dev.relaybox.workflows.inbound.InboxActivities;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
+import dev.relaybox.workflows.outbound.DeliveryActivities;
+import dev.relaybox.workflows.outbound.EndpointControlActivities;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.temporal.worker.Worker;
 import java.util.Objects;
@@ -15,14 +15,13 @@ import java.util.stream.Stream;
  * need). The application and every test wire their workers here. A side left out (no inbox activities in an
  * outbound-only test) is simply not registered.
  */
-public record RelayboxWorkers(
-        DeliveryActivitiesImpl delivery, EndpointControlActivitiesImpl controls, InboxActivitiesImpl inbox) {
+public record RelayboxWorkers(DeliveryActivities delivery, EndpointControlActivities controls, InboxActivities inbox) {
 
-    public static RelayboxWorkers outbound(DeliveryActivitiesImpl delivery, EndpointControlActivitiesImpl controls) {
+    public static RelayboxWorkers outbound(DeliveryActivities delivery, EndpointControlActivities controls) {
         return new RelayboxWorkers(delivery, controls, null);
     }
 
-    public static RelayboxWorkers inbound(InboxActivitiesImpl inbox) {
+    public static RelayboxWorkers inbound(InboxActivities inbox) {
         return new RelayboxWorkers(null, null, inbox);
     }
 

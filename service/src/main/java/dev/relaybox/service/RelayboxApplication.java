@@ -22,6 +22,7 @@ import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.dispatch.Dispatcher;
 import dev.relaybox.service.dispatch.DispatcherHealthCheck;
+import dev.relaybox.service.dispatch.EmptyEngine;
 import dev.relaybox.service.dispatch.InboxDispatchSource;
 import dev.relaybox.service.dispatch.NotifyListener;
 import dev.relaybox.service.dispatch.OutboxDispatchSource;
@@ -154,6 +155,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                     deadLetters);
             if (temporal.inProcessEngine()) {
                 dispatcher.engineStartsEmpty();
+            } else {
+                dispatcher.watchFor(new EmptyEngine(temporal.client()));
             }
             environment.lifecycle().manage(dispatcher);
             environment

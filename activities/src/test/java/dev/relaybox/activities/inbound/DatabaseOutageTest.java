@@ -16,6 +16,7 @@ import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.Migrations;
+import dev.relaybox.activities.store.StoppablePostgres;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
@@ -27,16 +28,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
@@ -73,37 +71,36 @@ class DatabaseOutageTest {
     @TempDir
     Path data;
 
-    int port;
-    EmbeddedPostgres server;
+    StoppablePostgres postgres;
     Jdbi db;
     TestReceiver receiver;
     TestWorkflowEnvironment env;
-    List<ProcessHandle> stopped = List.of();
 
     @AfterEach
     void stop() throws IOException {
-        signal("CONT", stopped);
+        if (postgres != null) {
+            postgres.resume();
+        }
         if (env != null) {
             env.close();
         }
         if (receiver != null) {
             receiver.close();
         }
-        if (server != null) {
-            server.close();
+        if (postgres != null) {
+            postgres.close();
         }
     }
 
     @ParameterizedTest
     @EnumSource(Outage.class)
     void sixMinutesWithoutTheDatabaseMidTrafficLoseNothingAndDeadLetterNothing(Outage outage) throws Exception {
-        port = freePort();
-        server = startPostgres();
+        postgres = StoppablePostgres.start(data);
         // What a production pool should have too: a frozen server must fail calls, not hang them forever. Short,
         // because a paused server holds each call for the whole timeout, and the test clock cannot skip ahead while
         // an activity is running: one second per try instead of two halves the drill's wall time, on the same path.
-        DataSource dataSource = server.getDatabase(
-                "postgres", "postgres", Map.of("loginTimeout", "1", "connectTimeout", "1", "socketTimeout", "5"));
+        DataSource dataSource =
+                postgres.dataSource(Map.of("loginTimeout", "1", "connectTimeout", "1", "socketTimeout", "5"));
         Migrations.migrate(dataSource);
         db = Store.configure(Jdbi.create(dataSource), TestDatabase.SECRETS);
         receiver = new TestReceiver();
@@ -158,10 +155,9 @@ class DatabaseOutageTest {
         }
 
         if (outage == Outage.PAUSED) {
-            stopped = pausePostgres();
+            postgres.pause();
         } else {
-            server.close();
-            server = null;
+            postgres.stop();
         }
         for (int i = INBOUND_EVENTS / 2; i < INBOUND_EVENTS; i++) {
             WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i));
@@ -173,10 +169,9 @@ class DatabaseOutageTest {
                         () -> Visibility.currentDetails(client, waiting),
                         details -> details != null && details.startsWith("waiting for the database since"));
         if (outage == Outage.PAUSED) {
-            signal("CONT", stopped);
-            stopped = List.of();
+            postgres.resume();
         } else {
-            server = startPostgres();
+            postgres.startAgain();
         }
 
         for (int i = 0; i < INBOUND_EVENTS; i++) {
@@ -213,61 +208,7 @@ class DatabaseOutageTest {
                 .assertTargets();
     }
 
-    private EmbeddedPostgres startPostgres() throws IOException {
-        // A fixed directory and port, so that a stopped server starts again where clients look for it.
-        return EmbeddedPostgres.builder()
-                .setDataDirectory(data)
-                .setCleanDataDirectory(false)
-                .setPort(port)
-                .start();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
     private int count(String sql) {
         return db.withHandle(h -> h.createQuery(sql).mapTo(int.class).one());
-    }
-
-    /**
-     * Stops the postmaster this test started, first, so that it forks nothing new, then every process it had
-     * forked; returns them all, to continue later.
-     */
-    private List<ProcessHandle> pausePostgres() {
-        // Asked while the backend lives: its parent is the postmaster.
-        ProcessHandle postmaster = db.withHandle(h -> ProcessHandle.of(h.createQuery("SELECT pg_backend_pid()")
-                        .mapTo(Long.class)
-                        .one())
-                .flatMap(ProcessHandle::parent)
-                .orElseThrow());
-        signal("STOP", List.of(postmaster));
-        List<ProcessHandle> children = postmaster.descendants().toList();
-        signal("STOP", children);
-        return Stream.concat(Stream.of(postmaster), children.stream()).toList();
-    }
-
-    /** Sends the signal to each process still alive; one that has exited meanwhile has nothing to stop. */
-    private static void signal(String signal, List<ProcessHandle> processes) {
-        for (ProcessHandle process : processes) {
-            try {
-                Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-                        .redirectErrorStream(true)
-                        .start();
-                kill.getInputStream().readAllBytes();
-                if (kill.waitFor() != 0) {
-                    assertThat(process.isAlive())
-                            .as("SIG%s refused by live process %d", signal, process.pid())
-                            .isFalse();
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot send SIG" + signal, e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
     }
 }

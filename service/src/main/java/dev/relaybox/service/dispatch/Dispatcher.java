@@ -36,6 +36,7 @@ public final class Dispatcher implements Managed {
 
     private volatile boolean stopped;
     private boolean engineStartsEmpty;
+    private Optional<EmptyEngine> emptyEngine = Optional.empty();
     /** When the dispatch loop last finished a batch or a pass; null before its first. */
     private volatile Instant lastProgressAt;
 
@@ -74,12 +75,23 @@ public final class Dispatcher implements Managed {
         engineStartsEmpty = true;
     }
 
+    /**
+     * The engine keeps its state across restarts (a real server), but may lose it (a new empty server, a wiped
+     * cluster): before every reconciler pass, at start and after Temporal comes back alike, it is asked for the
+     * workflows of the oldest unfinished rows; when it holds none of them, every unfinished row is re-driven at once.
+     * Call before {@link #start}.
+     */
+    public void watchFor(EmptyEngine engine) {
+        emptyEngine = Optional.of(engine);
+    }
+
     @Override
     public void start() {
         Instant startedAt = Instant.now();
         boolean empty = engineStartsEmpty;
+        Optional<EmptyEngine> watched = emptyEngine;
         dispatchThread = new Thread(this::dispatchLoop, "relaybox-dispatcher");
-        reconcileThread = new Thread(() -> reconciler.loop(startedAt, empty), "relaybox-reconciler");
+        reconcileThread = new Thread(() -> reconciler.loop(startedAt, empty, watched), "relaybox-reconciler");
         dispatchThread.start();
         reconcileThread.start();
     }

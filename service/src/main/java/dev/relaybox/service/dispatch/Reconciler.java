@@ -3,6 +3,7 @@ package dev.relaybox.service.dispatch;
 import dev.relaybox.service.config.DispatcherFactory;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -14,10 +15,13 @@ import org.slf4j.LoggerFactory;
  * a deferred event whose recheck is, a row with no progress for the grace. It starts their workflows afresh; one
  * still running is left as it is. A healthy row waiting for its next attempt is never touched, yet everything is
  * re-driven after Temporal's state is lost, each row when it falls due — or all at once when the engine is known to
- * have started empty (the in-process engine) — and its new run resumes the schedule the row records.
+ * have started empty (the in-process engine) or is found empty while rows wait for their workflows (a real server
+ * that lost its state) — and its new run resumes the schedule the row records.
  */
 final class Reconciler {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    /** Unfinished rows per source whose workflows are looked for: the oldest, which have surely had time to show. */
+    private static final int LOSS_SAMPLE = 10;
 
     private final Jdbi jdbi;
     private final List<DispatchSource> sources;
@@ -44,20 +48,28 @@ final class Reconciler {
     /**
      * @param engineStartedEmpty the engine is known to hold no workflow (the in-process engine at every start): the
      *     first pass re-drives every unfinished row at once, deferred ones included, so a release finds their runs
+     * @param emptyEngine asked before each pass whether the engine lost its state, which is then re-driven the same way
      */
-    void loop(Instant startedAt, boolean engineStartedEmpty) {
+    void loop(Instant startedAt, boolean engineStartedEmpty, Optional<EmptyEngine> emptyEngine) {
         // First pass: what fell due before this process started, which after an embedded restart has no workflow
-        // any more (or everything, when the engine is known to be empty). Later passes: what is overdue by more than
-        // the grace period.
+        // any more (or everything, when the engine is known or found to be empty). Later passes: what is overdue by
+        // more than the grace period, or everything again when the engine is found empty.
         Instant before = startedAt;
+        // Rows dispatched before the previous pass began have had a whole interval for their workflows to start.
+        Instant previousPass = startedAt;
         boolean everything = engineStartedEmpty;
         while (!stopped.getAsBoolean()) {
+            Instant passBegan = Instant.now();
             try {
+                if (!everything && emptyEngine.isPresent()) {
+                    everything = lostItsState(emptyEngine.get(), previousPass);
+                }
                 int restarted = everything ? redriveUnfinished() : reconcile(before);
                 everything = false;
                 if (restarted > 0) {
                     LOG.info("reconciler re-drove {} unfinished rows", restarted);
                 }
+                previousPass = passBegan;
                 Thread.sleep(config.getReconcileInterval().toMillis());
                 before = Instant.now().minus(config.getReconcileGrace());
             } catch (InterruptedException e) {
@@ -67,6 +79,31 @@ final class Reconciler {
                 Dispatcher.sleepQuietly(config.getReconcileInterval());
             }
         }
+    }
+
+    /**
+     * The oldest unfinished rows dispatched before {@code before}, whose workflows have had time to start and show,
+     * have none in the engine, open or closed: it lost its state. An engine that cannot be asked (away, or without
+     * Relaybox's namespace yet) is not taken for an empty one: the next pass asks again.
+     */
+    private boolean lostItsState(EmptyEngine engine, Instant before) {
+        List<String> waiting = jdbi.inTransaction(handle -> sources.stream()
+                .flatMap(source -> source.claimUnfinished(handle, before, LOSS_SAMPLE).stream())
+                .map(DispatchSource.Row::workflowId)
+                .toList());
+        try {
+            if (waiting.isEmpty() || !engine.holdsNoneOf(waiting)) {
+                return false;
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("cannot count the workflows of unfinished rows: {}", e.toString());
+            return false;
+        }
+        LOG.warn(
+                "Temporal holds none of the workflows of the oldest {} unfinished rows: the engine lost its state;"
+                        + " re-driving every unfinished row now, each to wait for the time its row records",
+                waiting.size());
+        return true;
     }
 
     /** See {@link Dispatcher#reconcile}. */

@@ -1,8 +1,11 @@
 package dev.relaybox.service.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.outbound.WebhookSigner;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -27,7 +30,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The dispatcher against the real Temporal server before {@code relaybox temporal setup} ran on it, as after a
  * cluster lost its state: a start it refuses for the missing setup leaves the row waiting, and the row starts once
- * the setup is done.
+ * the setup is done. And against a server that lost its state: rows waiting for their workflows are re-driven at
+ * once, not when their recorded times have passed by the reconciler's grace.
  */
 class DispatcherOnRealTemporalTest {
     private static final String QUEUE = "dispatch-real-test";
@@ -86,6 +90,58 @@ class DispatcherOnRealTemporalTest {
         assertThat(dispatcher.dispatchAll()).isEqualTo(1);
         assertThat(undispatched()).isZero();
         assertThat(workflowRuns("relaybox-new", row)).isTrue();
+    }
+
+    @Test
+    void aServerHoldingNoneOfTheWorkflowsOfWaitingRowsIsReDrivenAtOnce() throws InterruptedException {
+        try (TemporalSetup setup = new TemporalSetup(stubs, "default", Duration.ofSeconds(30))) {
+            setup.ensureSearchAttributes();
+        }
+        // Started on a server since lost: the row's delivery waits an hour for its next attempt, so neither the
+        // reconciler's first pass nor its grace would re-drive it now.
+        UUID row = enqueue();
+        assertThat(dispatcher("default").dispatchAll()).isEqualTo(1);
+        UUID endpoint = jdbi.withExtension(
+                        EndpointStore.class,
+                        dao -> dao.insert(
+                                "shop", "https://shop.example/hooks", WebhookSigner.newSecret(), List.of("*")))
+                .orElseThrow()
+                .id();
+        jdbi.useHandle(h ->
+                h.createUpdate("""
+                        INSERT INTO deliveries (outbox_id, endpoint_id, status, attempts, next_attempt_at)
+                        VALUES (:row, :endpoint, 'RETRYING', 1, now() + interval '1 hour')""").bind("row", row).bind("endpoint", endpoint).execute());
+
+        TemporalDevServer empty = RealTemporal.start("dispatch-empty");
+        WorkflowServiceStubs emptyStubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+                .setTarget(empty.address())
+                .build());
+        try (TemporalSetup setup = new TemporalSetup(emptyStubs, "default", Duration.ofSeconds(30))) {
+            setup.ensureSearchAttributes();
+            WorkflowClient emptyClient = WorkflowClient.newInstance(
+                    emptyStubs,
+                    WorkflowClientOptions.newBuilder().setNamespace("default").build());
+            Dispatcher dispatcher = new Dispatcher(
+                    jdbi,
+                    List.of(new OutboxDispatchSource(new WorkflowStarter(emptyClient, QUEUE))),
+                    new DispatcherFactory(),
+                    DeadLetters.loggingOnly());
+            dispatcher.watchFor(new EmptyEngine(emptyClient));
+            dispatcher.start();
+            try {
+                await("the row's workflow started again on the empty server")
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> emptyClient
+                                        .countWorkflows("WorkflowId = 'outbox-" + row + "'")
+                                        .getCount()
+                                == 1);
+            } finally {
+                dispatcher.stop();
+            }
+        } finally {
+            emptyStubs.shutdownNow();
+            empty.close();
+        }
     }
 
     private Dispatcher dispatcher(String namespace) {

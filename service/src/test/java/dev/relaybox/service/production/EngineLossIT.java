@@ -34,9 +34,11 @@ import org.junit.jupiter.api.Test;
  * attempts) and inbound events deferred when the Temporal process is killed with SIGKILL. A new, empty Temporal
  * then answers at the same address, and only once Relaybox has tried it does {@code relaybox temporal setup} run, as
  * docker-compose.yml's one-shot does after the server is up: until then the server refuses every start for the
- * namespace it does not have (DispatcherOnRealTemporalTest covers a namespace without the search attributes). Relaybox keeps running throughout, and partners keep sending while Temporal is
- * away. The reconciler re-drives everything from the database: every event is delivered or applied once, none is
- * dead-lettered, and no delivery is attempted before the time its row recorded.
+ * namespace it does not have (DispatcherOnRealTemporalTest covers a namespace without the search attributes).
+ * Relaybox keeps running throughout, and partners keep sending while Temporal is away. The reconciler finds the new
+ * server empty while rows wait for their workflows and re-drives everything from the database at once, long before
+ * its grace would have: every event is delivered or applied once, none is dead-lettered, and no delivery is attempted
+ * before the time its row recorded.
  */
 class EngineLossIT {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -60,11 +62,12 @@ class EngineLossIT {
             int port = TestApp.freePort();
             int adminPort = TestApp.freePort();
             Map<String, String> environment = production.relayboxEnvironment(variables, port, adminPort);
-            // Attempt 2 comes 20s after attempt 1, so the kill finds every delivery waiting; a reconciler that looks
-            // every second and re-drives what is 2s overdue keeps the drill short.
+            // Attempt 2 comes 20s after attempt 1, so the kill finds every delivery waiting. The reconciler looks
+            // every second, but re-drives an overdue row only after a grace longer than the drill: what recovers the
+            // rows within it is the reconciler finding the engine empty.
             environment.put("DELIVERY_RETRY_DELAYS", "[20s, 3s, 3s, 3s]");
             environment.put("RECONCILE_INTERVAL", "1s");
-            environment.put("RECONCILE_GRACE", "2s");
+            environment.put("RECONCILE_GRACE", "30m");
             JavaProcess relaybox = production.startRelaybox("relaybox", environment);
             production.awaitHealthy(relaybox, adminPort);
             String api = "http://127.0.0.1:" + port;
@@ -120,7 +123,12 @@ class EngineLossIT {
                     .until(() -> relaybox.output()
                             .substring(seenBefore)
                             .contains("Namespace " + NAMESPACE + " is not found"));
+            int seenBeforeSetup = relaybox.output().length();
             production.setUpTemporal("temporal-2-setup");
+            await("Relaybox finds the new Temporal empty and says so once")
+                    .atMost(Duration.ofMinutes(1))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> relaybox.output().substring(seenBeforeSetup).contains("the engine lost its state"));
 
             // A dead letter is final: waiting on for the events it stopped would only delay the failure.
             await("every outbound event delivered")
@@ -176,6 +184,9 @@ class EngineLossIT {
                     .as("delivered or applied twice")
                     .isZero();
             assertThat(deadLettered).as("dead letters").isZero();
+            assertThat(relaybox.output().split("the engine lost its state", -1))
+                    .as("warnings that the engine lost its state")
+                    .hasSize(2);
             for (String outboxId : outboxIds) {
                 // Attempt 2 came no earlier than the row said before the kill; the count went on from there.
                 assertThat(receiver.arrivals(outboxId))

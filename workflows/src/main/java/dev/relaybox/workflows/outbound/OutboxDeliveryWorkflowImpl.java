@@ -45,8 +45,12 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     // Bookkeeping touches only the database: retried until it is back, however long that takes (an outage must not
     // turn into a failed workflow), with a capped backoff so it resumes soon after. Local activities: backoffs past
-    // a few seconds become durable timers instead of holding the workflow task open.
+    // a few seconds become durable timers instead of holding the workflow task open. The SDK takes unlimited
+    // attempts without a schedule-to-close timeout for no retry policy at all, and then retries nothing, not even
+    // an attempt that timed out against a frozen server: the timeout, far beyond any outage, keeps them retried. It
+    // is no command: the markers of recorded histories replay the same.
     private static final LocalActivityOptions STORE = LocalActivityOptions.newBuilder()
+            .setScheduleToCloseTimeout(Duration.ofDays(3650))
             .setStartToCloseTimeout(Duration.ofSeconds(30))
             .setRetryOptions(RetryOptions.newBuilder()
                     .setInitialInterval(Duration.ofSeconds(1))
