@@ -145,23 +145,9 @@ class MoveToExternalDatabaseTest {
         }
     }
 
-    /** {@code relaybox db dump config.yml --output FILE} in its own JVM, as an operator runs it; its output. */
+    /** {@code relaybox db dump --output FILE config.yml} in its own JVM, as an operator runs it; its output. */
     private static String dbDump(Path dataDirectory, Path output) throws Exception {
-        return run(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "-Ddw.embeddedPostgres.dataDirectory=" + dataDirectory,
-                "-Ddw.embeddedPostgres.port=0",
-                "-Ddw.logging.level=WARN",
-                RelayboxApplication.class.getName(),
-                "db",
-                "dump",
-                TestApp.CONFIG,
-                "--output",
-                output.toString()));
+        return CommandLine.run(dataDirectory, Map.of(), "db", "dump", "--output", output.toString());
     }
 
     private static String run(List<String> command) throws IOException, InterruptedException {
