@@ -58,7 +58,8 @@ public final class JdbcOutbox {
     }
 
     private static UUID insert(Connection connection, OutboxEvent event) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(OutboxTable.INSERT)) {
+        try (PreparedStatement insert = connection.prepareStatement(
+                event.tenant() == null ? OutboxTable.INSERT : OutboxTable.INSERT_FOR_TENANT)) {
             bindEvent(insert, event);
             try (ResultSet row = insert.executeQuery()) {
                 row.next();
@@ -74,18 +75,24 @@ public final class JdbcOutbox {
     public static IdempotentEnqueue enqueueIdempotent(
             Connection connection, OutboxEvent event, String key, String requestHash) throws SQLException {
         refuseReserved(event);
-        try (PreparedStatement insert = connection.prepareStatement(OutboxTable.INSERT_IDEMPOTENT)) {
-            bindEvent(insert, event);
-            insert.setString(5, key);
-            insert.setString(6, requestHash);
+        boolean tenant = event.tenant() != null;
+        try (PreparedStatement insert = connection.prepareStatement(
+                tenant ? OutboxTable.INSERT_IDEMPOTENT_FOR_TENANT : OutboxTable.INSERT_IDEMPOTENT)) {
+            int next = bindEvent(insert, event);
+            insert.setString(next, key);
+            insert.setString(next + 1, requestHash);
             try (ResultSet row = insert.executeQuery()) {
                 if (row.next()) {
                     return new IdempotentEnqueue(row.getObject(1, UUID.class), true, false);
                 }
             }
         }
-        try (PreparedStatement find = connection.prepareStatement(OutboxTable.FIND_BY_IDEMPOTENCY_KEY)) {
+        try (PreparedStatement find = connection.prepareStatement(
+                tenant ? OutboxTable.FIND_BY_TENANT_IDEMPOTENCY_KEY : OutboxTable.FIND_BY_IDEMPOTENCY_KEY)) {
             find.setString(1, key);
+            if (tenant) {
+                find.setString(2, event.tenant());
+            }
             try (ResultSet row = find.executeQuery()) {
                 row.next();
                 return new IdempotentEnqueue(
@@ -94,10 +101,16 @@ public final class JdbcOutbox {
         }
     }
 
-    private static void bindEvent(PreparedStatement statement, OutboxEvent event) throws SQLException {
+    /** Binds the event's columns from the first parameter on; returns the next parameter's index. */
+    private static int bindEvent(PreparedStatement statement, OutboxEvent event) throws SQLException {
         statement.setString(1, event.aggregateType());
         statement.setString(2, event.aggregateId());
         statement.setString(3, event.eventType());
         statement.setString(4, event.payloadJson());
+        if (event.tenant() == null) {
+            return 5;
+        }
+        statement.setString(5, event.tenant());
+        return 6;
     }
 }

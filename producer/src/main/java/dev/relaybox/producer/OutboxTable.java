@@ -13,6 +13,8 @@ public final class OutboxTable {
     public static final String EVENT_TYPE = "event_type";
     /** jsonb: the body subscribers receive. */
     public static final String PAYLOAD = "payload";
+    /** Optional: the key of the tenant whose endpoints alone receive the event (a row of {@code tenants}). */
+    public static final String TENANT = "tenant";
 
     /**
      * The insert to run inside the producer's transaction. Parameters in order: aggregate type, aggregate id,
@@ -21,6 +23,12 @@ public final class OutboxTable {
     public static final String INSERT = """
             INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload)
             VALUES (?, ?, ?, CAST(? AS jsonb))
+            RETURNING id""";
+
+    /** {@link #INSERT} with the tenant as its fifth parameter. */
+    public static final String INSERT_FOR_TENANT = """
+            INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, tenant)
+            VALUES (?, ?, ?, CAST(? AS jsonb), ?)
             RETURNING id""";
 
     /** {@link #INSERT} with an idempotency key and request hash as its fifth and sixth parameters. */
@@ -32,6 +40,17 @@ public final class OutboxTable {
 
     static final String FIND_BY_IDEMPOTENCY_KEY =
             "SELECT id, request_hash FROM outbox_events WHERE idempotency_key = ?";
+
+    /** A tenant's keys are its own: {@link #INSERT_FOR_TENANT} with the key and request hash as sixth and seventh. */
+    static final String INSERT_IDEMPOTENT_FOR_TENANT = """
+            INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, tenant,
+                                       tenant_idempotency_key, request_hash)
+            VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?, ?)
+            ON CONFLICT (tenant, tenant_idempotency_key) DO NOTHING
+            RETURNING id""";
+
+    static final String FIND_BY_TENANT_IDEMPOTENCY_KEY =
+            "SELECT id, request_hash FROM outbox_events WHERE tenant_idempotency_key = ? AND tenant = ?";
 
     private OutboxTable() {}
 }

@@ -6,6 +6,8 @@ import dev.relaybox.activities.inbound.InboxIntake;
 import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.SealedColumns;
+import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
 import dev.relaybox.service.admin.AdminInboxResource;
@@ -15,6 +17,7 @@ import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.admin.AdminStoryResource;
 import dev.relaybox.service.admin.AdminWorkflowsResource;
 import dev.relaybox.service.admin.DeadLetterEdits;
+import dev.relaybox.service.admin.DeadLetterReplay;
 import dev.relaybox.service.admin.EndpointRecoveryResource;
 import dev.relaybox.service.admin.ImmediateRetry;
 import dev.relaybox.service.admin.PayloadSchemas;
@@ -34,6 +37,11 @@ import dev.relaybox.service.metrics.RelayMetrics;
 import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
 import dev.relaybox.service.temporal.TemporalRuntime;
+import dev.relaybox.service.tenants.EndpointStatsResource;
+import dev.relaybox.service.tenants.PortalResource;
+import dev.relaybox.service.tenants.PortalTokens;
+import dev.relaybox.service.tenants.TenantDeliveries;
+import dev.relaybox.service.tenants.TenantsResource;
 import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.core.setup.Environment;
 import java.util.List;
@@ -62,7 +70,9 @@ final class ApiResources {
                         .orElse(TemporalFactory.DEFAULT_UI_BASE_URL),
                 config.getTemporal().getNamespace(),
                 temporal.inProcessEngine());
-        BearerTokens.register(environment.jersey(), config.getAuth());
+        PortalTokens portalTokens =
+                new PortalTokens(jdbi, jdbi.getConfig(SealedColumns.class).box());
+        BearerTokens.register(environment.jersey(), config.getAuth(), portalTokens);
         environment
                 .jersey()
                 .register(new JsonBodyLimit(
@@ -70,11 +80,16 @@ final class ApiResources {
         environment
                 .jersey()
                 .register(new OutboxResource(
-                        jdbi.onDemand(OutboxStore.class), config.getOutbox().getAggregateTypes(), publishing));
-        environment
-                .jersey()
-                .register(new EndpointsResource(
-                        jdbi, urlPolicy, config.getDelivery().getSecretRotationGrace()));
+                        jdbi.onDemand(OutboxStore.class),
+                        config.getOutbox().getAggregateTypes(),
+                        publishing,
+                        jdbi.onDemand(TenantStore.class)));
+        EndpointsResource endpoints = new EndpointsResource(
+                jdbi,
+                urlPolicy,
+                config.getDelivery().getSecretRotationGrace(),
+                config.getPortal().maxInFlightPerEndpoint());
+        environment.jersey().register(endpoints);
         environment.jersey().register(new AdminOverviewResource(jdbi));
         environment.jersey().register(new AdminPageResource());
         environment.jersey().register(new AdminOutboxResource(jdbi, links));
@@ -90,7 +105,14 @@ final class ApiResources {
         DeadLetterEdits edits =
                 new DeadLetterEdits(config.getPartners(), config.getOutbox().maxPayloadBytes(), schemas);
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher, edits));
-        environment.jersey().register(new EndpointRecoveryResource(jdbi, wakeDispatcher, edits));
+        EndpointRecoveryResource recovery = new EndpointRecoveryResource(jdbi, wakeDispatcher, edits);
+        environment.jersey().register(recovery);
+        TenantDeliveries tenantDeliveries =
+                new TenantDeliveries(jdbi, new DeadLetterReplay(jdbi, wakeDispatcher, edits), wakeDispatcher);
+        environment
+                .jersey()
+                .register(new TenantsResource(jdbi, endpoints, tenantDeliveries, portalTokens, config.getPortal()));
+        environment.jersey().register(new EndpointStatsResource(endpoints, tenantDeliveries));
         InboxQueries inbox = jdbi.onDemand(InboxQueries.class);
         environment.jersey().register(new AdminInboxResource(inbox, immediateRetry, links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));
@@ -103,7 +125,9 @@ final class ApiResources {
                         config.getPartners(),
                         metrics));
         environment.jersey().register(new EntitiesResource(inbox));
-        environment.jersey().register(new EventTypesResource(jdbi, catalog));
+        EventTypesResource eventTypes = new EventTypesResource(jdbi, catalog);
+        environment.jersey().register(eventTypes);
+        environment.jersey().register(new PortalResource(jdbi, endpoints, recovery, tenantDeliveries, eventTypes));
         environment.jersey().register(new OpenApiResource(version(), new CatalogWebhooks(jdbi)::section));
     }
 

@@ -16,6 +16,7 @@ import dev.relaybox.service.config.InboxFactory;
 import dev.relaybox.service.config.Listeners;
 import dev.relaybox.service.config.OutboxFactory;
 import dev.relaybox.service.config.PartnerFactory;
+import dev.relaybox.service.config.PortalFactory;
 import dev.relaybox.service.config.RetentionFactory;
 import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.config.SecretsFactory;
@@ -112,6 +113,15 @@ public final class RelayboxConfiguration extends Configuration {
     @NotNull
     @JsonProperty
     private SecretsFactory secrets = new SecretsFactory();
+
+    @Valid
+    @NotNull
+    @JsonProperty
+    private PortalFactory portal = new PortalFactory();
+
+    public PortalFactory getPortal() {
+        return portal;
+    }
 
     public SecretsFactory getSecrets() {
         return secrets;

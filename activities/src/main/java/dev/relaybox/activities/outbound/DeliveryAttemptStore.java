@@ -73,6 +73,7 @@ public interface DeliveryAttemptStore {
             SELECT e.id AS endpoint_id, e.payload_filter::text AS payload_filter
               FROM outbox_events o CROSS JOIN endpoints e
              WHERE o.id = :outboxId AND o.target_endpoints IS NULL AND e.payload_filter IS NOT NULL
+               AND e.tenant IS NOT DISTINCT FROM o.tenant
                AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id)""")
     @RegisterConstructorMapper(StoredFilter.class)
     List<StoredFilter> payloadFilters(@Bind("outboxId") UUID outboxId);
@@ -87,6 +88,8 @@ public interface DeliveryAttemptStore {
              CROSS JOIN endpoints e
              WHERE o.id = :outboxId
                AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id)
+               -- A tenant's event reaches that tenant's endpoints only; one without a tenant, the operator's.
+               AND e.tenant IS NOT DISTINCT FROM o.tenant
                AND CASE WHEN o.target_endpoints IS NOT NULL THEN e.name = ANY(o.target_endpoints)
                         ELSE (lower(o.event_type) NOT LIKE 'relaybox.%' OR e.name = 'relaybox-alerts')
                              AND EXISTS (SELECT 1 FROM unnest(e.event_types) f

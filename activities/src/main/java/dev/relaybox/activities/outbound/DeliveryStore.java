@@ -44,20 +44,27 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
             Integer lastStatus,
             String lastError,
             Instant createdAt,
-            Instant completedAt) {}
+            Instant completedAt,
+            UUID endpointId,
+            String tenant) {}
 
     /** One HTTP try, as recorded. */
     record Attempt(
             int attempt, Instant startedAt, Integer statusCode, int latencyMs, String responseExcerpt, String error) {}
 
-    /** What operators filter deliveries by; a null field does not filter. {@code endpoint} is a name or a URL. */
+    /**
+     * What operators filter deliveries by; a null field does not filter. {@code endpoint} is a name or a URL,
+     * {@code endpointId} one endpoint, {@code tenant} the endpoints of one tenant.
+     */
     record Filter(
             DeliveryStatus status,
             String eventType,
             String endpoint,
             AggregateKey aggregate,
             Instant since,
-            Instant until) {}
+            Instant until,
+            UUID endpointId,
+            String tenant) {}
 
     @SqlQuery("""
             SELECT e.name AS endpoint_name, e.url, o.event_type, d.attempts
@@ -181,10 +188,45 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
             @Bind("to") DeliveryStatus to,
             @Bind("deadLettered") DeliveryStatus deadLettered);
 
+    /**
+     * Sends a delivered delivery again (the same {@code webhook-id}): it starts a fresh schedule and its outbox row
+     * becomes undispatched, so the dispatcher starts its workflow. False when it is not delivered.
+     */
+    default boolean resendDelivered(UUID deliveryId) {
+        return resendDelivered(deliveryId, DeliveryStatus.DELIVERED, DeliveryStatus.PENDING, OutboxStatus.PENDING) == 1;
+    }
+
+    @SqlUpdate("""
+            WITH resent AS (
+                UPDATE deliveries SET status = :to, attempts = 0, next_attempt_at = NULL, completed_at = NULL,
+                       updated_at = now()
+                 WHERE id = :id AND status = :delivered
+                RETURNING outbox_id)
+            UPDATE outbox_events SET status = :outboxPending, dispatched_at = NULL, processed_at = NULL
+             WHERE id IN (SELECT outbox_id FROM resent)""")
+    int resendDelivered(
+            @Bind("id") UUID deliveryId,
+            @Bind("delivered") DeliveryStatus delivered,
+            @Bind("to") DeliveryStatus to,
+            @Bind("outboxPending") OutboxStatus outboxPending);
+
+    /** Attempts to one endpoint per hour since a time: how many succeeded (2xx) and how many failed. */
+    record HourlyAttempts(Instant start, int delivered, int failed) {}
+
+    @SqlQuery("""
+            SELECT date_trunc('hour', a.started_at) AS start,
+                   count(*) FILTER (WHERE a.status_code BETWEEN 200 AND 299) AS delivered,
+                   count(*) FILTER (WHERE a.status_code IS NULL OR a.status_code NOT BETWEEN 200 AND 299) AS failed
+              FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+             WHERE d.endpoint_id = :endpointId AND a.started_at >= :since
+             GROUP BY 1 ORDER BY 1""")
+    @RegisterConstructorMapper(HourlyAttempts.class)
+    List<HourlyAttempts> hourlyAttempts(@Bind("endpointId") UUID endpointId, @Bind("since") Instant since);
+
     String LISTED = """
             SELECT d.id, d.outbox_id, o.event_type, o.aggregate_type, o.aggregate_id,
                    e.name AS endpoint, e.url, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_error,
-                   d.created_at, d.completed_at
+                   d.created_at, d.completed_at, e.id AS endpoint_id, e.tenant
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id
@@ -205,6 +247,14 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
         if (filter.endpoint() != null) {
             where.add("(e.name = :endpoint OR e.url = :endpoint)");
             binds.put("endpoint", filter.endpoint());
+        }
+        if (filter.endpointId() != null) {
+            where.add("d.endpoint_id = :endpointId");
+            binds.put("endpointId", filter.endpointId());
+        }
+        if (filter.tenant() != null) {
+            where.add("e.tenant = :tenant");
+            binds.put("tenant", filter.tenant());
         }
         if (filter.aggregate() != null) {
             where.add("o.aggregate_type = :aggregateType AND o.aggregate_id = :aggregateId");
@@ -274,7 +324,9 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
                 (Integer) rs.getObject("last_status"),
                 rs.getString("last_error"),
                 instant(rs, "created_at"),
-                instant(rs, "completed_at"));
+                instant(rs, "completed_at"),
+                rs.getObject("endpoint_id", UUID.class),
+                rs.getString("tenant"));
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {

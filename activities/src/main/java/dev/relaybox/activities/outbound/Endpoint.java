@@ -8,7 +8,8 @@ import java.util.UUID;
 /**
  * A subscriber: where to send which event types (and, with {@code payloadFilter}, which payloads: the JSON that {@link
  * PayloadFilterSyntax} reads), the secrets that sign them, and the static headers its requests carry (a JSON object of
- * name to value, sealed like the secrets; null when none).
+ * name to value, sealed like the secrets; null when none). {@code tenant}: the customer it belongs to, or null for the
+ * operator's own.
  */
 public record Endpoint(
         UUID id,
@@ -23,4 +24,5 @@ public record Endpoint(
         Instant createdAt,
         Instant updatedAt,
         String payloadFilter,
-        @Sealed String headers) {}
+        @Sealed String headers,
+        String tenant) {}

@@ -64,17 +64,38 @@ public interface OutboxStore extends OutboxReplays {
     @SqlQuery("SELECT payload::text FROM outbox_events WHERE id = :id")
     Optional<String> payload(@Bind("id") UUID outboxId);
 
-    /** Locks up to {@code limit} undispatched rows, oldest first, skipping rows another instance holds. */
+    /**
+     * Locks up to {@code limit} undispatched rows, skipping rows another instance holds, fairly across tenants: each
+     * tenant's oldest row first (the operator's rows count as one tenant), then each one's second, and so on, so one
+     * tenant's backlog never queues another's event behind it. The tenants with a backlog are found one index probe
+     * each (a skip scan), not by reading the backlog.
+     */
     default List<Claimed> claimUndispatched(int limit) {
         return getHandle()
                 .createQuery("""
-                        SELECT id, event_type, aggregate_type, aggregate_id, octet_length(payload::text) AS payload_bytes,
-                               source_partner IS NOT NULL AS forwarded
-                          FROM outbox_events
-                         WHERE dispatched_at IS NULL
-                         ORDER BY created_at
-                         LIMIT :limit
-                           FOR UPDATE SKIP LOCKED""")
+                        WITH RECURSIVE waiting(tenant) AS (
+                            (SELECT coalesce(tenant, '') FROM outbox_events
+                              WHERE dispatched_at IS NULL ORDER BY 1 LIMIT 1)
+                            UNION ALL
+                            SELECT (SELECT coalesce(o.tenant, '') FROM outbox_events o
+                                     WHERE o.dispatched_at IS NULL AND coalesce(o.tenant, '') > w.tenant
+                                     ORDER BY 1 LIMIT 1)
+                              FROM waiting w WHERE w.tenant IS NOT NULL),
+                        fair AS (
+                            SELECT head.id, head.turn, head.created_at
+                              FROM waiting w CROSS JOIN LATERAL (
+                                   SELECT o.id, o.created_at, row_number() OVER (ORDER BY o.created_at) AS turn
+                                     FROM outbox_events o
+                                    WHERE o.dispatched_at IS NULL AND coalesce(o.tenant, '') = w.tenant
+                                    ORDER BY o.created_at LIMIT :limit) head
+                             WHERE w.tenant IS NOT NULL
+                             ORDER BY head.turn, head.created_at LIMIT :limit)
+                        SELECT o.id, o.event_type, o.aggregate_type, o.aggregate_id,
+                               octet_length(o.payload::text) AS payload_bytes, o.source_partner IS NOT NULL AS forwarded
+                          FROM outbox_events o JOIN fair f ON f.id = o.id
+                         WHERE o.dispatched_at IS NULL
+                         ORDER BY f.turn, f.created_at
+                           FOR UPDATE OF o SKIP LOCKED""")
                 .bind("limit", limit)
                 .map(OutboxStore::claimed)
                 .list();
@@ -164,6 +185,18 @@ public interface OutboxStore extends OutboxReplays {
             @Bind("outboxId") UUID outboxId, @Bind("to") OutboxStatus to, @Bind("attemptable") String[] attemptable);
 
     /** Wakes the dispatcher when this transaction commits, as inserting an outbox row does. */
+    /** A {@code relaybox.test} event for one endpoint only: the portal's "send a test event". */
+    @SqlQuery("""
+            INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, tenant, target_endpoints)
+            VALUES ('endpoint', CAST(:endpointId AS text), 'relaybox.test',
+                    jsonb_build_object('message', 'a test event from Relaybox', 'endpointId', CAST(:endpointId AS text)),
+                    :tenant, ARRAY[:endpointName])
+            RETURNING id""")
+    UUID enqueueTest(
+            @Bind("endpointId") UUID endpointId,
+            @Bind("endpointName") String endpointName,
+            @Bind("tenant") String tenant);
+
     @SqlQuery("SELECT pg_notify('relaybox_dispatch', 'outbox_events')")
     String wakeDispatcher();
 

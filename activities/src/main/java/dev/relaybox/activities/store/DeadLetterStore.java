@@ -55,6 +55,10 @@ public interface DeadLetterStore extends SqlObject {
         }
     }
 
+    /** The open dead letter of a delivery, if it has one. */
+    @SqlQuery("SELECT id FROM dead_letters WHERE source = 'OUTBOX' AND reference = :deliveryId AND resolved_at IS NULL")
+    Optional<UUID> openOfDelivery(@Bind("deliveryId") UUID deliveryId);
+
     /** Inserts an open dead letter; empty when the source row already has an open one. */
     @SqlQuery("""
             INSERT INTO dead_letters (source, reference, reason, last_error, attempts)
@@ -197,6 +201,12 @@ public interface DeadLetterStore extends SqlObject {
             }
             if (filter.peer() != null) {
                 where.add("(e.name = :peer OR e.url = :peer OR i.partner_name = :peer)", "peer", filter.peer());
+            }
+            if (filter.endpointId() != null) {
+                where.add("e.id = :endpointId", "endpointId", filter.endpointId());
+            }
+            if (filter.tenant() != null) {
+                where.add("e.tenant = :tenant", "tenant", filter.tenant());
             }
             AggregateKey aggregate = filter.aggregateKey();
             if (aggregate != null) {

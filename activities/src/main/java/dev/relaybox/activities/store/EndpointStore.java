@@ -27,12 +27,19 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  */
 @RegisterConstructorMapper(Endpoint.class)
 public interface EndpointStore extends SqlObject, EndpointAttemptStore {
+    /** The operator's own endpoint; empty when one of that name exists. */
+    default Optional<Endpoint> insert(String name, String url, String secret, List<String> eventTypes) {
+        return insert(null, name, url, secret, eventTypes);
+    }
+
+    /** An endpoint of {@code tenant} (null: the operator's own); empty when the tenant has one of that name. */
     @SqlUpdate("""
-            INSERT INTO endpoints (name, url, secret, event_types)
-            VALUES (:name, :url, :secret, :eventTypes)
-            ON CONFLICT (name) DO NOTHING""")
+            INSERT INTO endpoints (tenant, name, url, secret, event_types)
+            VALUES (:tenant, :name, :url, :secret, :eventTypes)
+            ON CONFLICT DO NOTHING""")
     @GetGeneratedKeys
     Optional<Endpoint> insert(
+            @Bind("tenant") String tenant,
             @Bind("name") String name,
             @Bind("url") String url,
             @Bind("secret") @Sealed String secret,
@@ -56,13 +63,13 @@ public interface EndpointStore extends SqlObject, EndpointAttemptStore {
         });
     }
 
-    @SqlQuery("SELECT secret FROM endpoints WHERE name = :name FOR UPDATE")
+    @SqlQuery("SELECT secret FROM endpoints WHERE name = :name AND tenant IS NULL FOR UPDATE")
     Optional<String> storedSecretOf(@Bind("name") String name);
 
     @SqlUpdate("""
             INSERT INTO endpoints (name, url, secret, event_types)
             VALUES (:name, :url, :secret, :eventTypes)
-            ON CONFLICT (name) DO UPDATE SET
+            ON CONFLICT (name) WHERE tenant IS NULL DO UPDATE SET
                 url = excluded.url,
                 event_types = excluded.event_types,
                 previous_secret = CASE WHEN :changed THEN endpoints.secret ELSE endpoints.previous_secret END,
@@ -83,6 +90,9 @@ public interface EndpointStore extends SqlObject, EndpointAttemptStore {
 
     @SqlQuery("SELECT * FROM endpoints ORDER BY name")
     List<Endpoint> list();
+
+    @SqlQuery("SELECT * FROM endpoints WHERE tenant = :tenant ORDER BY name")
+    List<Endpoint> listOfTenant(@Bind("tenant") String tenant);
 
     @SqlUpdate("""
             UPDATE endpoints SET url = :url, event_types = :eventTypes, updated_at = now()
@@ -265,6 +275,6 @@ public interface EndpointStore extends SqlObject, EndpointAttemptStore {
         return idOf(name).map(id -> setControls(id, controls)).orElse(false);
     }
 
-    @SqlQuery("SELECT id FROM endpoints WHERE name = :name")
+    @SqlQuery("SELECT id FROM endpoints WHERE name = :name AND tenant IS NULL")
     Optional<UUID> idOf(@Bind("name") String name);
 }

@@ -84,7 +84,9 @@ public final class AdminDeliveriesResource {
                 ListParams.text(endpoint),
                 ListParams.aggregate(aggregate),
                 since,
-                until);
+                until,
+                null,
+                null);
         Page<DeliveryStore.Listed> page = deliveries.list(filter, ListParams.cursor(cursor), limit);
         return new Page<>(page.items().stream().map(this::delivery).toList(), page.nextCursor());
     }

@@ -19,24 +19,24 @@ import org.jdbi.v3.core.Jdbi;
  * cannot deliver twice; if the replay fails again, a new dead letter records it. A replay of one dead letter may carry
  * a corrected payload, which {@link DeadLetterEdits} puts in place in the same transaction.
  */
-final class DeadLetterReplay {
+public final class DeadLetterReplay {
     /**
      * How many were replayed, how many were left because their endpoint is disabled, and how many open ones the
      * filter still matches (beyond the batch, or skipped).
      */
-    record Result(int replayed, int skippedDisabledEndpoint, int remaining) {}
+    public record Result(int replayed, int skippedDisabledEndpoint, int remaining) {}
 
     private final Jdbi jdbi;
     private final Runnable wakeDispatcher;
     private final DeadLetterEdits edits;
 
-    DeadLetterReplay(Jdbi jdbi, Runnable wakeDispatcher, DeadLetterEdits edits) {
+    public DeadLetterReplay(Jdbi jdbi, Runnable wakeDispatcher, DeadLetterEdits edits) {
         this.jdbi = jdbi;
         this.wakeDispatcher = wakeDispatcher;
         this.edits = edits;
     }
 
-    Result replay(DeadLetterFilter filter, UUID onlyId, int limit, String by) {
+    public Result replay(DeadLetterFilter filter, UUID onlyId, int limit, String by) {
         return replay(filter, onlyId, limit, by, null);
     }
 

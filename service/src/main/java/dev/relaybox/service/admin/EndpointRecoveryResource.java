@@ -1,7 +1,5 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
-import dev.relaybox.activities.outbound.Endpoint;
 import dev.relaybox.activities.store.DeadLetterFilter;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.service.api.ApiException;
@@ -29,7 +27,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.Locale;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 
@@ -91,15 +88,17 @@ public final class EndpointRecoveryResource {
             })
     public Recovered recover(
             @Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id, @Valid RecoverRequest request) {
+        return recover(id, request, AdminDeadLettersResource.by(caller, request.by()), null);
+    }
+
+    /** Recovers the endpoint's failures when it is {@code tenant}'s (or when {@code tenant} is null). */
+    public Recovered recover(UUID id, RecoverRequest request, String by, String tenant) {
         Instant since = since(request);
-        Endpoint endpoint = jdbi.withExtension(EndpointStore.class, store -> store.find(id))
+        jdbi.withExtension(EndpointStore.class, store -> store.find(id))
+                .filter(e -> tenant == null || tenant.equals(e.tenant()))
                 .orElseThrow(() -> ApiException.notFound("endpoint_not_found", "no endpoint with id " + id));
-        // Endpoint names never contain ':', so the name cannot match another endpoint's URL.
-        DeadLetterFilter failedHere = new DeadLetterFilter(
-                Source.OUTBOX.name().toLowerCase(Locale.ROOT), null, endpoint.name(), null, since, null);
         int limit = request.limit() == null ? AdminDeadLettersResource.MAX_BATCH : request.limit();
-        DeadLetterReplay.Result result =
-                replay.replay(failedHere, null, limit, AdminDeadLettersResource.by(caller, request.by()));
+        DeadLetterReplay.Result result = replay.replay(DeadLetterFilter.ofEndpoint(id, since), null, limit, by);
         return new Recovered(result.replayed(), result.skippedDisabledEndpoint(), result.remaining());
     }
 

@@ -5,12 +5,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /** Stored payloads are jsonb, so they always parse; they are shown as JSON rather than as an escaped string. */
-final class Json {
+public final class Json {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private Json() {}
 
-    static JsonNode parse(String json) {
+    public static JsonNode parse(String json) {
         try {
             return json == null ? null : MAPPER.readTree(json);
         } catch (JsonProcessingException e) {
@@ -19,7 +19,7 @@ final class Json {
     }
 
     /** Compact JSON text of a tree or a record, as it is stored. */
-    static String text(Object value) {
+    public static String text(Object value) {
         try {
             return MAPPER.writeValueAsString(value);
         } catch (JsonProcessingException e) {

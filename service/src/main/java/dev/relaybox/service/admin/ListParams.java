@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /** Reads the filters and cursor of the admin lists; a value that cannot match is a 400 naming what would. */
-final class ListParams {
+public final class ListParams {
     private ListParams() {}
 
     /** An empty parameter filters nothing, as an absent one. */
@@ -16,7 +16,7 @@ final class ListParams {
     }
 
     /** A status in any case, e.g. {@code dead_lettered}. */
-    static <E extends Enum<E>> E status(Class<E> type, String value) {
+    public static <E extends Enum<E>> E status(Class<E> type, String value) {
         if (text(value) == null) {
             return null;
         }
@@ -42,7 +42,7 @@ final class ListParams {
         }
     }
 
-    static Cursor cursor(String value) {
+    public static Cursor cursor(String value) {
         try {
             return Cursor.decodeNullable(value);
         } catch (IllegalArgumentException e) {

@@ -2,6 +2,7 @@ package dev.relaybox.service.auth;
 
 import dev.relaybox.service.api.ApiError;
 import dev.relaybox.service.config.AuthFactory;
+import dev.relaybox.service.tenants.PortalTokens;
 import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.AuthValueFactoryProvider;
 import io.dropwizard.auth.Authenticator;
@@ -21,23 +22,28 @@ import org.glassfish.jersey.server.filter.RolesAllowedDynamicFeature;
 public final class BearerTokens implements Authenticator<String, Caller> {
     private final List<byte[]> adminTokens;
     private final List<byte[]> producerTokens;
+    private final PortalTokens portalTokens;
 
-    private BearerTokens(AuthFactory config) {
+    private BearerTokens(AuthFactory config, PortalTokens portalTokens) {
+        this.portalTokens = portalTokens;
         this.adminTokens =
                 config.adminTokens().stream().map(BearerTokens::bytes).toList();
         this.producerTokens =
                 config.producerTokens().stream().map(BearerTokens::bytes).toList();
     }
 
-    public static void register(JerseyEnvironment jersey, AuthFactory config) {
-        providers(config).forEach(jersey::register);
+    public static void register(JerseyEnvironment jersey, AuthFactory config, PortalTokens portalTokens) {
+        providers(config, portalTokens).forEach(jersey::register);
     }
 
-    /** The Jersey providers that authenticate and authorise callers; a resource test registers the same. */
-    public static List<Object> providers(AuthFactory config) {
+    /**
+     * The Jersey providers that authenticate and authorise callers; a resource test registers the same. Without
+     * {@code portalTokens}, no portal link is accepted.
+     */
+    public static List<Object> providers(AuthFactory config, PortalTokens portalTokens) {
         return List.of(
                 new AuthDynamicFeature(new OAuthCredentialAuthFilter.Builder<Caller>()
-                        .setAuthenticator(new BearerTokens(config))
+                        .setAuthenticator(new BearerTokens(config, portalTokens))
                         .setAuthorizer((caller, role, request) -> caller.roles().contains(role))
                         .setPrefix("Bearer")
                         .setUnauthorizedHandler(new JsonUnauthorized())
@@ -48,6 +54,11 @@ public final class BearerTokens implements Authenticator<String, Caller> {
 
     @Override
     public Optional<Caller> authenticate(String token) {
+        if (PortalTokens.looksLikePortalToken(token)) {
+            return portalTokens == null
+                    ? Optional.empty()
+                    : portalTokens.verify(token).map(s -> Caller.portal(s.tenant(), s.id().toString()));
+        }
         byte[] presented = bytes(token);
         // Compare against every token, in constant time, so timing tells nothing about which one is close.
         boolean admin = matchesAny(adminTokens, presented);

@@ -9,6 +9,7 @@ import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.signing.Hmac;
 import dev.relaybox.activities.store.EndpointHealthStore;
 import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
@@ -41,7 +42,8 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * {@code /admin/endpoints}: subscribers, their filters, headers and secrets. A secret is shown once, when created or
- * rotated; header values once, when set.
+ * rotated; header values once, when set. The portal calls the same methods scoped to its tenant: an endpoint of
+ * another tenant is not found, and a tenant endpoint's in-flight limit never exceeds the configured bound.
  */
 @Tag(name = "endpoints")
 @Path("/admin/endpoints")
@@ -52,11 +54,13 @@ public final class EndpointsResource {
     private final Jdbi jdbi;
     private final EndpointUrlPolicy urlPolicy;
     private final Duration rotationGrace;
+    private final int tenantMaxInFlight;
 
-    public EndpointsResource(Jdbi jdbi, EndpointUrlPolicy urlPolicy, Duration rotationGrace) {
+    public EndpointsResource(Jdbi jdbi, EndpointUrlPolicy urlPolicy, Duration rotationGrace, int tenantMaxInFlight) {
         this.jdbi = jdbi;
         this.urlPolicy = urlPolicy;
         this.rotationGrace = rotationGrace;
+        this.tenantMaxInFlight = tenantMaxInFlight;
     }
 
     @POST
@@ -85,6 +89,16 @@ public final class EndpointsResource {
                 @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
             })
     public Response create(@NotNull @Valid NewEndpoint request) {
+        if (request.tenant() != null
+                && jdbi.withExtension(TenantStore.class, t -> t.find(request.tenant()))
+                        .isEmpty()) {
+            throw new ApiException(422, "unknown_tenant", "no tenant with key \"" + request.tenant() + "\"");
+        }
+        return create(request, request.tenant());
+    }
+
+    /** Creates an endpoint of {@code tenant} (null: the operator's own). */
+    public Response create(NewEndpoint request, String tenant) {
         checkUrl(request.url());
         ReceiverOptions options = ReceiverOptions.checked(request.filter(), request.headers());
         checkBurst(request.burst(), request.rateLimit(), null);
@@ -94,12 +108,12 @@ public final class EndpointsResource {
         EndpointControls controls = new EndpointControls(
                 positiveOrNull(request.rateLimit()),
                 request.burst(),
-                positiveOrNull(request.maxInFlight()),
+                bounded(tenant, positiveOrNull(request.maxInFlight())),
                 Boolean.TRUE.equals(request.ordered()),
                 request.payloadFormat() == null ? EndpointControls.ENVELOPE : request.payloadFormat());
         Endpoint created = jdbi.inTransaction(h -> {
             EndpointStore store = h.attach(EndpointStore.class);
-            Endpoint endpoint = store.insert(request.name(), request.url(), secret, eventTypes)
+            Endpoint endpoint = store.insert(tenant, request.name(), request.url(), secret, eventTypes)
                     .orElseThrow(() -> ApiException.conflict(
                             "endpoint_exists", "an endpoint named \"" + request.name() + "\" already exists"));
             store.setControls(endpoint.id(), controls);
@@ -113,7 +127,7 @@ public final class EndpointsResource {
 
     /** The whole JSON for one endpoint: its controls and its health over the last hour. */
     private EndpointView view(UUID id, String revealedSecret, Map<String, String> revealedHeaders) {
-        Endpoint endpoint = find(id);
+        Endpoint endpoint = find(id, null);
         return jdbi.withHandle(h -> EndpointView.of(endpoint, revealedSecret, revealedHeaders)
                 .with(
                         h.attach(EndpointStore.class).controls(endpoint.id()).orElse(EndpointControls.defaults()),
@@ -125,15 +139,23 @@ public final class EndpointsResource {
     @GET
     @Operation(operationId = "listEndpoints", summary = "Every endpoint")
     public List<EndpointView> list() {
+        return list(null);
+    }
+
+    /** Every endpoint of {@code tenant}, or every endpoint at all when it is null. */
+    public List<EndpointView> list(String tenant) {
         return jdbi.withHandle(h -> {
             EndpointStore store = h.attach(EndpointStore.class);
             Map<UUID, EndpointHealthStore.Health> health =
                     h.attach(EndpointHealthStore.class).health(Instant.now().minus(Duration.ofHours(1))).stream()
                             .collect(Collectors.toMap(EndpointHealthStore.Health::endpointId, x -> x));
-            return store.list().stream()
-                    .map(e -> EndpointView.of(e, null, null)
-                            .with(store.controls(e.id()).orElse(EndpointControls.defaults()), health.get(e.id())))
-                    .toList();
+            return (tenant == null ? store.list() : store.listOfTenant(tenant))
+                    .stream()
+                            .map(e -> EndpointView.of(e, null, null)
+                                    .with(
+                                            store.controls(e.id()).orElse(EndpointControls.defaults()),
+                                            health.get(e.id())))
+                            .toList();
         });
     }
 
@@ -141,6 +163,12 @@ public final class EndpointsResource {
     @Path("/{id}")
     @Operation(operationId = "getEndpoint", summary = "One endpoint")
     public EndpointView get(@PathParam("id") UUID id) {
+        return get(id, null);
+    }
+
+    /** The endpoint, when it is {@code tenant}'s (or when {@code tenant} is null). */
+    public EndpointView get(UUID id, String tenant) {
+        find(id, tenant);
         return view(id, null, null);
     }
 
@@ -151,6 +179,12 @@ public final class EndpointsResource {
             summary = "Change an endpoint's URL, event types, filter, headers or controls, enable or disable it,"
                     + " rotate its secret")
     public EndpointView change(@PathParam("id") UUID id, @NotNull @Valid EndpointChange change) {
+        return change(id, change, null);
+    }
+
+    /** Changes the endpoint, when it is {@code tenant}'s (or when {@code tenant} is null). */
+    public EndpointView change(UUID id, EndpointChange change, String tenant) {
+        find(id, tenant);
         if (change.url() != null) {
             checkUrl(change.url());
         }
@@ -158,7 +192,7 @@ public final class EndpointsResource {
         String revealedSecret = jdbi.inTransaction(h -> {
             EndpointStore dao = h.attach(EndpointStore.class);
             Endpoint current = dao.find(id).orElseThrow(() -> notFound(id));
-            changeControls(dao, id, change);
+            changeControls(dao, id, change, current.tenant() == null ? null : tenantMaxInFlight);
             options.write(h, id);
             if (change.url() != null || change.eventTypes() != null) {
                 dao.update(
@@ -192,7 +226,7 @@ public final class EndpointsResource {
         return view(id, revealedSecret, options.headers());
     }
 
-    private static void changeControls(EndpointStore dao, UUID id, EndpointChange change) {
+    private static void changeControls(EndpointStore dao, UUID id, EndpointChange change, Integer maxInFlightBound) {
         EndpointControls current = dao.controls(id).orElse(EndpointControls.defaults());
         Double rateLimit = change.rateLimit() == null ? current.rateLimit() : positiveOrNull(change.rateLimit());
         checkBurst(change.burst(), rateLimit, change.rateLimit());
@@ -201,7 +235,11 @@ public final class EndpointsResource {
                 new EndpointControls(
                         rateLimit,
                         change.burst() != null ? change.burst() : rateLimit == null ? null : current.burst(),
-                        change.maxInFlight() == null ? current.maxInFlight() : positiveOrNull(change.maxInFlight()),
+                        bound(
+                                change.maxInFlight() == null
+                                        ? current.maxInFlight()
+                                        : positiveOrNull(change.maxInFlight()),
+                                maxInFlightBound),
                         change.ordered() == null ? current.ordered() : change.ordered(),
                         change.payloadFormat() == null ? current.payloadFormat() : change.payloadFormat()));
         if (Boolean.TRUE.equals(change.enabled())) {
@@ -228,8 +266,19 @@ public final class EndpointsResource {
         return value == null || value <= 0 ? null : value;
     }
 
-    private Endpoint find(UUID id) {
-        return jdbi.withExtension(EndpointStore.class, dao -> dao.find(id)).orElseThrow(() -> notFound(id));
+    /** A tenant endpoint holds at most the configured number of HTTP attempts at a time, however it is set. */
+    private Integer bounded(String tenant, Integer maxInFlight) {
+        return tenant == null ? maxInFlight : bound(maxInFlight, tenantMaxInFlight);
+    }
+
+    private static Integer bound(Integer maxInFlight, Integer bound) {
+        return bound == null ? maxInFlight : maxInFlight == null ? bound : Math.min(maxInFlight, bound);
+    }
+
+    private Endpoint find(UUID id, String tenant) {
+        return jdbi.withExtension(EndpointStore.class, dao -> dao.find(id))
+                .filter(e -> tenant == null || tenant.equals(e.tenant()))
+                .orElseThrow(() -> notFound(id));
     }
 
     private static ApiException notFound(UUID id) {

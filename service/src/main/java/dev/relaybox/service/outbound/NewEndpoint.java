@@ -1,6 +1,7 @@
 package dev.relaybox.service.outbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.activities.store.TenantStore;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
@@ -38,4 +39,8 @@ public record NewEndpoint(
                         "{\"all\": [{\"path\": \"/amount\", \"gte\": 100}, {\"path\": \"/currency\", \"in\": [\"EUR\"]}]}")
         JsonNode filter,
 
-        @Schema(example = "{\"X-Api-Key\": \"k-123\"}") Map<String, String> headers) {}
+        @Schema(example = "{\"X-Api-Key\": \"k-123\"}") Map<String, String> headers,
+
+        @Schema(description = "the tenant it belongs to; it then receives only that tenant's events")
+        @Pattern(regexp = TenantStore.KEY, message = TenantStore.KEY_RULE)
+        String tenant) {}

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.PublishCheck;
 import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.producer.IdempotentEnqueue;
 import dev.relaybox.producer.JdbcOutbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -65,9 +66,12 @@ public final class OutboxResource {
     private final OutboxStore outbox;
     private final List<String> aggregateTypes;
     private final PublishCheck publishing;
+    private final TenantStore tenants;
 
-    public OutboxResource(OutboxStore outbox, List<String> aggregateTypes, PublishCheck publishing) {
+    public OutboxResource(
+            OutboxStore outbox, List<String> aggregateTypes, PublishCheck publishing, TenantStore tenants) {
         this.outbox = outbox;
+        this.tenants = tenants;
         this.aggregateTypes = List.copyOf(aggregateTypes);
         this.publishing = publishing;
     }
@@ -103,8 +107,15 @@ public final class OutboxResource {
                     requiredMode = Schema.RequiredMode.REQUIRED,
                     description = "a JSON object (or array): the body receivers get")
             @NotNull
-            JsonNode payload) {
-        private static final List<Object> FIELDS = List.of("eventType", "aggregateType", "aggregateId", "payload");
+            JsonNode payload,
+
+            @Schema(
+                    description = "the key of the tenant whose endpoints alone receive the event; without it, the "
+                            + "endpoints that belong to no tenant receive it")
+            @Pattern(regexp = TenantStore.KEY, message = TenantStore.KEY_RULE)
+            String tenant) {
+        private static final List<Object> FIELDS =
+                List.of("eventType", "aggregateType", "aggregateId", "payload", "tenant");
 
         /** A misspelt field must not pass silently (the application's mapper ignores unknown fields elsewhere). */
         @JsonAnySetter
@@ -210,11 +221,23 @@ public final class OutboxResource {
         if (!request.payload().isContainerNode()) {
             throw ApiException.badRequest("invalid_request", "payload must be a JSON object or array");
         }
+        if (request.tenant() != null) {
+            TenantStore.Tenant tenant = tenants.find(request.tenant())
+                    .orElseThrow(() ->
+                            new ApiException(422, "unknown_tenant", "no tenant with key \"" + request.tenant() + "\""));
+            if (!tenant.enabled()) {
+                throw new ApiException(
+                        422,
+                        "tenant_disabled",
+                        "tenant \"" + tenant.key() + "\" is disabled: it receives no new events");
+            }
+        }
         return new OutboxEvent(
                 request.eventType(),
                 request.aggregateType(),
                 request.aggregateId(),
-                request.payload().toString());
+                request.payload().toString(),
+                request.tenant());
     }
 
     private static <T> T storing(Supplier<T> insert) {

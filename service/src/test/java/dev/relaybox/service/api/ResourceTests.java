@@ -34,7 +34,7 @@ public final class ResourceTests {
         ResourceExtension.Builder builder = ResourceExtension.builder()
                 .setRegisterDefaultExceptionMappers(false)
                 .addResource(resource);
-        BearerTokens.providers(authConfig()).forEach(builder::addProvider);
+        BearerTokens.providers(authConfig(), null).forEach(builder::addProvider);
         JsonErrorMappers.providers().forEach(builder::addProvider);
         return builder.build();
     }

@@ -1,0 +1,61 @@
+package dev.relaybox.service.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.util.Duration;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+
+/**
+ * The customer portal: where its links point, how long one lasts, which pages may frame it, and what bounds one
+ * tenant's endpoints.
+ */
+public final class PortalFactory {
+    /** The address customers reach Relaybox's API port at; the links are {@code <publicUrl>/portal#token=…}. */
+    @NotNull
+    @JsonProperty
+    private String publicUrl = "http://127.0.0.1:8080";
+
+    @NotNull
+    @JsonProperty
+    private Duration linkTtl = Duration.hours(1);
+
+    /** The longest lifetime a caller may ask for a link. */
+    @NotNull
+    @JsonProperty
+    private Duration maxLinkTtl = Duration.hours(24);
+
+    /** The CSP frame-ancestors of the portal page: {@code 'none'}, or the SaaS's own origin to embed it. */
+    @NotNull
+    @JsonProperty
+    private String frameAncestors = "'none'";
+
+    /**
+     * The in-flight limit of every tenant endpoint, which a customer may lower but not raise: one customer's slow
+     * endpoint holds at most this many of the worker's HTTP attempts at a time.
+     */
+    @Min(1)
+    @Max(10_000)
+    @JsonProperty
+    private int maxInFlightPerEndpoint = 8;
+
+    public String publicUrl() {
+        return publicUrl.endsWith("/") ? publicUrl.substring(0, publicUrl.length() - 1) : publicUrl;
+    }
+
+    public java.time.Duration linkTtl() {
+        return linkTtl.toJavaDuration();
+    }
+
+    public java.time.Duration maxLinkTtl() {
+        return maxLinkTtl.toJavaDuration();
+    }
+
+    public String frameAncestors() {
+        return frameAncestors;
+    }
+
+    public int maxInFlightPerEndpoint() {
+        return maxInFlightPerEndpoint;
+    }
+}
