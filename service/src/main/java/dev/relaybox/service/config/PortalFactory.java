@@ -5,6 +5,7 @@ import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 
 /**
  * The customer portal: where its links point, how long one lasts, which pages may frame it, and what bounds one
@@ -25,10 +26,16 @@ public final class PortalFactory {
     @JsonProperty
     private Duration maxLinkTtl = Duration.hours(24);
 
-    /** The CSP frame-ancestors of the portal page: {@code 'none'}, or the SaaS's own origin to embed it. */
+    /**
+     * The CSP frame-ancestors of the portal page: {@code none}, or the SaaS's own origins (space-separated) to embed
+     * it. {@code none} and {@code self} may be written without the quotes CSP wants.
+     */
     @NotNull
+    @Pattern(
+            regexp = "[A-Za-z0-9:/.*' -]{1,500}",
+            message = "must be CSP source expressions, e.g. https://app.example.com")
     @JsonProperty
-    private String frameAncestors = "'none'";
+    private String frameAncestors = "none";
 
     /**
      * The in-flight limit of every tenant endpoint, which a customer may lower but not raise: one customer's slow
@@ -51,8 +58,11 @@ public final class PortalFactory {
         return maxLinkTtl.toJavaDuration();
     }
 
+    /** As the CSP header wants it. */
     public String frameAncestors() {
-        return frameAncestors;
+        return frameAncestors.equals("none") || frameAncestors.equals("self")
+                ? "'" + frameAncestors + "'"
+                : frameAncestors;
     }
 
     public int maxInFlightPerEndpoint() {

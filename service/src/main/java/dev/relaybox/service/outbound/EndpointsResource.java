@@ -272,7 +272,10 @@ public final class EndpointsResource {
     }
 
     private static Integer bound(Integer maxInFlight, Integer bound) {
-        return bound == null ? maxInFlight : maxInFlight == null ? bound : Math.min(maxInFlight, bound);
+        if (bound == null) {
+            return maxInFlight;
+        }
+        return maxInFlight == null ? bound : Integer.valueOf(Math.min(maxInFlight, bound));
     }
 
     private Endpoint find(UUID id, String tenant) {

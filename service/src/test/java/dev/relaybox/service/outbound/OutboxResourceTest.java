@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.catalog.EventSchemas;
 import dev.relaybox.activities.catalog.PublishCheck;
 import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.JsonErrorMappers;
@@ -42,7 +43,8 @@ class OutboxResourceTest {
                 .addResource(new OutboxResource(
                         JDBI.onDemand(OutboxStore.class),
                         List.of("order", "invoice"),
-                        new PublishCheck(JDBI, new EventSchemas(), true, Clock.systemUTC())))
+                        new PublishCheck(JDBI, new EventSchemas(), true, Clock.systemUTC()),
+                        JDBI.onDemand(TenantStore.class)))
                 .build();
     }
 

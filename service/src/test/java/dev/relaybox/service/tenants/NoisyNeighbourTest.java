@@ -1,0 +1,96 @@
+package dev.relaybox.service.tenants;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.service.Api;
+import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.TestApp;
+import io.dropwizard.testing.ConfigOverride;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Tenant A's backlog of 2,000 events to a slow endpoint does not hold back tenant B's one event: the dispatcher takes
+ * each tenant's oldest rows in turn, and a tenant endpoint holds at most {@code portal.maxInFlightPerEndpoint} of the
+ * worker's HTTP attempts, so B's delivery goes out while A's backlog is still there.
+ */
+@ExtendWith(DropwizardExtensionsSupport.class)
+class NoisyNeighbourTest {
+    static final int BACKLOG = 2_000;
+    static final int BOUND = 4;
+    static final TestReceiver RECEIVER = new TestReceiver();
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
+            TestApp.freePort(),
+            ConfigOverride.config("delivery.jitter", "0"),
+            ConfigOverride.config("portal.maxInFlightPerEndpoint", Integer.toString(BOUND)));
+    static final Api API = new Api(APP);
+
+    @AfterAll
+    static void closeReceiver() {
+        RECEIVER.close();
+    }
+
+    @Test
+    void oneTenantsBacklogToASlowEndpointDoesNotDelayAnothersEvent() {
+        RECEIVER.answer(r -> r.path().equals("/slow")
+                ? TestReceiver.Reply.of(200).after(Duration.ofSeconds(1))
+                : TestReceiver.Reply.of(200));
+        for (String tenant : List.of("noisy", "quiet")) {
+            API.admin("POST", "/admin/tenants", Map.of("key", tenant, "name", tenant));
+            API.admin(
+                    "POST",
+                    "/admin/endpoints",
+                    Map.of(
+                            "name",
+                            "hooks",
+                            "url",
+                            RECEIVER.url(tenant.equals("noisy") ? "/slow" : "/quiet"),
+                            "tenant",
+                            tenant,
+                            "maxInFlight",
+                            1000));
+        }
+        API.jdbi().useHandle(h -> h.execute("""
+                INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, tenant)
+                SELECT 'order', 'noisy-' || g, 'order.created', jsonb_build_object('n', g), 'noisy'
+                  FROM generate_series(1, ?) g""", BACKLOG));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/slow").size() >= BOUND);
+
+        assertThat(API.producer(
+                                "POST",
+                                "/outbox",
+                                Map.of(
+                                        "eventType", "order.created",
+                                        "aggregateType", "order",
+                                        "aggregateId", "quiet-1",
+                                        "payload", Map.of("n", 1),
+                                        "tenant", "quiet"))
+                        .status())
+                .isEqualTo(202);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> RECEIVER.received("/quiet").size() == 1);
+
+        int noisyDone = RECEIVER.received("/slow").size();
+        assertThat(noisyDone)
+                .as("the quiet tenant's event went out while the noisy one's backlog was still there")
+                .isLessThan(BACKLOG / 4);
+        assertThat(RECEIVER.maxInFlight())
+                .as("the noisy endpoint held at most its bound of attempts at once, however it asked")
+                .isLessThanOrEqualTo(BOUND + 1);
+        assertThat(API.adminGet("/admin/tenants/noisy/endpoints")
+                        .get(0)
+                        .path("controls")
+                        .path("maxInFlight")
+                        .asInt())
+                .isEqualTo(BOUND);
+    }
+}
