@@ -5,6 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.producer.IdempotentEnqueue;
+import dev.relaybox.producer.JdbcOutbox;
+import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RelayboxConfiguration;
@@ -16,6 +19,7 @@ import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.client.Entity;
 import java.lang.reflect.Method;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -25,6 +29,7 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
+import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -234,6 +239,39 @@ class PortalIsolationTest {
         portal(gamma, "GET", "/portal/api/me", null).assertError(401, "unauthorized");
         API.producer("POST", "/outbox", event("gamma")).assertError(422, "tenant_disabled");
         API.producer("POST", "/outbox", event("nobody")).assertError(422, "unknown_tenant");
+    }
+
+    @Test
+    void idempotencyKeysArePerTenantThroughTheApiAndTheLibrary() throws Exception {
+        Answer alpha = withKey("same-key", event("alpha"));
+        Answer beta = withKey("same-key", event("beta"));
+        assertThat(List.of(alpha.status(), beta.status())).containsExactly(202, 202);
+        assertThat(alpha.text("id")).isNotEqualTo(beta.text("id"));
+        Answer again = withKey("same-key", event("alpha"));
+        assertThat(again.status()).isEqualTo(200);
+        assertThat(again.text("id")).isEqualTo(alpha.text("id"));
+
+        OutboxEvent forBeta = new OutboxEvent("order.created", "order", "lib-1", "{}").forTenant("beta");
+        try (Handle handle = API.jdbi().open()) {
+            Connection connection = handle.getConnection();
+            IdempotentEnqueue first = JdbcOutbox.enqueueIdempotent(connection, forBeta, "lib-key", "h1");
+            IdempotentEnqueue operators = JdbcOutbox.enqueueIdempotent(
+                    connection, new OutboxEvent("order.created", "order", "lib-1", "{}"), "lib-key", "h1");
+            IdempotentEnqueue conflicting =
+                    JdbcOutbox.enqueueIdempotent(connection, forBeta, "lib-key", "another body");
+            assertThat(first.created()).isTrue();
+            assertThat(operators.created())
+                    .as("the operator's key space is its own")
+                    .isTrue();
+            assertThat(conflicting.conflict()).isTrue();
+            assertThat(conflicting.id()).isEqualTo(first.id());
+        }
+    }
+
+    private static Answer withKey(String key, Object body) {
+        return Answer.of(API.request("/outbox", TestApp.PRODUCER_TOKEN)
+                .header("Idempotency-Key", key)
+                .post(Entity.json(body)));
     }
 
     private static String httpMethod(Method method) {
