@@ -190,7 +190,7 @@ class PortalIsolationTest {
         assertThat(beta.path("rotatingSecret").asBoolean()).isFalse();
         assertThat(API.adminGet("/admin/tenants/beta/endpoints")).hasSize(1);
         assertThat(deliveries("beta", "DEAD_LETTERED")).hasSize(1);
-        assertThat(API.adminGet("/admin/dead-letters?peer=" + RECEIVER.url("/beta"))
+        assertThat(API.adminGet("/admin/dead-letters?tenant=beta")
                         .path("items"))
                 .hasSize(1);
         assertThat(API.adminGet("/admin/outbox?eventType=relaybox.test").toString())
