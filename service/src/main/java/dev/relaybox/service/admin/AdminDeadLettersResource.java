@@ -116,7 +116,8 @@ public final class AdminDeadLettersResource {
             @QueryParam("until") Instant until,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
             @Parameter(description = "the nextCursor of the previous page") @QueryParam("cursor") String cursor) {
-        DeadLetterFilter filter = checked(new DeadLetterFilter(source, eventType, peer, aggregate, since, until, null, tenant));
+        DeadLetterFilter filter =
+                checked(new DeadLetterFilter(source, eventType, peer, aggregate, since, until, null, tenant));
         Cursor after = cursor(cursor);
         Page<DeadLetterStore.Row> page = store.list(filter, open, after, limit);
         return new Page<>(page.items().stream().map(this::view).toList(), page.nextCursor());
@@ -219,7 +220,8 @@ public final class AdminDeadLettersResource {
             @QueryParam("aggregate") String aggregate,
             @QueryParam("since") Instant since,
             @QueryParam("until") Instant until) {
-        DeadLetterFilter filter = checked(new DeadLetterFilter(source, eventType, peer, aggregate, since, until, null, tenant));
+        DeadLetterFilter filter =
+                checked(new DeadLetterFilter(source, eventType, peer, aggregate, since, until, null, tenant));
         return new OpenCount(store.countOpen(filter));
     }
 

@@ -190,8 +190,7 @@ class PortalIsolationTest {
         assertThat(beta.path("rotatingSecret").asBoolean()).isFalse();
         assertThat(API.adminGet("/admin/tenants/beta/endpoints")).hasSize(1);
         assertThat(deliveries("beta", "DEAD_LETTERED")).hasSize(1);
-        assertThat(API.adminGet("/admin/dead-letters?tenant=beta")
-                        .path("items"))
+        assertThat(API.adminGet("/admin/dead-letters?tenant=beta").path("items"))
                 .hasSize(1);
         assertThat(API.adminGet("/admin/outbox?eventType=relaybox.test").toString())
                 .doesNotContain(betaEndpoint);
@@ -229,15 +228,34 @@ class PortalIsolationTest {
                 .as("an admin token is not a portal link")
                 .isEqualTo(403);
 
-        API.admin("POST", "/admin/tenants", Map.of("key", "gamma", "name", "Gamma"))
-                .status();
-        String gamma = API.admin("POST", "/admin/tenants/gamma/portal-access", Map.of())
-                .text("token");
-        assertThat(API.admin("PATCH", "/admin/tenants/gamma", Map.of("enabled", false))
+        API.admin("POST", "/admin/tenants", Map.of("key", "gamma", "name", "Gamma"));
+        List<String> gammas = List.of(link("gamma"), link("gamma"));
+        assertThat(API.admin("DELETE", "/admin/tenants/gamma/portal-access", null)
+                        .body()
+                        .path("revoked")
+                        .asInt())
+                .isEqualTo(2);
+        gammas.forEach(t -> portal(t, "GET", "/portal/api/me", null).assertError(401, "unauthorized"));
+
+        API.admin("POST", "/admin/tenants", Map.of("key", "delta", "name", "Delta"));
+        String delta = link("delta");
+        String deltaEndpoint = endpoint("delta");
+        assertThat(API.admin("PATCH", "/admin/tenants/delta", Map.of("enabled", false))
                         .status())
                 .isEqualTo(200);
-        portal(gamma, "GET", "/portal/api/me", null).assertError(401, "unauthorized");
-        API.producer("POST", "/outbox", event("gamma")).assertError(422, "tenant_disabled");
+        portal(delta, "GET", "/portal/api/me", null).assertError(401, "unauthorized");
+        assertThat(API.adminGet("/admin/endpoints/" + deltaEndpoint)
+                        .path("enabled")
+                        .asBoolean())
+                .isFalse();
+        API.producer("POST", "/outbox", event("delta")).assertError(422, "tenant_disabled");
+        API.admin("POST", "/admin/tenants/delta/portal-access", Map.of()).assertError(422, "tenant_disabled");
+        API.admin("PATCH", "/admin/tenants/delta", Map.of("enabled", true));
+        assertThat(API.adminGet("/admin/endpoints/" + deltaEndpoint)
+                        .path("enabled")
+                        .asBoolean())
+                .as("enabling the tenant enables what its disabling stopped")
+                .isTrue();
         API.producer("POST", "/outbox", event("nobody")).assertError(422, "unknown_tenant");
     }
 
@@ -272,6 +290,11 @@ class PortalIsolationTest {
         return Answer.of(API.request("/outbox", TestApp.PRODUCER_TOKEN)
                 .header("Idempotency-Key", key)
                 .post(Entity.json(body)));
+    }
+
+    private static String link(String tenant) {
+        return API.admin("POST", "/admin/tenants/" + tenant + "/portal-access", Map.of())
+                .text("token");
     }
 
     private static String httpMethod(Method method) {
