@@ -127,7 +127,15 @@ final class ApiResources {
         environment.jersey().register(new EntitiesResource(inbox));
         EventTypesResource eventTypes = new EventTypesResource(jdbi, catalog);
         environment.jersey().register(eventTypes);
-        environment.jersey().register(new PortalResource(jdbi, endpoints, recovery, tenantDeliveries, eventTypes));
+        environment
+                .jersey()
+                .register(new PortalResource(
+                        jdbi,
+                        endpoints,
+                        recovery,
+                        tenantDeliveries,
+                        eventTypes,
+                        config.getPortal().theme()));
         environment.jersey().register(new OpenApiResource(version(), new CatalogWebhooks(jdbi)::section));
     }
 

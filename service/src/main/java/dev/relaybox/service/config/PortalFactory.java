@@ -6,6 +6,7 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
+import java.util.Map;
 
 /**
  * The customer portal: where its links point, how long one lasts, which pages may frame it, and what bounds one
@@ -45,6 +46,15 @@ public final class PortalFactory {
     @Max(10_000)
     @JsonProperty
     private int maxInFlightPerEndpoint = 8;
+
+    /** The portal's look where a tenant's theme says nothing: {"title", "logoUrl", "accentColor"}. */
+    @NotNull
+    @JsonProperty
+    private Map<String, String> theme = Map.of();
+
+    public Map<String, String> theme() {
+        return theme;
+    }
 
     public String publicUrl() {
         return publicUrl.endsWith("/") ? publicUrl.substring(0, publicUrl.length() - 1) : publicUrl;

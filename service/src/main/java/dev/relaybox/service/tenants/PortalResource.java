@@ -1,6 +1,5 @@
 package dev.relaybox.service.tenants;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.admin.EndpointRecoveryResource;
@@ -35,6 +34,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -56,13 +56,17 @@ public final class PortalResource {
     private final EndpointRecoveryResource recovery;
     private final TenantDeliveries deliveries;
     private final EventTypesResource eventTypes;
+    private final Map<String, String> theme;
 
+    /** {@code theme}: the look of every tenant's portal where its own theme says nothing. */
     public PortalResource(
             Jdbi jdbi,
             EndpointsResource endpoints,
             EndpointRecoveryResource recovery,
             TenantDeliveries deliveries,
-            EventTypesResource eventTypes) {
+            EventTypesResource eventTypes,
+            Map<String, String> theme) {
+        this.theme = Map.copyOf(theme);
         this.jdbi = jdbi;
         this.endpoints = endpoints;
         this.recovery = recovery;
@@ -70,7 +74,7 @@ public final class PortalResource {
         this.eventTypes = eventTypes;
     }
 
-    public record Me(Map<String, String> tenant, JsonNode theme, Instant expiresAt) {}
+    public record Me(Map<String, String> tenant, Map<String, String> theme, Instant expiresAt) {}
 
     @GET
     @Path("/me")
@@ -78,7 +82,13 @@ public final class PortalResource {
     public Me me(@Parameter(hidden = true) @Auth Caller caller) {
         TenantStore.Tenant tenant = jdbi.withExtension(TenantStore.class, t -> t.find(caller.tenant()))
                 .orElseThrow();
-        return new Me(Map.of("key", tenant.key(), "name", tenant.name()), Json.parse(tenant.theme()), null);
+        Map<String, String> merged = new HashMap<>(theme);
+        Json.parse(tenant.theme()).fields().forEachRemaining(field -> {
+            if (field.getValue().isTextual()) {
+                merged.put(field.getKey(), field.getValue().asText());
+            }
+        });
+        return new Me(Map.of("key", tenant.key(), "name", tenant.name()), merged, null);
     }
 
     @GET

@@ -44,6 +44,8 @@ class PortalIsolationTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
             TestApp.freePort(),
+            ConfigOverride.config("portal.theme.title", "Webhooks by Example"),
+            ConfigOverride.config("portal.theme.accentColor", "#111111"),
             ConfigOverride.config("delivery.jitter", "0"),
             ConfigOverride.config("delivery.retryDelays", "1s"));
     static final Api API = new Api(APP);
@@ -57,7 +59,16 @@ class PortalIsolationTest {
     static void twoTenantsWithOneDeliveryEach() {
         RECEIVER.answer(r -> TestReceiver.Reply.of(r.path().startsWith("/beta") ? 400 : 200));
         for (String tenant : List.of("alpha", "beta")) {
-            assertThat(API.admin("POST", "/admin/tenants", Map.of("key", tenant, "name", tenant + " Inc."))
+            assertThat(API.admin(
+                                    "POST",
+                                    "/admin/tenants",
+                                    Map.of(
+                                            "key",
+                                            tenant,
+                                            "name",
+                                            tenant + " Inc.",
+                                            "theme",
+                                            Map.of("accentColor", "#2563eb")))
                             .status())
                     .isEqualTo(201);
         }
@@ -176,12 +187,12 @@ class PortalIsolationTest {
                 assertThat(answer.body().toString()).as(route).doesNotContain(betaEndpoint, betaDelivery, "beta");
             }
         });
-        assertThat(answers.get("GET /portal/api/me")
-                        .body()
-                        .path("tenant")
-                        .path("key")
-                        .asText())
-                .isEqualTo("alpha");
+        JsonNode me = answers.get("GET /portal/api/me").body();
+        assertThat(me.path("tenant").path("key").asText()).isEqualTo("alpha");
+        assertThat(me.path("theme").path("accentColor").asText())
+                .as("the tenant's own")
+                .isEqualTo("#2563eb");
+        assertThat(me.path("theme").path("title").asText()).as("the global one").isEqualTo("Webhooks by Example");
         assertThat(ids(portal(alphaToken, "GET", "/portal/api/endpoints", null).body()))
                 .containsExactly(alphaEndpoint);
 
