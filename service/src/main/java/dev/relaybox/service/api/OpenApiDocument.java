@@ -36,6 +36,7 @@ import org.glassfish.jersey.server.model.ResourceMethod;
 public final class OpenApiDocument {
     public static final String ADMIN_SCHEME = "admin";
     public static final String PRODUCER_SCHEME = "producer";
+    public static final String PORTAL_SCHEME = "portal";
     private static final String ERROR_SCHEMA = "ApiError";
     private static final String ERROR_RESPONSE = "Error";
     /** For {@code @ApiResponse(ref = ...)}: a status answered with the one error shape. */
@@ -116,8 +117,15 @@ public final class OpenApiDocument {
                         new SecurityScheme()
                                 .type(SecurityScheme.Type.HTTP)
                                 .scheme("bearer")
+                                .description("A producer token (auth.producerTokens): POST /outbox and GET /entities."))
+                .addSecuritySchemes(
+                        PORTAL_SCHEME,
+                        new SecurityScheme()
+                                .type(SecurityScheme.Type.HTTP)
+                                .scheme("bearer")
                                 .description(
-                                        "A producer token (auth.producerTokens): POST /outbox and GET /entities."));
+                                        "A portal link's token (rbp_…, from POST /admin/tenants/{key}/portal-access):"
+                                                + " /portal/api, for that one tenant."));
         ModelConverters.getInstance().read(ApiError.class).forEach(components::addSchemas);
         components.addResponses(
                 ERROR_RESPONSE,
@@ -155,6 +163,10 @@ public final class OpenApiDocument {
     private static void describeSecurityAndErrors(Operation operation, String[] roles) {
         Set<String> schemes = new LinkedHashSet<>();
         for (String role : roles) {
+            if (role.equals(Caller.PORTAL)) {
+                schemes.add(PORTAL_SCHEME);
+                continue;
+            }
             // An admin token carries the producer role too (see BearerTokens), so it opens producer routes.
             if (role.equals(Caller.PRODUCER)) {
                 schemes.add(PRODUCER_SCHEME);

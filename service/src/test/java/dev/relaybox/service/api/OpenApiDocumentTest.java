@@ -92,7 +92,9 @@ class OpenApiDocumentTest {
                             .flatMap(requirement -> requirement.keySet().stream())
                             .collect(Collectors.toSet());
             Set<String> roles = rolesAllowed(route.javaMethod());
-            if (roles.contains(Caller.PRODUCER)) {
+            if (roles.contains(Caller.PORTAL)) {
+                assertThat(schemes).as("%s %s", route.method(), route.path()).containsExactly("portal");
+            } else if (roles.contains(Caller.PRODUCER)) {
                 assertThat(schemes)
                         .as("%s %s", route.method(), route.path())
                         .containsExactlyInAnyOrder("producer", "admin");
@@ -110,9 +112,9 @@ class OpenApiDocumentTest {
     }
 
     @Test
-    void documentCarriesTheErrorShapeBothBearerSchemesAndExamples() {
+    void documentCarriesTheErrorShapeEveryBearerSchemeAndExamples() {
         Map<String, SecurityScheme> schemes = document.getComponents().getSecuritySchemes();
-        assertThat(schemes).containsOnlyKeys("admin", "producer");
+        assertThat(schemes).containsOnlyKeys("admin", "producer", "portal");
         schemes.values().forEach(scheme -> {
             assertThat(scheme.getType()).isEqualTo(SecurityScheme.Type.HTTP);
             assertThat(scheme.getScheme()).isEqualTo("bearer");
