@@ -29,7 +29,8 @@ public record EndpointView(
         Instant createdAt,
         Instant updatedAt,
         ControlsView controls,
-        EndpointHealthView health) {
+        EndpointHealthView health,
+        String tenant) {
     /** {@code revealedHeaders}: headers just set, shown as given; null shows the stored ones redacted. */
     static EndpointView of(Endpoint e, String revealedSecret, Map<String, String> revealedHeaders) {
         return new EndpointView(
@@ -48,7 +49,8 @@ public record EndpointView(
                 e.createdAt(),
                 e.updatedAt(),
                 null,
-                null);
+                null,
+                e.tenant());
     }
 
     EndpointView with(EndpointControls controls, EndpointHealthStore.Health health) {
@@ -66,7 +68,8 @@ public record EndpointView(
                 createdAt,
                 updatedAt,
                 ControlsView.of(controls),
-                health == null ? null : EndpointHealthView.of(health));
+                health == null ? null : EndpointHealthView.of(health),
+                tenant);
     }
 
     /** The endpoint's pacing and body format; null limits are unlimited. */

@@ -199,7 +199,9 @@ class PortalIsolationTest {
         JsonNode beta = API.adminGet("/admin/endpoints/" + betaEndpoint);
         assertThat(beta.path("url").asText()).isEqualTo(RECEIVER.url("/beta"));
         assertThat(beta.path("rotatingSecret").asBoolean()).isFalse();
-        assertThat(API.adminGet("/admin/tenants/beta/endpoints")).hasSize(1);
+        assertThat(API.adminGet("/admin/tenants/beta/endpoints"))
+                .singleElement()
+                .satisfies(e -> assertThat(e.path("tenant").asText()).isEqualTo("beta"));
         assertThat(deliveries("beta", "DEAD_LETTERED")).hasSize(1);
         assertThat(API.adminGet("/admin/dead-letters?tenant=beta").path("items"))
                 .hasSize(1);
