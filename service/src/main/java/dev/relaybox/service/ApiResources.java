@@ -38,6 +38,7 @@ import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import dev.relaybox.service.tenants.EndpointStatsResource;
+import dev.relaybox.service.tenants.PortalPageResource;
 import dev.relaybox.service.tenants.PortalResource;
 import dev.relaybox.service.tenants.PortalTokens;
 import dev.relaybox.service.tenants.TenantDeliveries;
@@ -113,6 +114,7 @@ final class ApiResources {
                 .jersey()
                 .register(new TenantsResource(jdbi, endpoints, tenantDeliveries, portalTokens, config.getPortal()));
         environment.jersey().register(new EndpointStatsResource(endpoints, tenantDeliveries));
+        environment.jersey().register(new PortalPageResource(config.getPortal().frameAncestors()));
         InboxQueries inbox = jdbi.onDemand(InboxQueries.class);
         environment.jersey().register(new AdminInboxResource(inbox, immediateRetry, links));
         environment.jersey().register(new AdminWorkflowsResource(temporal.client(), links));

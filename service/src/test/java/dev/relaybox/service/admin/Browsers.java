@@ -8,7 +8,7 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
 /** Browser tests need Debian's chromium and chromium-driver, which .ci/run installs. */
-final class Browsers {
+public final class Browsers {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
 
@@ -24,12 +24,12 @@ final class Browsers {
     }
 
     /** A headless Chromium with nothing of its own going on (no sync, updates or background traffic). */
-    static ChromeDriver headlessChromium() {
+    public static ChromeDriver headlessChromium() {
         return headlessChromium("1400,1000");
     }
 
     /** As {@link #headlessChromium()}, with the window size ({@code width,height}) a screenshot needs. */
-    static ChromeDriver headlessChromium(String windowSize) {
+    public static ChromeDriver headlessChromium(String windowSize) {
         requireChromium(CHROMIUM, CHROMEDRIVER);
         ChromeOptions options = new ChromeOptions()
                 .setBinary(CHROMIUM.toFile())
