@@ -21,6 +21,7 @@ public final class AdminPageResource {
     private final byte[] page = resource("/admin/index.html");
     private final byte[] pageScript = resource("/admin/admin.js");
     private final byte[] payloadEditScript = resource("/admin/payload-edit.js");
+    private final byte[] chartScript = resource("/shared/chart.js");
 
     @GET
     @Produces(MediaType.TEXT_HTML)
@@ -47,7 +48,15 @@ public final class AdminPageResource {
         return payloadEditScript;
     }
 
-    private static byte[] resource(String name) {
+    @GET
+    @Path("/chart.js")
+    @Produces("text/javascript")
+    @Operation(operationId = "adminPageChart", summary = "The chart of an endpoint's last 24 hours, as in the portal")
+    public byte[] chartScript() {
+        return chartScript;
+    }
+
+    public static byte[] resource(String name) {
         try (InputStream in = AdminPageResource.class.getResourceAsStream(name)) {
             return in.readAllBytes();
         } catch (IOException e) {

@@ -1,5 +1,6 @@
 package dev.relaybox.service.tenants;
 
+import dev.relaybox.service.admin.AdminPageResource;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.ws.rs.GET;
@@ -7,9 +8,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 
 /**
  * The customer portal's page and its files. They hold no data and need no token (the page reads its link's token
@@ -20,10 +18,10 @@ import java.io.UncheckedIOException;
 @Path("/portal")
 public final class PortalPageResource {
     private final String policy;
-    private final byte[] page = resource("/portal/index.html");
-    private final byte[] script = resource("/portal/portal.js");
-    private final byte[] style = resource("/portal/portal.css");
-    private final byte[] chart = resource("/shared/chart.js");
+    private final byte[] page = AdminPageResource.resource("/portal/index.html");
+    private final byte[] script = AdminPageResource.resource("/portal/portal.js");
+    private final byte[] style = AdminPageResource.resource("/portal/portal.css");
+    private final byte[] chart = AdminPageResource.resource("/shared/chart.js");
 
     /** {@code frameAncestors}: the CSP source list of the pages that may frame the portal. */
     public PortalPageResource(String frameAncestors) {
@@ -67,13 +65,5 @@ public final class PortalPageResource {
                 .header("X-Content-Type-Options", "nosniff")
                 .header("Referrer-Policy", "no-referrer")
                 .build();
-    }
-
-    private static byte[] resource(String name) {
-        try (InputStream in = PortalPageResource.class.getResourceAsStream(name)) {
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

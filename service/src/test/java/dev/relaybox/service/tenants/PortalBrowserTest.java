@@ -119,6 +119,19 @@ class PortalBrowserTest {
         Files.write(Path.of("target/portal-endpoints.png"), browser.getScreenshotAs(OutputType.BYTES));
     }
 
+    @Test
+    void thePageRunsOnlyItsOwnScriptsAndNoOtherSiteMayFrameIt() {
+        for (String path : new String[] {"/portal", "/portal/portal.js", "/portal/chart.js", "/portal/portal.css"}) {
+            try (var response = API.request(path, null).get()) {
+                assertThat(response.getStatus()).as(path).isEqualTo(200);
+                assertThat(response.getHeaderString("Content-Security-Policy"))
+                        .as(path)
+                        .contains("default-src 'self'", "frame-ancestors 'none'");
+                assertThat(response.getHeaderString("X-Content-Type-Options")).isEqualTo("nosniff");
+            }
+        }
+    }
+
     private static WebElement card() {
         return new WebDriverWait(browser, Duration.ofSeconds(20))
                 .until(d -> d.findElements(By.cssSelector("#endpoints .endpoint")).stream()
