@@ -33,7 +33,7 @@ public interface TenantStore extends SqlObject {
             Instant createdAt,
             Instant updatedAt) {}
 
-    /** A portal link's session; {@code tenant} is null when the session is unknown, revoked or expired. */
+    /** An open portal link's session: its tenant, and when it expires. */
     record PortalSession(UUID id, String tenant, Instant expiresAt) {}
 
     @SqlQuery("""

@@ -33,7 +33,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,7 +73,7 @@ public final class PortalResource {
         this.eventTypes = eventTypes;
     }
 
-    public record Me(Map<String, String> tenant, Map<String, String> theme, Instant expiresAt) {}
+    public record Me(Map<String, String> tenant, Map<String, String> theme) {}
 
     @GET
     @Path("/me")
@@ -88,7 +87,7 @@ public final class PortalResource {
                 merged.put(field.getKey(), field.getValue().asText());
             }
         });
-        return new Me(Map.of("key", tenant.key(), "name", tenant.name()), merged, null);
+        return new Me(Map.of("key", tenant.key(), "name", tenant.name()), merged);
     }
 
     @GET
