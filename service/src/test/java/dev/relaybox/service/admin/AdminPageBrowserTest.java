@@ -131,9 +131,10 @@ class AdminPageBrowserTest {
         browser.findElement(By.id("find-q")).sendKeys("refund:r-9");
         browser.findElement(By.id("find-go")).click();
         wait.until(d -> d.findElement(By.id("story-steps")).getText().contains("DELIVERED"));
-        assertThat(browser.findElement(By.cssSelector("#story-steps .payload-edit"))
-                        .getText())
-                .contains("the receiver wants the amount as a number");
+        // The story may render again meanwhile (the page refreshes itself): read it in the wait, which retries.
+        wait.until(d -> d.findElement(By.cssSelector("#story-steps .payload-edit"))
+                .getText()
+                .contains("the receiver wants the amount as a number"));
         Files.createDirectories(Path.of("target"));
         Files.write(Path.of("target/admin-fix-then-replay.png"), browser.getScreenshotAs(OutputType.BYTES));
     }
