@@ -1,5 +1,6 @@
 package dev.relaybox.bench;
 
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -10,11 +11,17 @@ final class Admin {
     static final String TOKEN =
             Shop.env("RELAYBOX_ADMIN_TOKENS", "dev-admin-token").split(",")[0].trim();
 
-    private final Relaybox relaybox;
+    /** {@code http://host:port}, the API's base. */
+    private final URI api;
+
     private final HttpClient client = Shop.client();
 
     Admin(Relaybox relaybox) {
-        this.relaybox = relaybox;
+        this(relaybox.api(""));
+    }
+
+    Admin(URI api) {
+        this.api = api;
     }
 
     /** Registers an endpoint for {@code eventTypes}; returns its id. */
@@ -47,7 +54,7 @@ final class Admin {
     }
 
     private HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(relaybox.api(path))
+        return HttpRequest.newBuilder(api.resolve(path))
                 .timeout(Duration.ofSeconds(30))
                 .header("authorization", "Bearer " + TOKEN);
     }

@@ -39,7 +39,7 @@ final class Cpu {
                 Runtime.getRuntime().availableProcessors());
     }
 
-    private static double jvmSeconds() {
+    static double jvmSeconds() {
         var os = ManagementFactory.getOperatingSystemMXBean();
         if (os instanceof OperatingSystemMXBean sun) {
             return sun.getProcessCpuTime() / 1e9;

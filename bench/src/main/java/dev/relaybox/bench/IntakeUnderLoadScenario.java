@@ -89,7 +89,7 @@ final class IntakeUnderLoadScenario {
         Options o = ctx.options;
         int c = o.concurrency;
         String prefix = ctx.runId + "-iul-" + candidate.label() + "-";
-        try (Relaybox relaybox = Relaybox.start(o.config, candidate.overrides())) {
+        try (Relaybox relaybox = Relaybox.start(o.config, o.engine, candidate.overrides())) {
             Context here = new Context(o, relaybox, ctx.receiver, ctx.report, ctx.runId);
             new Admin(relaybox).registerEndpoint(ctx.runId, ctx.receiver.url(PATH), "[\"bench.*\"]");
             ctx.receiver.reset(PATH, 200);

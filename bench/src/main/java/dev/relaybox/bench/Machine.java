@@ -59,7 +59,16 @@ final class Machine {
 
     /** Resident set size of this JVM, in MiB. */
     static double rssMiB() {
-        return procLine("/proc/self/status", "VmRSS:")
+        return rssMiB("/proc/self/status");
+    }
+
+    /** Resident set size of process {@code pid}, in MiB; NaN when it is gone. */
+    static double rssMiB(long pid) {
+        return rssMiB("/proc/" + pid + "/status");
+    }
+
+    private static double rssMiB(String statusFile) {
+        return procLine(statusFile, "VmRSS:")
                 .map(line -> Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0)
                 .orElse(Double.NaN);
     }

@@ -2,6 +2,7 @@ package dev.relaybox.bench;
 
 import java.lang.management.ManagementFactory;
 import java.util.Locale;
+import java.util.OptionalLong;
 
 /**
  * Memory with N workflows parked on timers: order.paid for orders that never get created, so each inbox workflow
@@ -15,22 +16,28 @@ final class MemoryScenario {
         this.ctx = ctx;
     }
 
-    record Sample(int waiting, double heapMiB, double rssMiB, double postgresMiB) {}
+    /** {@code engineMiB}: the engine process's RSS (the dev server), NaN when the engine runs in this JVM. */
+    record Sample(int waiting, double heapMiB, double rssMiB, double postgresMiB, double engineMiB) {}
 
-    static Sample measure(int waiting) {
+    static Sample measure(int waiting, OptionalLong enginePid) {
         for (int i = 0; i < 3; i++) {
             System.gc();
             Context.sleep(200);
         }
         double heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1024.0 / 1024.0;
-        return new Sample(waiting, heap, Machine.rssMiB(), Machine.postgresPssMiB());
+        return new Sample(
+                waiting,
+                heap,
+                Machine.rssMiB(),
+                Machine.postgresPssMiB(),
+                enginePid.isPresent() ? Machine.rssMiB(enginePid.getAsLong()) : Double.NaN);
     }
 
     void run(Sample atBoot) throws Exception {
         String scenario = "Memory";
         Options o = ctx.options;
         BareTemporal.TOUCHED.clear();
-        Sample idle = measure(0);
+        Sample idle = measure(0, ctx.relaybox.enginePid());
         // The server's own count when it can be read; the scenarios' tally otherwise.
         int finished = ctx.probe().map(TestServerProbe::executions).orElse(ctx.workflowsRun);
         String prefix = ctx.runId + "-mem-";
@@ -61,7 +68,7 @@ final class MemoryScenario {
             // The DEFERRED row is written by the decide activity; give the workflow task that starts the timer a
             // moment.
             Context.sleep(3000);
-            Sample s = measure(size);
+            Sample s = measure(size, ctx.relaybox.enginePid());
             if (run.failures() > 0) {
                 r.fact(scenario, "non-200 answers sending " + size, Integer.toString(run.failures()), "0");
             }
@@ -69,6 +76,7 @@ final class MemoryScenario {
             r.metric(scenario, "heap MiB after GC, " + label, s.heapMiB(), idle.heapMiB(), "same JVM before them");
             r.metric(scenario, "JVM RSS MiB, " + label, s.rssMiB(), idle.rssMiB(), "same JVM before them");
             r.metric(scenario, "PostgreSQL PSS MiB, " + label, s.postgresMiB(), idle.postgresMiB(), "before them");
+            r.metric(scenario, "engine process RSS MiB, " + label, s.engineMiB(), idle.engineMiB(), "before them");
             r.metric(
                     scenario,
                     "heap KiB per waiting workflow, " + label,

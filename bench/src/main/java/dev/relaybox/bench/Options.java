@@ -20,7 +20,9 @@ final class Options {
             "drain",
             "memory",
             "intake-under-load",
-            "aging");
+            "aging",
+            "crash-drill");
+    static final List<String> ENGINES = List.of("dev-server", "in-process");
     /** Run without --only: all but the long ones, which are asked for by name. */
     static final List<String> DEFAULT_SCENARIOS =
             List.of("inbox", "duplicates", "durability", "outbound", "fanout", "inbound", "api", "drain", "memory");
@@ -47,6 +49,14 @@ final class Options {
     boolean patchTestServer;
     int wedgeThreads = 16;
     int wedgeN = 5000;
+    /** The embedded engines to run every scenario on, one after the other in this run. */
+    List<String> engines = new ArrayList<>(List.of("in-process"));
+    /** The engine of the pass under way. */
+    String engine = "in-process";
+
+    Path jar = Path.of("service", "target", "relaybox.jar");
+    int drillEvents = 400;
+    int drillOrders = 200;
 
     static final String USAGE = """
             java -jar bench/target/relaybox-bench.jar [options]
@@ -69,7 +79,12 @@ final class Options {
               --only LIST           scenarios to run: inbox,duplicates,durability,outbound,fanout,inbound,api,drain,memory
                                     and, only when named, intake-under-load (one Relaybox per candidate) and aging
                                     (embedded engine over 100,000 events, about 45 minutes; set
-                                    TEMPORAL_EMBEDDED_RECYCLE_AFTER=0 to see it without recycling)
+                                    TEMPORAL_EMBEDDED_RECYCLE_AFTER=0 to see it without recycling) and crash-drill
+                                    (kill -9 of Relaybox from --jar mid-flight, restart on the same data directory)
+              --engines LIST        embedded engines to run the scenarios on, each in turn: dev-server (the Temporal
+                                    CLI's server, its own process), in-process (default); two print a column each
+              --drill-events N      outbox events in the crash drill (default 400), --drill-orders N orders (200)
+              --jar PATH            the service jar the crash drill runs (default service/target/relaybox.jar)
               --jfr SCENARIO|all    record a JFR profile around the scenario(s) into the results directory
               --config PATH         Relaybox configuration (default config.yml)
               --results DIR         where the results file goes (default bench/results)
@@ -159,6 +174,19 @@ final class Options {
                 }
             }
             case "--jfr" -> jfr = value;
+            case "--engines" -> {
+                engines = new ArrayList<>();
+                for (String e : value.split(",")) {
+                    if (!ENGINES.contains(e.trim())) {
+                        throw new IllegalArgumentException("unknown engine " + e + "; expected " + ENGINES);
+                    }
+                    engines.add(e.trim());
+                }
+                engine = engines.get(0);
+            }
+            case "--jar" -> jar = Path.of(value);
+            case "--drill-events" -> drillEvents = Integer.parseInt(value);
+            case "--drill-orders" -> drillOrders = Integer.parseInt(value);
             case "--config" -> config = Path.of(value);
             case "--results" -> results = Path.of(value);
             case "--wait-minutes" -> waitLimit = Duration.ofMinutes(Long.parseLong(value));
@@ -202,6 +230,10 @@ final class Options {
                                         .map(String::valueOf)
                                         .reduce((a, b) -> a + "," + b)
                                         .orElse("")
+                        : "")
+                + " --engines " + String.join(",", engines)
+                + (scenarios.contains("crash-drill")
+                        ? " --drill-events " + drillEvents + " --drill-orders " + drillOrders
                         : "")
                 + " --only " + String.join(",", scenarios) + (patchTestServer ? " --patch-test-server" : "");
     }

@@ -2,10 +2,12 @@ package dev.relaybox.bench;
 
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.stream.IntStream;
 
 /**
  * Outbound end to end: outbox rows (via {@code Outbox.enqueue}, one transaction each) until the receiver has them,
@@ -45,12 +47,27 @@ final class OutboundScenario {
         ctx.settle();
 
         Cpu.Snapshot before = Cpu.now();
+        Costs.Snapshot costFrom = Costs.now(ctx);
         Run relaybox = relaybox(o.n, 0, prefix, tally);
-        String relayboxCpu = Cpu.between(before, Cpu.now());
         ctx.settle();
+        Costs.PerEvent relayboxCost = Costs.between(ctx, costFrom, Costs.now(ctx), o.n);
+        String relayboxCpu = Cpu.between(before, Cpu.now());
         before = Cpu.now();
+        costFrom = Costs.now(ctx);
         Run bare = bare(o.n, 0, prefix);
+        Costs.PerEvent bareCost = Costs.between(ctx, costFrom, Costs.now(ctx), o.n);
         String bareCpu = Cpu.between(before, Cpu.now());
+        double history = Costs.historyEvents(
+                ctx,
+                ctx.jdbi()
+                        .withHandle(h -> h.createQuery(
+                                        "SELECT id FROM outbox_events WHERE aggregate_id LIKE :like LIMIT 20")
+                                .bind("like", prefix + "-%")
+                                .mapTo(UUID.class)
+                                .map(OutboxDeliveryWorkflow::workflowId)
+                                .list()));
+        double bareHistory = Costs.historyEvents(
+                ctx, IntStream.range(0, 20).mapToObj(i -> prefix + "-bare-" + i).toList());
         before = Cpu.now();
         Run plain = poller(o.n, 0, prefix, pollerTally);
         String pollerCpu = Cpu.between(before, Cpu.now());
@@ -67,6 +84,7 @@ final class OutboundScenario {
 
         Report r = ctx.report;
         String vsBare = "bare Temporal: no-op workflow + 1 no-op activity";
+        Costs.report(ctx, scenario, relayboxCost, bareCost, history, bareHistory, vsBare);
         String vsPoller = "SKIP LOCKED poller, " + o.pollerThreads + " threads, no Temporal";
         r.metric(scenario, "delivered/s", relaybox.perSecond(), bare.perSecond(), vsBare);
         r.metric(scenario, "delivered/s", relaybox.perSecond(), plain.perSecond(), vsPoller);

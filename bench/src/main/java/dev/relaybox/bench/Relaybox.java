@@ -4,6 +4,7 @@ import com.codahale.metrics.MetricRegistry;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.RelayboxApplication;
 import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.temporal.EmbeddedDevServer;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.jdbi.v3.core.Jdbi;
 
@@ -40,17 +42,23 @@ final class Relaybox implements AutoCloseable {
         this.temporalPort = temporalPort;
     }
 
-    static Relaybox start(Path config, List<ConfigOverride> extra) throws Exception {
-        Path data = Files.createTempDirectory("relaybox-bench-pg");
+    /** Boots it on {@code engine}, embedded mode's {@code temporal.embeddedEngine} (dev-server or in-process). */
+    static Relaybox start(Path config, String engine, List<ConfigOverride> extra) throws Exception {
+        Path data = Files.createTempDirectory("relaybox-bench");
         int temporalPort = freePort();
         List<ConfigOverride> overrides = new ArrayList<>(List.of(
                 ConfigOverride.config("server.applicationConnectors[0].port", "0"),
                 ConfigOverride.config("server.adminConnectors[0].port", "0"),
-                ConfigOverride.config("embeddedPostgres.dataDirectory", data.toString()),
+                ConfigOverride.config(
+                        "embeddedPostgres.dataDirectory",
+                        data.resolve("postgres").toString()),
                 ConfigOverride.config("embeddedPostgres.port", "0"),
                 ConfigOverride.config("temporal.embeddedPort", Integer.toString(temporalPort)),
-                // The scenarios measure the in-process engine (its aging and recycling), with or without the CLI.
-                ConfigOverride.config("temporal.embeddedEngine", "in-process"),
+                ConfigOverride.config("temporal.embeddedEngine", engine),
+                ConfigOverride.config(
+                        "temporal.embeddedDataDirectory",
+                        data.resolve("temporal").toString()),
+                ConfigOverride.config("temporal.embeddedUiPort", "off"),
                 ConfigOverride.config("logging.level", "WARN")));
         overrides.addAll(extra);
         DropwizardTestSupport<RelayboxConfiguration> support = new DropwizardTestSupport<>(
@@ -62,7 +70,7 @@ final class Relaybox implements AutoCloseable {
         support.getEnvironment().getApplicationContext().getServer().setRequestLog(null);
         Relaybox relaybox = new Relaybox(support, data, temporalPort);
         if (relaybox.embeddedDatabase()) {
-            Machine.postgresDataDirectory = data;
+            Machine.postgresDataDirectory = data.resolve("postgres");
         }
         return relaybox;
     }
@@ -88,6 +96,16 @@ final class Relaybox implements AutoCloseable {
         return embeddedTemporal()
                 ? "localhost:" + temporalPort
                 : config().getTemporal().getAddress();
+    }
+
+    /** The engine's own process (the embedded dev server), if it runs in one. */
+    OptionalLong enginePid() {
+        if (!embeddedTemporal()) {
+            return OptionalLong.empty();
+        }
+        return EmbeddedDevServer.recordedPid(dataDirectory.resolve("temporal"))
+                .map(OptionalLong::of)
+                .orElse(OptionalLong.empty());
     }
 
     int adminPort() {

@@ -76,6 +76,43 @@ final class Report {
         return out.toString();
     }
 
+    /**
+     * One row per metric any pass reported, a value and a ratio column per engine: ratios within one pass (one
+     * engine, its own baseline) are what compare.
+     */
+    static String sideBySide(List<EnginePass.Result> passes) {
+        Map<String, Row[]> byMetric = new LinkedHashMap<>();
+        for (int i = 0; i < passes.size(); i++) {
+            for (Row row : passes.get(i).report().rows) {
+                String key = row.scenario() + "|" + row.metric() + "|" + row.baselineName();
+                Row[] cells = byMetric.computeIfAbsent(key, k -> new Row[passes.size()]);
+                if (cells[i] == null) {
+                    cells[i] = row;
+                }
+            }
+        }
+        StringBuilder out = new StringBuilder("| scenario | metric |");
+        StringBuilder rule = new StringBuilder("|---|---|");
+        for (EnginePass.Result pass : passes) {
+            out.append(' ').append(pass.engine()).append(" | ratio |");
+            rule.append("---:|---:|");
+        }
+        out.append(" baseline is |\n").append(rule).append("---|\n");
+        byMetric.forEach((key, cells) -> {
+            String[] parts = key.split("\\|", -1);
+            out.append("| ").append(parts[0]).append(" | ").append(parts[1]).append(" |");
+            for (Row cell : cells) {
+                out.append(' ')
+                        .append(cell == null ? "–" : cell.value())
+                        .append(" | ")
+                        .append(cell == null ? "–" : cell.ratio())
+                        .append(" |");
+            }
+            out.append(' ').append(parts[2]).append(" |\n");
+        });
+        return out.toString();
+    }
+
     static String number(double v) {
         if (Double.isNaN(v)) {
             return "–";

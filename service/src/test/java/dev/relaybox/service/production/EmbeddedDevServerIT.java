@@ -1,21 +1,14 @@
 package dev.relaybox.service.production;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.service.RealTemporal;
 import dev.relaybox.service.TestApp;
 import dev.relaybox.service.temporal.EmbeddedDevServer;
 import dev.relaybox.service.temporal.TemporalCli;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -26,21 +19,16 @@ import org.junit.jupiter.api.Test;
  * changed): one server on the database file, never two. Without the CLI it falls back to the in-process engine.
  */
 class EmbeddedDevServerIT {
-    private static final Path LOGS = Path.of("target", "embedded-dev-server-it").toAbsolutePath();
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-
     @Test
     void afterAKillMinus9TheNextStartAdoptsTheServerLeftRunningAndNeverStartsASecond() throws Exception {
         Path cli = RealTemporal.cli();
         Path data = Files.createTempDirectory("relaybox-it-data");
         // No TEMPORAL_EMBEDDED_DATA_DIR: the dev server's directory is "temporal" beside the database's.
         Path temporal = data.resolve("temporal");
-        Map<String, String> environment = embedded(data);
+        Map<String, String> environment = EmbeddedJar.environment(data);
         environment.put("TEMPORAL_CLI", cli.toString());
-        int adminPort = Integer.parseInt(environment.get("ADMIN_PORT"));
 
-        JavaProcess first = start("first", environment, adminPort);
+        JavaProcess first = EmbeddedJar.start("first", environment);
         long server = EmbeddedDevServer.recordedPid(temporal).orElseThrow();
         first.kill();
         assertThat(ProcessHandle.of(server))
@@ -48,7 +36,7 @@ class EmbeddedDevServerIT {
                 .isPresent();
 
         long restart = System.nanoTime();
-        try (JavaProcess second = start("second", environment, adminPort)) {
+        try (JavaProcess second = EmbeddedJar.start("second", environment)) {
             System.out.printf(
                     "restart after kill -9, adopting dev server %d: healthy in %d ms%n",
                     server, Duration.ofNanos(System.nanoTime() - restart).toMillis());
@@ -61,7 +49,7 @@ class EmbeddedDevServerIT {
         // Settings changed while it was down: the server left running is replaced, not joined by a second.
         environment.put("TEMPORAL_EMBEDDED_UI_PORT", Integer.toString(TestApp.freePort()));
         restart = System.nanoTime();
-        try (JavaProcess third = start("third", environment, adminPort)) {
+        try (JavaProcess third = EmbeddedJar.start("third", environment)) {
             System.out.printf(
                     "restart after kill -9 with another UI port, replacing dev server %d: healthy in %d ms%n",
                     server, Duration.ofNanos(System.nanoTime() - restart).toMillis());
@@ -77,66 +65,15 @@ class EmbeddedDevServerIT {
     @Test
     void withoutTheCliEmbeddedModeRunsTheInProcessEngineAndSaysHowToGetTheRealOne() throws Exception {
         Path data = Files.createTempDirectory("relaybox-it-data");
-        Map<String, String> environment = embedded(data);
+        Map<String, String> environment = EmbeddedJar.environment(data);
         environment.put("TEMPORAL_CLI", data.resolve("no-such-temporal").toString());
-        int adminPort = Integer.parseInt(environment.get("ADMIN_PORT"));
 
-        try (JavaProcess relaybox = start("without-cli", environment, adminPort)) {
+        try (JavaProcess relaybox = EmbeddedJar.start("without-cli", environment)) {
             assertThat(relaybox.output())
                     .contains("the in-process engine")
                     .contains(TemporalCli.HOW_TO_INSTALL)
                     .contains("the Temporal UI");
             assertThat(Files.exists(data.resolve("temporal"))).isFalse();
-        }
-    }
-
-    /** Embedded mode on free ports with its data in {@code data}; a PATH without the Temporal CLI. */
-    private static Map<String, String> embedded(Path data) {
-        Map<String, String> environment = new HashMap<>();
-        environment.put("PATH", "/usr/local/bin:/usr/bin:/bin");
-        environment.put("RELAYBOX_DATA_DIR", data.resolve("postgres").toString());
-        environment.put("EMBEDDED_POSTGRES_PORT", Integer.toString(TestApp.freePort()));
-        environment.put("EMBEDDED_POSTGRES_DURABLE", "false");
-        environment.put("TEMPORAL_EMBEDDED_PORT", Integer.toString(TestApp.freePort()));
-        environment.put("TEMPORAL_EMBEDDED_UI_PORT", Integer.toString(TestApp.freePort()));
-        environment.put("PORT", Integer.toString(TestApp.freePort()));
-        environment.put("ADMIN_PORT", Integer.toString(TestApp.freePort()));
-        return environment;
-    }
-
-    private JavaProcess start(String name, Map<String, String> environment, int adminPort) throws IOException {
-        Files.createDirectories(LOGS);
-        JavaProcess process = JavaProcess.start(
-                name,
-                LOGS.resolve(name + "-" + System.nanoTime() + ".log"),
-                environment,
-                "-jar",
-                Production.JAR.toString(),
-                "server",
-                Production.CONFIG.toString());
-        await(name + " healthy")
-                .atMost(Duration.ofMinutes(3))
-                .pollInterval(Duration.ofMillis(250))
-                .until(() -> !process.isAlive() || healthStatus(adminPort) == 200);
-        assertThat(process.isAlive())
-                .as("%s exited:%n%s", name, process.output())
-                .isTrue();
-        return process;
-    }
-
-    private int healthStatus(int adminPort) {
-        try {
-            return http.send(
-                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/healthcheck"))
-                                    .timeout(Duration.ofSeconds(5))
-                                    .build(),
-                            HttpResponse.BodyHandlers.discarding())
-                    .statusCode();
-        } catch (IOException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
         }
     }
 

@@ -1,0 +1,92 @@
+package dev.relaybox.bench;
+
+import com.google.protobuf.ByteString;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
+import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryResponse;
+import java.util.List;
+
+/**
+ * What one event costs, between two snapshots: this JVM's CPU (Relaybox, the bench's load and, on the in-process
+ * engine, the engine too), the engine's own process when it has one (the dev server), PostgreSQL commits (the whole
+ * server's, the bench's own enqueue transactions included), and history events of a sample of the workflows.
+ */
+final class Costs {
+    private static final int SAMPLE = 20;
+
+    record Snapshot(double jvmSeconds, double engineSeconds, long commits) {}
+
+    /** Per event: CPU milliseconds in the JVM and in the engine process (NaN without one), commits. */
+    record PerEvent(double jvmMs, double engineMs, double commits) {}
+
+    private Costs() {}
+
+    static Snapshot now(Context ctx) {
+        long commits = ctx.jdbi()
+                .withHandle(h -> h.createQuery(
+                                "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
+                        .mapTo(long.class)
+                        .one());
+        return new Snapshot(
+                Cpu.jvmSeconds(),
+                ctx.relaybox.enginePid().stream().mapToDouble(Costs::cpuSeconds).sum(),
+                commits);
+    }
+
+    static PerEvent between(Context ctx, Snapshot from, Snapshot to, int events) {
+        double engine = ctx.relaybox.enginePid().isPresent()
+                ? (to.engineSeconds() - from.engineSeconds()) * 1000 / events
+                : Double.NaN;
+        return new PerEvent(
+                (to.jvmSeconds() - from.jvmSeconds()) * 1000 / events,
+                engine,
+                (to.commits() - from.commits()) / (double) events);
+    }
+
+    /** Mean history length of the first workflows of {@code ids} (at most {@value #SAMPLE}). */
+    static double historyEvents(Context ctx, List<String> workflowIds) {
+        List<String> sample = workflowIds.subList(0, Math.min(SAMPLE, workflowIds.size()));
+        long total = 0;
+        for (String id : sample) {
+            byte[] token = new byte[0];
+            do {
+                GetWorkflowExecutionHistoryResponse page = ctx.relaybox
+                        .temporalStubs()
+                        .blockingStub()
+                        .getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder()
+                                .setNamespace(ctx.relaybox.namespace())
+                                .setExecution(WorkflowExecution.newBuilder().setWorkflowId(id))
+                                .setNextPageToken(ByteString.copyFrom(token))
+                                .build());
+                total += page.getHistory().getEventsCount();
+                token = page.getNextPageToken().toByteArray();
+            } while (token.length > 0);
+        }
+        return sample.isEmpty() ? Double.NaN : total / (double) sample.size();
+    }
+
+    /** The four rows a scenario adds for Relaybox against its baseline. */
+    static void report(
+            Context ctx,
+            String scenario,
+            PerEvent relaybox,
+            PerEvent baseline,
+            double history,
+            double baselineHistory,
+            String baselineName) {
+        Report r = ctx.report;
+        r.metric(scenario, "JVM CPU ms/event", relaybox.jvmMs(), baseline.jvmMs(), baselineName);
+        r.metric(scenario, "engine process CPU ms/event", relaybox.engineMs(), baseline.engineMs(), baselineName);
+        r.metric(scenario, "PostgreSQL commits/event", relaybox.commits(), baseline.commits(), baselineName);
+        r.metric(scenario, "history events/workflow", history, baselineHistory, baselineName);
+    }
+
+    private static double cpuSeconds(long pid) {
+        String[] f = Machine.stat(pid);
+        // utime(11) stime(12) cutime(13) cstime(14), in clock ticks.
+        return f == null
+                ? 0
+                : (Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]))
+                        / 100.0;
+    }
+}
