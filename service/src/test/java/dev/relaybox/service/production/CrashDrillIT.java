@@ -79,9 +79,9 @@ class CrashDrillIT {
                         .pollInterval(Duration.ofMillis(250))
                         .until(() -> ok(receiver).size() == EVENTS
                                 && count(db, "SELECT count(*) FROM entities WHERE state = 'paid'") == ORDERS);
-                assertThat(ok(receiver).values())
-                        .as("deliveries answered 2xx per webhook-id")
-                        .allMatch(times -> times == 1);
+                // Outbound is at least once: a delivery the receiver answered just before the kill, unrecorded, is sent
+                // again with the same webhook-id (receivers dedupe by it). What must hold is that every event arrived;
+                // inbound, each transition is applied exactly once.
                 assertThat(count(db, "SELECT count(*) FROM entities WHERE aggregate_type = 'order' AND version <> 2"))
                         .as("orders with a transition applied twice")
                         .isZero();
