@@ -186,9 +186,10 @@ async function load() {
     const c = e.controls || {};
     cell(row, [c.rateLimit ? c.rateLimit + "/s (burst " + c.burst + ")" : "", c.maxInFlight ? "max " + c.maxInFlight + " in flight" : "",
         c.ordered ? "ordered" : "", c.payloadFormat].filter((x) => x).join(", "));
-    const chart = document.createElement("td");
-    row.appendChild(chart);
-    api("GET", "/admin/endpoints/" + e.id + "/stats").then((stats) => chart.appendChild(attemptsChart(stats)));
+    const chart = cell(row, "", "chart");
+    api("GET", "/admin/endpoints/" + e.id + "/stats")
+        .then((stats) => chart.replaceChildren(relayboxChart(stats, { label: e.name })))
+        .catch((error) => { chart.textContent = "no chart: " + error.message; });
   });
 
   const query = new URLSearchParams(filter()).toString();

@@ -1,171 +1,290 @@
-'use strict';
-// The customer portal: everything through /portal/api with the link's token, kept in this tab only.
-const state = { endpoints: [], cursor: null };
-const $ = id => document.getElementById(id);
+"use strict";
+// The customer portal: the link's token, the tenant's theme, its endpoints and their secrets. The message log is in
+// portal-log.js. Every string from the server goes into the page as text (textContent, attributes), never as markup.
+const $ = (id) => document.getElementById(id);
+const TOKEN_KEY = "relaybox-portal-token";
+const portal = { me: null, endpoints: [], eventTypes: [], editing: null };
 
-function token() {
-  const match = location.hash.match(/token=([^&]+)/);
+// The link carries the token in its fragment (never sent to a server, so in no log or Referer). Keep it for this tab
+// only and take it out of the address bar, so a copied address or a screenshot does not hand it on.
+(function takeToken() {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
   if (match) {
-    sessionStorage.setItem('relaybox-portal-token', match[1]);
-    history.replaceState(null, '', location.pathname);
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(match[1]));
+    history.replaceState(null, "", location.pathname + location.search);
   }
-  return sessionStorage.getItem('relaybox-portal-token');
+})();
+
+function expiredText() {
+  const app = portal.me && portal.me.tenant && portal.me.tenant.name ? portal.me.tenant.name + "'s app" : "your app";
+  return "This link has expired; open the portal again from " + app + ".";
 }
 
 async function api(method, path, body) {
-  const response = await fetch('/portal/api' + path, {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (!token) throw new Error("No portal link here: open the portal from your app.");
+  const response = await fetch("/portal/api" + path, {
     method,
-    headers: { 'Authorization': 'Bearer ' + token(), 'Content-Type': 'application/json' },
+    headers: Object.assign({ "Authorization": "Bearer " + token },
+                           body === undefined ? {} : { "Content-Type": "application/json" }),
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const answer = response.status === 204 ? null : await response.json();
-  if (response.status === 401) {
-    throw new Error('This link has expired or was revoked: open the portal again from your account settings.');
-  }
-  if (!response.ok) throw new Error(answer.reason || response.statusText);
-  return answer;
+  const data = await response.json().catch(() => ({}));
+  if (response.status === 401) throw new Error(expiredText());
+  if (!response.ok) throw new Error(data.reason || ("The server answered " + response.status + "."));
+  return data;
 }
 
-function say(text, error) {
-  $('message').textContent = text;
-  $('message').className = error ? 'error' : '';
+function say(text, isError) {
+  $("message").textContent = text;
+  $("message").className = isError ? "error" : "";
 }
 
-function el(tag, text, attrs) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  Object.entries(attrs || {}).forEach(([k, v]) => node.setAttribute(k, v));
-  return node;
+/** Runs an action of a button or form; its failure is shown, never lost in the console. */
+function act(action) {
+  return () => Promise.resolve().then(action).catch((e) => say(e.message, true));
 }
 
-function button(text, action, quiet) {
-  const b = el('button', text, { type: 'button' });
-  if (quiet) b.className = 'quiet';
-  b.addEventListener('click', () => action().catch(e => say(e.message, true)));
+function element(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+
+function button(parent, label, onClick, primary) {
+  const b = element("button", primary ? "primary" : null, label);
+  b.type = "button";
+  b.addEventListener("click", act(onClick));
+  parent.appendChild(b);
   return b;
 }
 
-function showSecret(endpoint) {
-  $('secret-of').textContent = endpoint.name;
-  $('secret-value').textContent = endpoint.secret;
-  $('secret').hidden = false;
+function when(instant) {
+  return instant ? instant.replace("T", " ").replace(/(\.\d+)?Z$/, " UTC") : "";
+}
+
+function pause(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function applyTheme(theme) {
+  const t = theme || {};
+  const title = t.title || "Webhooks";
+  $("title").textContent = title;
+  document.title = title;
+  // Only a colour: the value goes into a CSS variable, so anything else is ignored rather than parsed.
+  if (t.accentColor && /^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20})$/.test(t.accentColor)) {
+    document.documentElement.style.setProperty("--accent", t.accentColor);
+  }
+  if (t.logoUrl && /^(https:|\/)/.test(t.logoUrl)) {
+    $("logo").src = t.logoUrl;
+    $("logo").alt = title;
+    $("logo").hidden = false;
+  }
+}
+
+function controlsText(e) {
+  const c = e.controls || {};
+  return [c.rateLimit ? c.rateLimit + " requests/s" : "no rate limit",
+    c.maxInFlight ? "at most " + c.maxInFlight + " in flight" : ""].filter((x) => x).join(", ");
+}
+
+function renderEndpoint(e) {
+  const box = element("div", "endpoint" + (e.enabled ? "" : " disabled"));
+  box.dataset.id = e.id;
+  box.dataset.name = e.name;
+  const about = element("div");
+  about.appendChild(element("div", "name", e.name));
+  about.appendChild(element("div", "url", e.url));
+  about.appendChild(element("div", "meta", "Event types: " + (e.eventTypes || []).join(", ")));
+  about.appendChild(element("div", "meta", controlsText(e)));
+  if (!e.enabled) about.appendChild(element("div", "meta", "Disabled" + (e.disabledReason ? ": " + e.disabledReason : "")));
+  if (e.rotatingSecret) about.appendChild(element("div", "meta", "Secret rotating: the old one still signs for a while"));
+  box.appendChild(about);
+  const chart = element("div", "chart");
+  chart.appendChild(element("span", "empty", "loading the last 24 hours…"));
+  box.appendChild(chart);
+  api("GET", "/endpoints/" + e.id + "/stats").then((stats) => {
+    const figure = element("figure");
+    const svg = relayboxChart(stats, { label: e.name, width: 240, height: 40, axis: true });
+    figure.appendChild(svg);
+    figure.appendChild(element("figcaption", null, svg.getAttribute("data-delivered") + " delivered, " +
+        svg.getAttribute("data-failed") + " failed in the last 24 hours"));
+    chart.replaceChildren(figure);
+  }).catch((error) => chart.replaceChildren(element("span", "empty", "No chart: " + error.message)));
+  const actions = element("div", "actions");
+  button(actions, "Edit", () => openForm(e));
+  button(actions, e.enabled ? "Disable" : "Enable", () => setEnabled(e, !e.enabled));
+  button(actions, "Send test event", () => sendTest(e));
+  button(actions, "Rotate secret", () => rotateSecret(e));
+  button(actions, "Replay failures…", () => openRecover(e));
+  button(actions, "Messages", () => showLogOf(e.id));
+  box.appendChild(actions);
+  return box;
 }
 
 async function loadEndpoints() {
-  state.endpoints = await api('GET', '/endpoints');
-  const list = $('endpoints');
-  list.replaceChildren();
-  if (state.endpoints.length === 0) list.appendChild(el('p', 'No endpoints yet: add one below.'));
-  const select = $('filter-endpoint');
-  select.replaceChildren(el('option', 'all', { value: '' }));
-  for (const e of state.endpoints) {
-    select.appendChild(el('option', e.name, { value: e.id }));
-    const card = el('div', null, { class: 'endpoint' + (e.enabled ? '' : ' disabled'), 'data-id': e.id });
-    card.appendChild(el('b', e.name));
-    card.appendChild(el('div', e.url, { class: 'url' }));
-    card.appendChild(el('div', 'Events: ' + e.eventTypes.join(', ') + (e.enabled ? '' : ' · disabled')));
-    const chart = el('div', null, { class: 'chart-box' });
-    card.appendChild(chart);
-    api('GET', `/endpoints/${e.id}/stats`).then(stats => chart.appendChild(attemptsChart(stats)));
-    const actions = el('div', null, { class: 'actions' });
-    actions.append(
-      button('Send test event', async () => {
-        await api('POST', `/endpoints/${e.id}/test`, {});
-        say(`Test event sent to ${e.name}.`);
-        setTimeout(() => loadDeliveries(true), 1000);
-      }),
-      button('Rotate secret', async () => {
-        if (!confirm(`Rotate the signing secret of ${e.name}? The old one keeps signing for a grace period.`)) return;
-        showSecret(await api('PATCH', `/endpoints/${e.id}`, { rotateSecret: true }));
-        say(`New secret for ${e.name}.`);
-      }, true),
-      button(e.enabled ? 'Disable' : 'Enable', async () => {
-        await api('PATCH', `/endpoints/${e.id}`, { enabled: !e.enabled });
-        await loadEndpoints();
-      }, true),
-      button('Replay failures since…', async () => {
-        const since = prompt('Replay every failure since (ISO time):', new Date(Date.now() - 3600e3).toISOString());
-        if (!since) return;
-        const r = await api('POST', `/endpoints/${e.id}/recover`, { since });
-        say(`Replaying ${r.recovered} failed deliveries to ${e.name}` + (r.remaining ? ` (${r.remaining} more)` : '.'));
-      }, true),
-      button('Messages', async () => { $('filter-endpoint').value = e.id; await loadDeliveries(true); }, true));
-    card.appendChild(actions);
-    list.appendChild(card);
-  }
+  portal.endpoints = await api("GET", "/endpoints");
+  $("endpoint-list").replaceChildren(...portal.endpoints.map(renderEndpoint));
+  $("endpoints-empty").hidden = portal.endpoints.length > 0;
+  const select = $("log-endpoint");
+  const chosen = select.value;
+  const options = portal.endpoints.map((e) => {
+    const option = element("option", null, e.name);
+    option.value = e.id;
+    return option;
+  });
+  const all = element("option", null, "all endpoints");
+  all.value = "";
+  select.replaceChildren(all, ...options);
+  select.value = portal.endpoints.some((e) => e.id === chosen) ? chosen : "";
 }
 
-async function loadDeliveries(fresh) {
-  if (fresh) { state.cursor = null; $('deliveries').replaceChildren(); }
-  const query = new URLSearchParams({ limit: '25' });
-  if ($('filter-endpoint').value) query.set('endpoint', $('filter-endpoint').value);
-  if ($('filter-status').value) query.set('status', $('filter-status').value);
-  if (state.cursor) query.set('cursor', state.cursor);
-  const page = await api('GET', '/deliveries?' + query);
-  if (fresh && page.items.length === 0) {
-    $('deliveries').appendChild(el('tr')).appendChild(el('td', 'No messages yet.', { colspan: '6' }));
-  }
-  for (const d of page.items) {
-    const row = el('tr', null, { 'data-id': d.id });
-    [new Date(d.createdAt).toLocaleString(), d.eventType, d.endpoint, d.status, String(d.attempts)]
-      .forEach(text => row.appendChild(el('td', text)));
-    row.appendChild(el('td')).appendChild(button('Details', () => showDelivery(d.id), true));
-    $('deliveries').appendChild(row);
-  }
-  state.cursor = page.nextCursor;
-  $('more').hidden = !page.nextCursor;
+function showSecret(endpoint) {
+  $("secret-endpoint").textContent = endpoint.name;
+  $("secret-value").value = endpoint.secret;
+  $("secret").hidden = false;
+  $("secret").scrollIntoView();
 }
 
-async function showDelivery(id) {
-  const detail = await api('GET', `/deliveries/${id}`);
-  $('detail-id').textContent = `${detail.delivery.eventType} → ${detail.delivery.endpoint} (${detail.delivery.status})`;
-  $('detail').dataset.id = id;
-  $('attempts').replaceChildren();
-  for (const a of detail.attempts) {
-    const row = el('tr');
-    [String(a.attempt), new Date(a.startedAt).toLocaleString(), a.statusCode ? String(a.statusCode) : (a.error || ''),
-      a.latencyMs + ' ms', a.responseExcerpt || ''].forEach(text => row.appendChild(el('td', text)));
-    $('attempts').appendChild(row);
+async function copySecret() {
+  const input = $("secret-value");
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(input.value);
+    copied = true;
+  } catch (refused) {
+    // Without clipboard permission (an iframe without it, an old browser): the selection and the copy command.
+    input.focus();
+    input.select();
+    copied = document.execCommand("copy");
   }
-  $('payload').textContent = JSON.stringify(detail.payload, null, 2);
-  $('detail').hidden = false;
+  if (copied) say("Copied the signing secret to the clipboard.");
+  else say("The browser refused the clipboard: the secret is selected, copy it with Ctrl+C.", true);
+}
+
+function typeBox(name, description, checked) {
+  const label = element("label", "check");
+  const box = element("input");
+  box.type = "checkbox";
+  box.value = name;
+  box.checked = checked;
+  label.appendChild(box);
+  label.appendChild(document.createTextNode(" " + name + " "));
+  if (description) label.appendChild(element("span", "type-description", "— " + description));
+  return label;
+}
+
+function openForm(endpoint) {
+  portal.editing = endpoint || null;
+  const chosen = endpoint ? endpoint.eventTypes || [] : [];
+  $("form-title").textContent = endpoint ? "Edit " + endpoint.name : "Add an endpoint";
+  $("form-name-row").hidden = Boolean(endpoint);
+  $("form-name").value = endpoint ? endpoint.name : "";
+  $("form-url").value = endpoint ? endpoint.url : "";
+  const c = (endpoint && endpoint.controls) || {};
+  $("form-rate").value = c.rateLimit || "";
+  $("form-inflight").value = c.maxInFlight || "";
+  const names = portal.eventTypes.map((t) => t.name);
+  const boxes = portal.eventTypes.map((t) => typeBox(t.name, t.description, chosen.includes(t.name)));
+  // A pattern the endpoint has that the catalog does not list (order.*) stays choosable, so saving keeps it.
+  chosen.filter((n) => n !== "*" && !names.includes(n)).forEach((n) => boxes.push(typeBox(n, "", true)));
+  $("form-types").replaceChildren(...boxes);
+  $("form-types-empty").hidden = boxes.length > 0;
+  $("form-all-types").checked = !endpoint || chosen.includes("*") || boxes.length === 0;
+  allTypesChanged();
+  $("endpoint-form").hidden = false;
+  (endpoint ? $("form-url") : $("form-name")).focus();
+}
+
+function allTypesChanged() {
+  const all = $("form-all-types").checked;
+  $("form-types").querySelectorAll("input").forEach((box) => { box.disabled = all; });
+}
+
+function number(id) {
+  const value = $(id).value.trim();
+  return value === "" ? null : Number(value);
+}
+
+async function saveForm() {
+  const types = $("form-all-types").checked ? ["*"]
+      : Array.from($("form-types").querySelectorAll("input:checked")).map((box) => box.value);
+  if (types.length === 0) throw new Error("Choose at least one event type, or all of them.");
+  const body = { url: $("form-url").value.trim(), eventTypes: types };
+  const rate = number("form-rate");
+  const inFlight = number("form-inflight");
+  const editing = portal.editing;
+  if (editing) {
+    // 0 clears a limit; an empty field on a new endpoint is simply no limit.
+    body.rateLimit = rate === null ? 0 : rate;
+    body.maxInFlight = inFlight === null ? 0 : inFlight;
+    await api("PATCH", "/endpoints/" + editing.id, body);
+    say("Saved " + editing.name + ".");
+  } else {
+    body.name = $("form-name").value.trim();
+    if (rate !== null) body.rateLimit = rate;
+    if (inFlight !== null) body.maxInFlight = inFlight;
+    const created = await api("POST", "/endpoints", body);
+    say("Added " + created.name + ". Copy its signing secret now.");
+    showSecret(created);
+  }
+  $("endpoint-form").hidden = true;
+  await loadEndpoints();
+}
+
+async function setEnabled(endpoint, enabled) {
+  if (!enabled && !confirm("Disable " + endpoint.name + "? Nothing is sent to it until you enable it again.")) return;
+  await api("PATCH", "/endpoints/" + endpoint.id,
+      enabled ? { enabled: true } : { enabled: false, disabledReason: "disabled in the portal" });
+  say((enabled ? "Enabled " : "Disabled ") + endpoint.name + ".");
+  await loadEndpoints();
+}
+
+async function rotateSecret(endpoint) {
+  if (!confirm("Rotate the signing secret of " + endpoint.name + "? Requests are signed with the old and the new " +
+      "secret for a while, so update your receiver to the new one soon.")) return;
+  const rotated = await api("PATCH", "/endpoints/" + endpoint.id, { rotateSecret: true });
+  say("Rotated the secret of " + endpoint.name + ". Copy the new one now.");
+  showSecret(rotated);
+  await loadEndpoints();
+}
+
+async function sendTest(endpoint) {
+  const sent = await api("POST", "/endpoints/" + endpoint.id + "/test", {});
+  say("Sent a test event to " + endpoint.name + " (webhook-id " + sent.outboxId + "); waiting for its answer…");
+  const delivery = await watchOutbox(endpoint.id, sent.outboxId);
+  if (delivery) {
+    say("Test event to " + endpoint.name + ": " + delivery.status + " after " + delivery.attempts + " attempt(s)" +
+        (delivery.lastStatus ? " (" + delivery.lastStatus + ")" : "") + (delivery.lastError ? ": " + delivery.lastError : "") + ".",
+        delivery.status !== "DELIVERED");
+  } else {
+    say("The test event to " + endpoint.name + " is on its way; it shows in Messages once sent.");
+  }
+  await Promise.all([loadEndpoints(), loadLog()]);
 }
 
 async function start() {
-  if (!token()) { say('Open the portal from the link your provider gives you.', true); return; }
-  const me = await api('GET', '/me');
-  const theme = me.theme || {};
-  document.title = $('title').textContent = theme.title || 'Webhooks';
-  $('tenant').textContent = me.tenant.name;
-  if (theme.accentColor) document.documentElement.style.setProperty('--accent', theme.accentColor);
-  if (theme.logoUrl) { $('logo').src = theme.logoUrl; $('logo').hidden = false; }
-  for (const t of await api('GET', '/event-types')) {
-    const label = el('label', ' ' + t.name);
-    label.prepend(el('input', null, { type: 'checkbox', value: t.name }));
-    $('new-types').appendChild(label);
-  }
-  $('portal').hidden = false;
-  await loadEndpoints();
-  await loadDeliveries(true);
+  $("add-endpoint").addEventListener("click", act(() => openForm(null)));
+  $("form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    act(saveForm)();
+  });
+  $("form-cancel").addEventListener("click", () => { $("endpoint-form").hidden = true; });
+  $("form-all-types").addEventListener("change", allTypesChanged);
+  $("secret-copy").addEventListener("click", act(copySecret));
+  $("secret-done").addEventListener("click", () => {
+    $("secret-value").value = "";
+    $("secret").hidden = true;
+  });
+  startLog();
+  portal.me = await api("GET", "/me");
+  applyTheme(portal.me.theme);
+  $("tenant-name").textContent = portal.me.tenant.name;
+  const [types] = await Promise.all([api("GET", "/event-types"), loadEndpoints(), loadLog()]);
+  portal.eventTypes = types;
 }
 
-$('new-endpoint').addEventListener('submit', event => {
-  event.preventDefault();
-  const types = [...$('new-types').querySelectorAll('input:checked')].map(i => i.value);
-  const body = { name: $('new-name').value, url: $('new-url').value };
-  if (types.length) body.eventTypes = types;
-  api('POST', '/endpoints', body).then(async created => {
-    showSecret(created);
-    say(`Added ${created.name}.`);
-    $('new-endpoint').reset();
-    await loadEndpoints();
-  }).catch(e => say(e.message, true));
-});
-$('secret-copy').addEventListener('click', () => navigator.clipboard.writeText($('secret-value').textContent));
-$('refresh').addEventListener('click', () => loadDeliveries(true).catch(e => say(e.message, true)));
-$('more').addEventListener('click', () => loadDeliveries(false).catch(e => say(e.message, true)));
-$('filter-endpoint').addEventListener('change', () => loadDeliveries(true).catch(e => say(e.message, true)));
-$('filter-status').addEventListener('change', () => loadDeliveries(true).catch(e => say(e.message, true)));
-$('resend').addEventListener('click', () => api('POST', `/deliveries/${$('detail').dataset.id}/resend`, {})
-  .then(() => say('Resending.')).catch(e => say(e.message, true)));
-start().catch(e => say(e.message, true));
+// After every script of the page has loaded: the message log's functions are in portal-log.js.
+document.addEventListener("DOMContentLoaded", () => start().catch((e) => say(e.message, true)));

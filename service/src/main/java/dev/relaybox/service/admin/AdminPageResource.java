@@ -12,16 +12,19 @@ import java.io.UncheckedIOException;
 
 /**
  * {@code /admin/}: one static page over the admin API, and the scripts it loads (the page's own, and correcting a
- * payload before a replay). It holds no data itself; the operator's token stays in the browser tab and goes with each API call, so
+ * payload before a replay, the chart of an endpoint's last 24 hours, which the portal serves too). It holds no data itself; the operator's token stays in the browser tab and goes with each API call, so
  * the page loads without one (no role annotation here: any would make the bearer filter demand a token).
  */
 @Tag(name = "admin")
 @Path("/admin")
 public final class AdminPageResource {
+    /** One chart for both pages: the admin page's endpoints and the portal's. */
+    public static final String CHART_SCRIPT = "/shared/chart.js";
+
     private final byte[] page = resource("/admin/index.html");
     private final byte[] pageScript = resource("/admin/admin.js");
     private final byte[] payloadEditScript = resource("/admin/payload-edit.js");
-    private final byte[] chartScript = resource("/shared/chart.js");
+    private final byte[] chartScript = resource(CHART_SCRIPT);
 
     @GET
     @Produces(MediaType.TEXT_HTML)
@@ -51,11 +54,12 @@ public final class AdminPageResource {
     @GET
     @Path("/chart.js")
     @Produces("text/javascript")
-    @Operation(operationId = "adminPageChart", summary = "The chart of an endpoint's last 24 hours, as in the portal")
+    @Operation(operationId = "adminPageChart", summary = "The chart of an endpoint's last 24 hours (inline SVG)")
     public byte[] chartScript() {
         return chartScript;
     }
 
+    /** A file of the jar's resources, read once when a page resource is made. */
     public static byte[] resource(String name) {
         try (InputStream in = AdminPageResource.class.getResourceAsStream(name)) {
             return in.readAllBytes();

@@ -1,67 +1,78 @@
 package dev.relaybox.service.tenants;
 
 import dev.relaybox.service.admin.AdminPageResource;
+import dev.relaybox.service.api.ApiException;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
-import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.Response;
+import java.util.Map;
 
 /**
- * The customer portal's page and its files. They hold no data and need no token (the page reads its link's token
- * from the URL fragment and sends it with each API call). Every answer carries a Content-Security-Policy: only
- * Relaybox's own scripts and styles run, and only the configured pages may frame it.
+ * {@code /portal}: the customer portal's page and its scripts. Like the admin page it holds no data and needs no
+ * token to load (no role annotation: any would make the bearer filter demand one); the link's token arrives in the
+ * URL fragment, which the page moves into the tab's session storage and sends with each {@code /portal/api} call.
+ *
+ * <p>Every answer carries a Content-Security-Policy: scripts, styles and API calls only from Relaybox itself, so a
+ * string a customer typed can never run as script even if a bug let it into the page, and {@code frame-ancestors}
+ * names the SaaS pages that may embed the portal in an iframe. Images may also come from any https address: a
+ * tenant's logo lives on the SaaS's own site.
  */
 @Tag(name = "portal")
 @Path("/portal")
 public final class PortalPageResource {
-    private final String policy;
+    private static final String HTML = "text/html; charset=utf-8";
+    private static final String SCRIPT = "text/javascript; charset=utf-8";
+    private static final String CSS = "text/css; charset=utf-8";
+
+    private final String contentSecurityPolicy;
     private final byte[] page = AdminPageResource.resource("/portal/index.html");
-    private final byte[] script = AdminPageResource.resource("/portal/portal.js");
-    private final byte[] style = AdminPageResource.resource("/portal/portal.css");
-    private final byte[] chart = AdminPageResource.resource("/shared/chart.js");
+    /** The page's files by name, with their types: the page's own scripts and style, and the shared chart. */
+    private final Map<String, Asset> assets = Map.of(
+            "portal.js", new Asset(AdminPageResource.resource("/portal/portal.js"), SCRIPT),
+            "portal-log.js", new Asset(AdminPageResource.resource("/portal/portal-log.js"), SCRIPT),
+            "chart.js", new Asset(AdminPageResource.resource(AdminPageResource.CHART_SCRIPT), SCRIPT),
+            "portal.css", new Asset(AdminPageResource.resource("/portal/portal.css"), CSS));
 
-    /** {@code frameAncestors}: the CSP source list of the pages that may frame the portal. */
+    private record Asset(byte[] body, String type) {}
+
+    /** A portal nobody may frame. */
+    public PortalPageResource() {
+        this("'none'");
+    }
+
+    /** {@code frameAncestors}: CSP source expressions as the header wants them, e.g. {@code https://app.example.com}. */
     public PortalPageResource(String frameAncestors) {
-        this.policy = "default-src 'self'; img-src 'self' https:; frame-ancestors " + frameAncestors;
+        this.contentSecurityPolicy =
+                "default-src 'self'; img-src 'self' https: data:; frame-ancestors " + frameAncestors;
     }
 
     @GET
-    @Produces(MediaType.TEXT_HTML)
-    @Operation(operationId = "portalPage", summary = "The customer portal (HTML; open it with a portal link)")
+    @Operation(
+            operationId = "portalPage",
+            summary = "The customer portal (HTML; a portal link opens it with its token)")
     public Response page() {
-        return answer(page);
+        return served(page, HTML);
     }
 
     @GET
-    @Path("/portal.js")
-    @Produces("text/javascript")
-    @Operation(operationId = "portalScript", summary = "The portal's script")
-    public Response script() {
-        return answer(script);
+    @Path("/{file}")
+    @Operation(
+            operationId = "portalPageFile",
+            summary = "The portal's scripts (portal.js, portal-log.js, the shared chart.js) and style (portal.css)")
+    public Response file(@PathParam("file") String file) {
+        Asset asset = assets.get(file);
+        if (asset == null) {
+            throw ApiException.notFound("not_found", "the portal has no file \"" + file + "\"");
+        }
+        return served(asset.body(), asset.type());
     }
 
-    @GET
-    @Path("/chart.js")
-    @Produces("text/javascript")
-    @Operation(operationId = "portalChart", summary = "The portal's chart of an endpoint's last 24 hours")
-    public Response chart() {
-        return answer(chart);
-    }
-
-    @GET
-    @Path("/portal.css")
-    @Produces("text/css")
-    @Operation(operationId = "portalStyle", summary = "The portal's style sheet")
-    public Response style() {
-        return answer(style);
-    }
-
-    private Response answer(byte[] body) {
-        return Response.ok(body)
-                .header("Content-Security-Policy", policy)
+    private Response served(byte[] body, String type) {
+        return Response.ok(body, type)
+                .header("Content-Security-Policy", contentSecurityPolicy)
                 .header("X-Content-Type-Options", "nosniff")
                 .header("Referrer-Policy", "no-referrer")
                 .build();

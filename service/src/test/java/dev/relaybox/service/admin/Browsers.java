@@ -23,6 +23,13 @@ public final class Browsers {
         Assumptions.assumeTrue(present, "chromium and chromium-driver are not installed; skipping the browser test");
     }
 
+    /** Ends a browser a test started, if it started one. */
+    public static void quit(ChromeDriver browser) {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
     /** A headless Chromium with nothing of its own going on (no sync, updates or background traffic). */
     public static ChromeDriver headlessChromium() {
         return headlessChromium("1400,1000");
