@@ -12,7 +12,7 @@ import java.io.UncheckedIOException;
 
 /**
  * {@code /admin/}: one static page over the admin API, and the scripts it loads (the page's own, and correcting a
- * payload before a replay, the chart of an endpoint's last 24 hours, which the portal serves too). It holds no data itself; the operator's token stays in the browser tab and goes with each API call, so
+ * payload before a replay). It holds no data itself; the operator's token stays in the browser tab and goes with each API call, so
  * the page loads without one (no role annotation here: any would make the bearer filter demand a token).
  */
 @Tag(name = "admin")
@@ -54,12 +54,11 @@ public final class AdminPageResource {
     @GET
     @Path("/chart.js")
     @Produces("text/javascript")
-    @Operation(operationId = "adminPageChart", summary = "The chart of an endpoint's last 24 hours (inline SVG)")
+    @Operation(operationId = "adminPageChart", summary = "The chart of an endpoint's last 24 hours, as in the portal")
     public byte[] chartScript() {
         return chartScript;
     }
 
-    /** A file of the jar's resources, read once when a page resource is made. */
     public static byte[] resource(String name) {
         try (InputStream in = AdminPageResource.class.getResourceAsStream(name)) {
             return in.readAllBytes();

@@ -109,6 +109,9 @@ class PortalBrowserTest {
         wait.until(ExpectedConditions.textToBe(By.id("message"), "Copied the signing secret to the clipboard."));
         browser.findElement(By.id("secret-done")).click();
         assertThat(endpointText()).contains("billing", RECEIVER.url(PATH), "invoice.paid", "at most 4 in flight");
+        assertThat(API.adminGet("/admin/tenants/acme/endpoints").findValuesAsText("url"))
+                .as("the endpoint is the tenant's")
+                .containsExactly(RECEIVER.url(PATH));
 
         endpointButton("Send test event").click();
         wait.until(d -> d.findElement(By.id("message")).getText().startsWith("Test event to billing: DELIVERED"));
