@@ -161,6 +161,29 @@ class PortalBrowserTest {
         browser.executeScript("window.scrollTo(0, 0)");
         screenshot("portal-endpoints.png");
 
+        endpointButton("Edit").click();
+        WebElement rate = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("form-rate")));
+        rate.sendKeys("5");
+        browser.findElement(By.cssSelector("#form-types input[value='invoice.refunded']"))
+                .click();
+        browser.findElement(By.id("form-save")).click();
+        wait.until(d -> endpointText().contains("5 requests/s"));
+        assertThat(endpointText()).contains("invoice.paid, invoice.refunded", "at most 4 in flight");
+        endpointButton("Disable").click();
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(d -> endpointText().contains("Disabled: disabled in the portal"));
+        endpointButton("Enable").click();
+        wait.until(d -> d.findElement(By.id("message")).getText().equals("Enabled billing."));
+        assertThat(API.adminGet("/admin/tenants/acme/endpoints")
+                        .get(0)
+                        .path("enabled")
+                        .asBoolean())
+                .isTrue();
+        endpointButton("Replay failures…").click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("recover-go"))).click();
+        wait.until(
+                d -> d.findElement(By.id("message")).getText().startsWith("Replaying 0 failed message(s) to billing"));
+
         open(API.url("/admin/"));
         browser.findElement(By.id("token")).sendKeys(TestApp.ADMIN_TOKEN);
         browser.findElement(By.id("connect")).click();
