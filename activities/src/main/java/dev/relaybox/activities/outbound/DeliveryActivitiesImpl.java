@@ -101,7 +101,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                         "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
         try (MDC.MDCCloseable outbox =
                         MDC.putCloseable("outboxId", ctx.outboxId().toString());
-                MDC.MDCCloseable delivery = MDC.putCloseable("deliveryId", deliveryId.toString())) {
+                MDC.MDCCloseable delivery = MDC.putCloseable("deliveryId", deliveryId.toString());
+                Heartbeat alive = Heartbeat.whileRunning(Activity.getExecutionContext())) {
             if (ctx.status() == DeliveryStatus.DELIVERED) {
                 // A re-run after a crash that happened once the receiver had it: do not send it again.
                 return new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered");

@@ -30,10 +30,15 @@ final class OutboundHarness implements AutoCloseable {
     final TestWorkflowEnvironment env;
 
     OutboundHarness(boolean timeSkipping, DeliverySchedule schedule, CircuitSettings circuit) {
+        this(timeSkipping, schedule, circuit, Duration.ofSeconds(10));
+    }
+
+    /** {@code deadline}: how long a receiver may take to answer. */
+    OutboundHarness(boolean timeSkipping, DeliverySchedule schedule, CircuitSettings circuit, Duration deadline) {
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(schedule)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
-                .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(10));
+                .withTimeouts(Duration.ofSeconds(2), deadline);
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, circuit, metrics);
         DeliveryActivitiesImpl delivery =

@@ -3,19 +3,27 @@ package dev.relaybox.workflows.outbound;
 import dev.relaybox.workflows.Backoff;
 import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.api.enums.v1.TimeoutType;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 
 /**
  * The HTTP attempts of one outbox row's deliveries: one activity call is one try, on the HTTP task queue, with at
  * most {@link OutboxDeliveryWorkflowImpl#MAX_ATTEMPTS_IN_FLIGHT} in flight. An attempt Relaybox itself could not make
- * (its database away, most often) is made again once it can, and is not spent from the schedule.
+ * (its database away, most often, or its worker killed mid-attempt) is made again once it can, and is not spent from
+ * the schedule.
  */
 final class HttpAttempts {
     static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
+    /**
+     * The attempt activity heartbeats while it waits on a receiver: a worker that dies mid-attempt is noticed when its
+     * heartbeats stop, in seconds, rather than when the attempt's deadline passes.
+     */
+    private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(10);
 
     private final DeliveryBoard board;
     private int inFlight;
@@ -57,11 +65,15 @@ final class HttpAttempts {
     }
 
     /**
-     * The attempt activity throws only for Relaybox's own faults (a non-retryable one is final: the row is gone). A
-     * timeout is not counted as one: it may be a receiver that never finishes answering, which the schedule bounds.
+     * The attempt activity throws only for Relaybox's own faults (a non-retryable one is final: the row is gone), and
+     * stops heartbeating only when its worker is gone. The deadline is not counted as one: it may be a receiver that
+     * never finishes answering, which the schedule bounds. Histories recorded before the heartbeat have no heartbeat
+     * timeout in them, so they replay down the same branches as before.
      */
     private static boolean relayboxFault(ActivityFailure e) {
-        return e.getCause() instanceof ApplicationFailure failure && !failure.isNonRetryable();
+        return e.getCause() instanceof ApplicationFailure failure && !failure.isNonRetryable()
+                || e.getCause() instanceof TimeoutFailure timeout
+                        && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_HEARTBEAT;
     }
 
     private static DeliveryActivities stub(String summary) {
@@ -72,6 +84,7 @@ final class HttpAttempts {
                 DeliveryActivities.class,
                 ActivityOptions.newBuilder()
                         .setStartToCloseTimeout(Duration.ofMinutes(2))
+                        .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
                         .setRetryOptions(
                                 RetryOptions.newBuilder().setMaximumAttempts(1).build())
                         .setSummary(VisibilityLimits.summary(summary))

@@ -28,6 +28,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -171,6 +172,32 @@ class OutboxDeliveryWorkflowImplTest {
         assertThat(timersFired(env, workflow))
                 .as("retryNow ended the backoff, not its timer")
                 .isZero();
+    }
+
+    @Test
+    void anAttemptLostWithItsWorkerIsMadeAgainAtOnce(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, SCHEDULE, OK);
+        // The first attempt's worker is gone (kill -9): the activity never answers and never heartbeats again.
+        CountDownLatch never = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        when(delivery.attempt(eq(DELIVERY), anyInt())).thenAnswer(call -> {
+            attemptTimes.add(Instant.ofEpochMilli(env.currentTimeMillis()));
+            if (calls.getAndIncrement() == 0) {
+                never.await();
+            }
+            return OK;
+        });
+
+        workflow.deliver(OUTBOX);
+
+        assertThat(gaps())
+                .singleElement()
+                .as("noticed by its missing heartbeats, not by the two-minute deadline and then the schedule")
+                .satisfies(gap -> assertThat(gap).isLessThan(Duration.ofSeconds(45)));
+        verify(delivery, never()).scheduleRetry(any(), any(), any());
+        verify(delivery, times(2)).attempt(DELIVERY, 1);
+        never.countDown();
     }
 
     /** One delivery to one endpoint that answers {@code answers} in turn; endpoint controls let every attempt go. */
