@@ -22,6 +22,10 @@ final class Context {
     private BareTemporal bare;
     /** Measured by one scenario, compared against by another. */
     double bareWorkflowsPerSecond = Double.NaN;
+    /** What one bare workflow cost in the outbound scenario, and its history length; null until it ran. */
+    Costs.PerEvent bareCost;
+
+    double bareHistory = Double.NaN;
 
     int workflowsRun;
 

@@ -8,29 +8,31 @@ import java.util.List;
 
 /**
  * What one event costs, between two snapshots: this JVM's CPU (Relaybox, the bench's load and, on the in-process
- * engine, the engine too), the engine's own process when it has one (the dev server), PostgreSQL commits (the whole
- * server's, the bench's own enqueue transactions included), and history events of a sample of the workflows.
+ * engine, the engine too), the engine's own process when it has one (the dev server), PostgreSQL commits and rows
+ * written (the whole server's, the bench's own enqueue transactions included), and history events of a sample of the
+ * workflows.
  */
 final class Costs {
     private static final int SAMPLE = 20;
 
-    record Snapshot(double jvmSeconds, double engineSeconds, long commits) {}
+    record Snapshot(double jvmSeconds, double engineSeconds, long commits, long rowsWritten) {}
 
-    /** Per event: CPU milliseconds in the JVM and in the engine process (NaN without one), commits. */
-    record PerEvent(double jvmMs, double engineMs, double commits) {}
+    /** Per event: CPU milliseconds in the JVM and in the engine process (NaN without one), commits, rows written. */
+    record PerEvent(double jvmMs, double engineMs, double commits, double rowsWritten) {}
 
     private Costs() {}
 
     static Snapshot now(Context ctx) {
-        long commits = ctx.jdbi()
-                .withHandle(h -> h.createQuery(
-                                "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
-                        .mapTo(long.class)
+        long[] database = ctx.jdbi()
+                .withHandle(h -> h.createQuery("SELECT xact_commit, tup_inserted + tup_updated + tup_deleted AS rows "
+                                + "FROM pg_stat_database WHERE datname = current_database()")
+                        .map((rs, c) -> new long[] {rs.getLong("xact_commit"), rs.getLong("rows")})
                         .one());
         return new Snapshot(
                 Cpu.jvmSeconds(),
                 ctx.relaybox.enginePid().stream().mapToDouble(Costs::cpuSeconds).sum(),
-                commits);
+                database[0],
+                database[1]);
     }
 
     static PerEvent between(Context ctx, Snapshot from, Snapshot to, int events) {
@@ -40,7 +42,8 @@ final class Costs {
         return new PerEvent(
                 (to.jvmSeconds() - from.jvmSeconds()) * 1000 / events,
                 engine,
-                (to.commits() - from.commits()) / (double) events);
+                (to.commits() - from.commits()) / (double) events,
+                (to.rowsWritten() - from.rowsWritten()) / (double) events);
     }
 
     /** Mean history length of the first workflows of {@code ids} (at most {@value #SAMPLE}). */
@@ -65,7 +68,7 @@ final class Costs {
         return sample.isEmpty() ? Double.NaN : total / (double) sample.size();
     }
 
-    /** The four rows a scenario adds for Relaybox against its baseline. */
+    /** The rows a scenario adds for Relaybox against its baseline. */
     static void report(
             Context ctx,
             String scenario,
@@ -78,6 +81,12 @@ final class Costs {
         r.metric(scenario, "JVM CPU ms/event", relaybox.jvmMs(), baseline.jvmMs(), baselineName);
         r.metric(scenario, "engine process CPU ms/event", relaybox.engineMs(), baseline.engineMs(), baselineName);
         r.metric(scenario, "PostgreSQL commits/event", relaybox.commits(), baseline.commits(), baselineName);
+        r.metric(
+                scenario,
+                "PostgreSQL rows written/event",
+                relaybox.rowsWritten(),
+                baseline.rowsWritten(),
+                baselineName);
         r.metric(scenario, "history events/workflow", history, baselineHistory, baselineName);
     }
 

@@ -18,8 +18,8 @@ import org.jdbi.v3.core.Jdbi;
  * kill -9 of Relaybox mid-flight, as a user would meet it: Relaybox from the built jar on the bench's engine (the dev
  * server or the in-process one), outbox events to the bench's receiver and orders through the inbox (half of them
  * paid before created, so they wait deferred), killed while both are under way, then started again on the same data
- * directory. Measures the seconds from the restart until every order is paid and every event delivered, and what was
- * lost or applied twice.
+ * directory. Measures the seconds from the restart until every order is paid, until every event is delivered (the
+ * backlog left at the kill, so mostly the engine's delivery rate), and what was lost or applied twice.
  */
 final class CrashDrillScenario {
     static final String TITLE = "Crash drill";
@@ -97,10 +97,13 @@ final class CrashDrillScenario {
             try (RelayboxProcess second = RelayboxProcess.start(o.jar, o.config.toAbsolutePath(), environment, log)) {
                 boolean healthy = second.awaitHealthy(BOOT_LIMIT);
                 double healthySeconds = (System.nanoTime() - restart) / 1e9;
-                boolean done = healthy
+                boolean paid = healthy
                         && ctx.await(
-                                "every order paid and every event delivered after the restart",
-                                () -> (events - tally.distinct()) + (orders - paidOrUnknown(jdbi, prefix, orders)));
+                                "every order paid after the restart",
+                                () -> orders - paidOrUnknown(jdbi, prefix, orders));
+                double allPaid = (System.nanoTime() - restart) / 1e9;
+                boolean done =
+                        paid && ctx.await("every event delivered after the restart", () -> events - tally.distinct());
                 double recovered = (System.nanoTime() - restart) / 1e9;
 
                 Report r = ctx.report;
@@ -110,12 +113,13 @@ final class CrashDrillScenario {
                         deliveredAtKill + " / " + paidAtKill + " / " + deferredAtKill,
                         "–");
                 r.metric(TITLE, "s from restart to healthy", healthySeconds, Double.NaN, "");
+                r.metric(TITLE, "s from restart to every order paid", paid ? allPaid : Double.NaN, 60, "target: 60 s");
                 r.metric(
                         TITLE,
-                        "s from restart to all paid and delivered",
+                        "s from restart to every event delivered",
                         done ? recovered : Double.NaN,
-                        60,
-                        "target: 60 s");
+                        Double.NaN,
+                        "");
                 r.fact(
                         TITLE,
                         "lost (events + orders)",

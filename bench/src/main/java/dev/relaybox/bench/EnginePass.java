@@ -109,6 +109,7 @@ final class EnginePass {
                     () -> new IntakeUnderLoadScenario(ctx).run());
             run(ctx, stamp, "aging", AgingScenario.TITLE, () -> new AgingScenario(ctx).run());
             run(ctx, stamp, "crash-drill", CrashDrillScenario.TITLE, () -> new CrashDrillScenario(ctx).run());
+            run(ctx, stamp, "workers", WorkersScenario.TITLE, () -> new WorkersScenario(ctx).run());
             ctx.probe().ifPresent(p -> {
                 report.fact(
                         "Embedded Temporal server",

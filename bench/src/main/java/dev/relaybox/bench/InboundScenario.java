@@ -23,6 +23,7 @@ final class InboundScenario {
         int orders = o.n / 2;
         String prefix = ctx.runId + "-in-";
         Cpu.Snapshot before = Cpu.now();
+        Costs.Snapshot costFrom = Costs.now(ctx);
         Run sent = Load.closed(orders, o.concurrency, () -> {
             HttpClient client = Shop.client();
             return k -> {
@@ -52,6 +53,15 @@ final class InboundScenario {
                                 .mapTo(int.class)
                                 .one()));
         String cpu = Cpu.between(before, Cpu.now());
+        Costs.PerEvent cost = Costs.between(ctx, costFrom, Costs.now(ctx), 2 * orders);
+        double history = Costs.historyEvents(
+                ctx,
+                ctx.jdbi()
+                        .withHandle(h -> h.createQuery("SELECT workflow_id FROM webhook_inbox WHERE partner_event_id "
+                                        + "LIKE :like AND workflow_id IS NOT NULL LIMIT 20")
+                                .bind("like", prefix + "%")
+                                .mapTo(String.class)
+                                .list()));
         Map<String, Object> stats = ctx.jdbi()
                 .withHandle(
                         h -> h.createQuery("""
@@ -103,6 +113,16 @@ final class InboundScenario {
         long deferred = num(stats, "deferred");
         Report r = ctx.report;
         r.metric(scenario, "processed/s", processedPerSecond, ctx.bareWorkflowsPerSecond, bareFrom);
+        if (ctx.bareCost != null) {
+            Costs.report(
+                    ctx,
+                    scenario,
+                    cost,
+                    ctx.bareCost,
+                    history,
+                    ctx.bareHistory,
+                    "bare Temporal: no-op workflow + 1 no-op activity (outbound scenario)");
+        }
         r.metric(
                 scenario,
                 "received→processed p50 ms",

@@ -1,5 +1,6 @@
 package dev.relaybox.bench;
 
+import dev.relaybox.service.temporal.TemporalCli;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +22,8 @@ final class Options {
             "memory",
             "intake-under-load",
             "aging",
-            "crash-drill");
+            "crash-drill",
+            "workers");
     static final List<String> ENGINES = List.of("dev-server", "in-process");
     /** Run without --only: all but the long ones, which are asked for by name. */
     static final List<String> DEFAULT_SCENARIOS =
@@ -50,9 +52,10 @@ final class Options {
     int wedgeThreads = 16;
     int wedgeN = 5000;
     /** The embedded engines to run every scenario on, one after the other in this run. */
-    List<String> engines = new ArrayList<>(List.of("in-process"));
+    List<String> engines =
+            new ArrayList<>(List.of(TemporalCli.find(System.getenv()).isPresent() ? "dev-server" : "in-process"));
     /** The engine of the pass under way. */
-    String engine = "in-process";
+    String engine = engines.get(0);
 
     Path jar = Path.of("service", "target", "relaybox.jar");
     int drillEvents = 400;
@@ -81,10 +84,12 @@ final class Options {
                                     (embedded engine over 100,000 events, about 45 minutes; set
                                     TEMPORAL_EMBEDDED_RECYCLE_AFTER=0 to see it without recycling) and crash-drill
                                     (kill -9 of Relaybox from --jar mid-flight, restart on the same data directory)
+                                    and workers (outbound with one worker process, then with a second from --jar)
               --engines LIST        embedded engines to run the scenarios on, each in turn: dev-server (the Temporal
-                                    CLI's server, its own process), in-process (default); two print a column each
+                                    CLI's server, its own process; the default when the CLI is found), in-process
+                                    (the default without it); two print a column each
               --drill-events N      outbox events in the crash drill (default 400), --drill-orders N orders (200)
-              --jar PATH            the service jar the crash drill runs (default service/target/relaybox.jar)
+              --jar PATH            the service jar of the crash drill and the second worker (service/target/relaybox.jar)
               --jfr SCENARIO|all    record a JFR profile around the scenario(s) into the results directory
               --config PATH         Relaybox configuration (default config.yml)
               --results DIR         where the results file goes (default bench/results)

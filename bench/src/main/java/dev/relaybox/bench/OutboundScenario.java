@@ -80,6 +80,8 @@ final class OutboundScenario {
         Run plainPaced = poller(pacedCount, half, prefix + "p", pollerTally);
         poller.close();
         ctx.bareWorkflowsPerSecond = bare.perSecond();
+        ctx.bareCost = bareCost;
+        ctx.bareHistory = bareHistory;
         ctx.workflowsRun += 2 * (o.warmup + o.n + pacedCount);
 
         Report r = ctx.report;

@@ -59,6 +59,9 @@ class EmbeddedDevServerTest {
             assertThat(ListeningSockets.on(temporalPort)).isNotEmpty().allMatch(InetAddress::isLoopbackAddress);
             assertThat(Files.isRegularFile(temporalDirectory.resolve(EmbeddedDevServer.DATABASE_FILE)))
                     .isTrue();
+            assertThat(temporalDirectory.resolve(EmbeddedDevServer.DATABASE_FILE + "-wal"))
+                    .as("the write-ahead log that the default pragmas turn on")
+                    .exists();
             assertThat(EmbeddedDevServer.recordedPid(temporalDirectory)).isPresent();
             assertThat(ProcessHandle.of(
                             EmbeddedDevServer.recordedPid(temporalDirectory).orElseThrow()))

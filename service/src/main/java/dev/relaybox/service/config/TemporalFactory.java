@@ -10,6 +10,7 @@ import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -87,6 +88,16 @@ public final class TemporalFactory {
     @Pattern(regexp = "off|false|\\d{1,5}")
     @JsonProperty
     private String embeddedUiPort = "8233";
+
+    /**
+     * The dev server's SQLite pragmas, {@code name=value} separated by commas; empty is SQLite's defaults. The
+     * write-ahead log with {@code synchronous=NORMAL} commits without an fsync each (measured in docs/performance.md);
+     * a power loss may then take the engine's last transactions, whose open rows the reconciler re-drives.
+     */
+    @NotNull
+    @Pattern(regexp = "([a-z_]+=[A-Za-z0-9_]+(,[a-z_]+=[A-Za-z0-9_]+)*)?")
+    @JsonProperty
+    private String embeddedSqlitePragmas = "journal_mode=wal,synchronous=NORMAL";
 
     /**
      * Base of the links from the admin API and page into the Temporal UI; empty is the embedded dev server's UI in
@@ -199,6 +210,10 @@ public final class TemporalFactory {
             return OptionalInt.empty();
         }
         return OptionalInt.of(Integer.parseInt(embeddedUiPort));
+    }
+
+    public List<String> embeddedSqlitePragmas() {
+        return embeddedSqlitePragmas.isEmpty() ? List.of() : List.of(embeddedSqlitePragmas.split(","));
     }
 
     /** The configured base of links into the Temporal UI; empty when left to the engine's default. */

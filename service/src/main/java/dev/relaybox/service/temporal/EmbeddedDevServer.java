@@ -44,21 +44,26 @@ public final class EmbeddedDevServer implements AutoCloseable {
         this.directory = directory;
     }
 
-    /** The server's options for {@code directory}: gRPC and the UI on 127.0.0.1, state in its SQLite file. */
-    static TemporalDevServer.Options options(Path cli, Path directory, int port, OptionalInt uiPort) {
+    /**
+     * The server's options for {@code directory}: gRPC and the UI on 127.0.0.1, state in its SQLite file with
+     * {@code pragmas} ({@code name=value}).
+     */
+    static TemporalDevServer.Options options(
+            Path cli, Path directory, int port, OptionalInt uiPort, List<String> pragmas) {
         TemporalDevServer.Options options = TemporalDevServer.Options.inMemory(cli, port, directory.resolve(LOG_FILE))
-                .withDatabase(directory.resolve(DATABASE_FILE));
+                .withDatabase(directory.resolve(DATABASE_FILE), pragmas);
         return uiPort.isPresent() ? options.withUi(uiPort.getAsInt()) : options;
     }
 
     /** Adopts the server already running on {@code directory}'s database when it fits, else starts one. */
-    public static EmbeddedDevServer start(Path cli, Path directory, int port, OptionalInt uiPort) {
+    public static EmbeddedDevServer start(
+            Path cli, Path directory, int port, OptionalInt uiPort, List<String> pragmas) {
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + directory, e);
         }
-        TemporalDevServer.Options options = options(cli, directory, port, uiPort);
+        TemporalDevServer.Options options = options(cli, directory, port, uiPort, pragmas);
         Optional<ProcessHandle> running = running(directory);
         if (running.isPresent()) {
             ProcessHandle process = running.get();

@@ -30,6 +30,7 @@ public final class TemporalDevServer implements AutoCloseable {
      *
      * @param uiPort the Web UI's port, empty for none ({@code --headless})
      * @param database the SQLite file, empty for in-memory state
+     * @param sqlitePragmas {@code name=value} pragmas for that file, for example {@code journal_mode=wal}
      * @param dynamicConfig {@code KEY=JSON} pairs, for example {@code limit.maxIDLength=100}
      */
     public record Options(
@@ -37,30 +38,33 @@ public final class TemporalDevServer implements AutoCloseable {
             int port,
             OptionalInt uiPort,
             Optional<Path> database,
+            List<String> sqlitePragmas,
             List<String> namespaces,
             List<String> dynamicConfig,
             Path log) {
         public Options {
+            sqlitePragmas = List.copyOf(sqlitePragmas);
             namespaces = List.copyOf(namespaces);
             dynamicConfig = List.copyOf(dynamicConfig);
         }
 
         public static Options inMemory(Path cli, int port, Path log) {
-            return new Options(cli, port, OptionalInt.empty(), Optional.empty(), List.of(), List.of(), log);
+            return new Options(cli, port, OptionalInt.empty(), Optional.empty(), List.of(), List.of(), List.of(), log);
         }
 
         public Options withUi(int port) {
-            return new Options(cli, this.port, OptionalInt.of(port), database, namespaces, dynamicConfig, log);
+            return new Options(
+                    cli, this.port, OptionalInt.of(port), database, sqlitePragmas, namespaces, dynamicConfig, log);
         }
 
-        public Options withDatabase(Path file) {
-            return new Options(cli, port, uiPort, Optional.of(file), namespaces, dynamicConfig, log);
+        public Options withDatabase(Path file, List<String> pragmas) {
+            return new Options(cli, port, uiPort, Optional.of(file), pragmas, namespaces, dynamicConfig, log);
         }
 
         public Options withDynamicConfig(String keyEqualsJson) {
             List<String> values = new ArrayList<>(dynamicConfig);
             values.add(keyEqualsJson);
-            return new Options(cli, port, uiPort, database, namespaces, values, log);
+            return new Options(cli, port, uiPort, database, sqlitePragmas, namespaces, values, log);
         }
 
         /** The command line after the executable: what tells this server's process apart from any other. */
@@ -82,6 +86,7 @@ public final class TemporalDevServer implements AutoCloseable {
                 command.add("--headless");
             }
             database.ifPresent(file -> command.addAll(List.of("--db-filename", file.toString())));
+            sqlitePragmas.forEach(pragma -> command.addAll(List.of("--sqlite-pragma", pragma)));
             namespaces.forEach(namespace -> command.addAll(List.of("--namespace", namespace)));
             dynamicConfig.forEach(value -> command.addAll(List.of("--dynamic-config-value", value)));
             command.addAll(List.of("--log-level", "warn"));

@@ -169,7 +169,8 @@ public final class TemporalRuntime implements Managed {
     private static TemporalRuntime onDevServer(
             TemporalFactory config, Scope metrics, Path postgresDataDirectory, Path cli, int port) {
         Path directory = config.embeddedDataDirectory(postgresDataDirectory);
-        EmbeddedDevServer server = EmbeddedDevServer.start(cli, directory, port, config.embeddedUiPort());
+        EmbeddedDevServer server =
+                EmbeddedDevServer.start(cli, directory, port, config.embeddedUiPort(), config.embeddedSqlitePragmas());
         try {
             registerSearchAttributes(server.target(), config.getNamespace());
             LOG.info(

@@ -1,0 +1,131 @@
+package dev.relaybox.bench;
+
+import dev.relaybox.producer.Outbox;
+import dev.relaybox.service.config.SecretsFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The sizing model's check on one machine: outbound deliveries a second with one worker process, then with a second
+ * worker process from the built jar ({@code RELAYBOX_ROLES=worker}) beside this JVM's Relaybox, against the same
+ * engine and database. The model says a delivery costs its CPU in the worker, the engine and PostgreSQL; on cores
+ * that all three share, a second worker can only move the rate when the first was not using them up.
+ */
+final class WorkersScenario {
+    static final String TITLE = "Worker processes";
+    private static final Duration BOOT_LIMIT = Duration.ofMinutes(3);
+
+    private final Context ctx;
+
+    WorkersScenario(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    void run() throws Exception {
+        Options o = ctx.options;
+        if (!ctx.relaybox.embeddedDatabase() || !ctx.relaybox.embeddedTemporal()) {
+            ctx.report.fact(TITLE, "skipped", "only in embedded mode", "–");
+            return;
+        }
+        if (!Files.isRegularFile(o.jar)) {
+            throw new IllegalStateException(o.jar + " is missing: mvn -q -DskipTests -pl service -am package");
+        }
+        Receiver.Tally tally = ctx.receiver.reset(OutboundScenario.PATH, 200);
+        String prefix = ctx.runId + "-workers";
+        deliver(o.warmup, prefix + "-w1", tally);
+        Measured one = measure(o.n, prefix + "-1", tally);
+
+        Path log = o.results.toAbsolutePath().resolve(ctx.runId + "-second-worker.log");
+        try (RelayboxProcess second = RelayboxProcess.start(o.jar, o.config.toAbsolutePath(), environment(), log)) {
+            if (!second.awaitHealthy(BOOT_LIMIT)) {
+                throw new IllegalStateException("the second worker did not become healthy; see " + log);
+            }
+            deliver(o.warmup, prefix + "-w2", tally);
+            Measured two = measure(o.n, prefix + "-2", tally);
+
+            Report r = ctx.report;
+            r.metric(TITLE, "delivered/s, 2 workers vs 1", two.perSecond, one.perSecond, "1 worker process");
+            r.metric(TITLE, "machine CPU busy (cores), 2 workers vs 1", two.busyCores, one.busyCores, "1 worker");
+            r.fact(
+                    TITLE,
+                    "model's ceiling for this machine (deliveries/s)",
+                    String.format(Locale.ROOT, "%.1f", one.ceiling),
+                    "cores / CPU s per delivery");
+            r.note(
+                    TITLE,
+                    String.format(
+                            Locale.ROOT,
+                            "%d outbox rows each time, the bench's endpoint. One worker: this JVM's Relaybox (all "
+                                    + "roles), %s. Two: the same plus %s with RELAYBOX_ROLES=worker against the same "
+                                    + "PostgreSQL and engine, %s. The ceiling divides the machine's %d cores by the CPU "
+                                    + "seconds one delivery took with one worker (every process on the machine). Log: %s.",
+                            o.n,
+                            one.cpu,
+                            o.jar.getFileName(),
+                            two.cpu,
+                            Runtime.getRuntime().availableProcessors(),
+                            log.getFileName()));
+        }
+    }
+
+    private record Measured(double perSecond, double busyCores, double ceiling, String cpu) {}
+
+    private Measured measure(int count, String prefix, Receiver.Tally tally) throws Exception {
+        Cpu.Snapshot from = Cpu.now();
+        Run run = deliver(count, prefix, tally);
+        Cpu.Snapshot to = Cpu.now();
+        double wall = (to.wallNanos() - from.wallNanos()) / 1e9;
+        double busySeconds = to.machineBusySeconds() - from.machineBusySeconds();
+        double ceiling = Runtime.getRuntime().availableProcessors() / (busySeconds / count);
+        return new Measured(run.perSecond(), busySeconds / wall, ceiling, Cpu.between(from, to));
+    }
+
+    private Run deliver(int count, String prefix, Receiver.Tally tally) throws Exception {
+        Run run = EndToEnd.run(
+                ctx,
+                "deliveries",
+                count,
+                0,
+                i -> ctx.jdbi()
+                        .inTransaction(h -> Outbox.enqueue(h, OutboundScenario.event(prefix, i)))
+                        .toString(),
+                tally.firstArrival);
+        ctx.settle();
+        return run;
+    }
+
+    /** A worker-only Relaybox as production runs it: the embedded parts' addresses, its own throwaway tokens. */
+    private Map<String, String> environment() {
+        var database = ctx.relaybox.config().getDatabase();
+        Path keyDirectory = Path.of(ctx.relaybox.config().getEmbeddedPostgres().getDataDirectory());
+        Map<String, String> environment = new HashMap<>();
+        environment.put("RELAYBOX_ROLES", "worker");
+        environment.put("DATABASE_URL", database.getUrl());
+        environment.put("DATABASE_USER", database.getUser());
+        environment.put("DATABASE_PASSWORD", database.getPassword() == null ? "" : database.getPassword());
+        environment.put("TEMPORAL_ADDRESS", ctx.relaybox.temporalTarget());
+        environment.put(
+                "RELAYBOX_SECRETS_KEY",
+                SecretsFactory.readEmbeddedKey(keyDirectory.toAbsolutePath()).orElseThrow());
+        for (String token : List.of("RELAYBOX_ADMIN_TOKENS", "RELAYBOX_PRODUCER_TOKENS")) {
+            environment.put(token, UUID.randomUUID().toString());
+        }
+        environment.put(
+                "SHOP_WEBHOOK_SECRET",
+                "whsec_"
+                        + Base64.getEncoder()
+                                .encodeToString(UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII)));
+        environment.put("ALLOWED_PRIVATE_NETWORKS", "127.0.0.0/8");
+        environment.put("PORT", Integer.toString(Relaybox.freePort()));
+        environment.put("ADMIN_PORT", Integer.toString(Relaybox.freePort()));
+        return environment;
+    }
+}
