@@ -1,5 +1,6 @@
 package dev.relaybox.bench;
 
+import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.util.Locale;
@@ -57,10 +58,14 @@ final class InboundScenario {
         double history = Costs.historyEvents(
                 ctx,
                 ctx.jdbi()
-                        .withHandle(h -> h.createQuery("SELECT workflow_id FROM webhook_inbox WHERE partner_event_id "
-                                        + "LIKE :like AND workflow_id IS NOT NULL LIMIT 20")
+                        .withHandle(h -> h.createQuery(
+                                        "SELECT workflow_id, partner_name, partner_event_id FROM webhook_inbox "
+                                                + "WHERE partner_event_id LIKE :like LIMIT 20")
                                 .bind("like", prefix + "%")
-                                .mapTo(String.class)
+                                .map((rs, c) -> InboxEventWorkflow.workflowIdOf(
+                                        rs.getString("workflow_id"),
+                                        rs.getString("partner_name"),
+                                        rs.getString("partner_event_id")))
                                 .list()));
         Map<String, Object> stats = ctx.jdbi()
                 .withHandle(

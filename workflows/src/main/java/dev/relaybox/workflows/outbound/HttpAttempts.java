@@ -53,7 +53,10 @@ final class HttpAttempts {
                     return new AttemptResult(
                             AttemptResult.Outcome.RETRYABLE, 0, -1, "Relaybox could not attempt: " + cause);
                 }
-                Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
+                if (!(e.getCause() instanceof TimeoutFailure)) {
+                    // Its worker gone is no wait for the database.
+                    Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
+                }
                 board.show(
                         delivery,
                         DeliveryPhase.RETRYING,
