@@ -54,11 +54,7 @@ final class WorkersScenario {
             Report r = ctx.report;
             r.metric(TITLE, "delivered/s, 2 workers vs 1", two.perSecond, one.perSecond, "1 worker process");
             r.metric(TITLE, "machine CPU busy (cores), 2 workers vs 1", two.busyCores, one.busyCores, "1 worker");
-            r.fact(
-                    TITLE,
-                    "model's ceiling for this machine (deliveries/s)",
-                    String.format(Locale.ROOT, "%.1f", one.ceiling),
-                    "cores / CPU s per delivery");
+            r.metric(TITLE, "model's ceiling, deliveries/s (cores / CPU s per delivery)", one.ceiling, Double.NaN, "");
             r.note(
                     TITLE,
                     String.format(
