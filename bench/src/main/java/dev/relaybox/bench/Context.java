@@ -1,5 +1,6 @@
 package dev.relaybox.bench;
 
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
@@ -42,6 +43,21 @@ final class Context {
 
     Jdbi jdbi() {
         return relaybox.jdbi();
+    }
+
+    /**
+     * Whether a scenario that runs {@code --jar} as its own process beside embedded PostgreSQL and Temporal can run:
+     * outside embedded mode it is reported skipped; a jar not built yet is an error.
+     */
+    boolean canRunTheJar(String scenario) {
+        if (!relaybox.embeddedDatabase() || !relaybox.embeddedTemporal()) {
+            report.fact(scenario, "skipped", "only in embedded mode", "–");
+            return false;
+        }
+        if (!Files.isRegularFile(options.jar)) {
+            throw new IllegalStateException(options.jar + " is missing: mvn -q -DskipTests -pl service -am package");
+        }
+        return true;
     }
 
     synchronized BareTemporal bare() {

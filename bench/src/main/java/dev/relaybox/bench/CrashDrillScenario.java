@@ -5,7 +5,6 @@ import dev.relaybox.producer.Outbox;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Locale;
@@ -23,7 +22,6 @@ import org.jdbi.v3.core.Jdbi;
  */
 final class CrashDrillScenario {
     static final String TITLE = "Crash drill";
-    private static final Duration BOOT_LIMIT = Duration.ofMinutes(3);
 
     private final Context ctx;
 
@@ -33,12 +31,8 @@ final class CrashDrillScenario {
 
     void run() throws Exception {
         Options o = ctx.options;
-        if (!ctx.relaybox.embeddedDatabase() || !ctx.relaybox.embeddedTemporal()) {
-            ctx.report.fact(TITLE, "skipped", "only in embedded mode", "–");
+        if (!ctx.canRunTheJar(TITLE)) {
             return;
-        }
-        if (!Files.isRegularFile(o.jar)) {
-            throw new IllegalStateException(o.jar + " is missing: mvn -q -DskipTests -pl service -am package");
         }
         Path root = Files.createTempDirectory("relaybox-crash-drill");
         Map<String, String> environment = new HashMap<>();
@@ -61,7 +55,7 @@ final class CrashDrillScenario {
         int orders = o.drillOrders;
         try {
             RelayboxProcess first = RelayboxProcess.start(o.jar, o.config.toAbsolutePath(), environment, log);
-            if (!first.awaitHealthy(BOOT_LIMIT)) {
+            if (!first.awaitHealthy(RelayboxProcess.BOOT_LIMIT)) {
                 first.kill();
                 throw new IllegalStateException("Relaybox did not become healthy; see " + log);
             }
@@ -95,7 +89,7 @@ final class CrashDrillScenario {
 
             long restart = System.nanoTime();
             try (RelayboxProcess second = RelayboxProcess.start(o.jar, o.config.toAbsolutePath(), environment, log)) {
-                boolean healthy = second.awaitHealthy(BOOT_LIMIT);
+                boolean healthy = second.awaitHealthy(RelayboxProcess.BOOT_LIMIT);
                 double healthySeconds = (System.nanoTime() - restart) / 1e9;
                 boolean paid = healthy
                         && ctx.await(

@@ -18,6 +18,9 @@ import java.util.concurrent.TimeUnit;
  * config.yml}) with the JVM's defaults, the environment given on top of this one's, its output appended to a log.
  */
 final class RelayboxProcess implements AutoCloseable {
+    /** Long enough for a first start on a loaded machine (PostgreSQL's initdb, the dev server's schema). */
+    static final Duration BOOT_LIMIT = Duration.ofMinutes(3);
+
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 

@@ -3,9 +3,7 @@ package dev.relaybox.bench;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.service.config.SecretsFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -21,7 +19,6 @@ import java.util.UUID;
  */
 final class WorkersScenario {
     static final String TITLE = "Worker processes";
-    private static final Duration BOOT_LIMIT = Duration.ofMinutes(3);
 
     private final Context ctx;
 
@@ -31,12 +28,8 @@ final class WorkersScenario {
 
     void run() throws Exception {
         Options o = ctx.options;
-        if (!ctx.relaybox.embeddedDatabase() || !ctx.relaybox.embeddedTemporal()) {
-            ctx.report.fact(TITLE, "skipped", "only in embedded mode", "–");
+        if (!ctx.canRunTheJar(TITLE)) {
             return;
-        }
-        if (!Files.isRegularFile(o.jar)) {
-            throw new IllegalStateException(o.jar + " is missing: mvn -q -DskipTests -pl service -am package");
         }
         Receiver.Tally tally = ctx.receiver.reset(OutboundScenario.PATH, 200);
         String prefix = ctx.runId + "-workers";
@@ -45,7 +38,7 @@ final class WorkersScenario {
 
         Path log = o.results.toAbsolutePath().resolve(ctx.runId + "-second-worker.log");
         try (RelayboxProcess second = RelayboxProcess.start(o.jar, o.config.toAbsolutePath(), environment(), log)) {
-            if (!second.awaitHealthy(BOOT_LIMIT)) {
+            if (!second.awaitHealthy(RelayboxProcess.BOOT_LIMIT)) {
                 throw new IllegalStateException("the second worker did not become healthy; see " + log);
             }
             deliver(o.warmup, prefix + "-w2", tally);
