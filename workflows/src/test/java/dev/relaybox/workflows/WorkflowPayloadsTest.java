@@ -6,6 +6,7 @@ import com.google.protobuf.ByteString;
 import dev.relaybox.workflows.inbound.InboxPlan;
 import dev.relaybox.workflows.inbound.InboxStatus;
 import dev.relaybox.workflows.outbound.CircuitState;
+import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.DeliveryTarget;
 import dev.relaybox.workflows.outbound.OutboxProgress;
 import io.temporal.api.common.v1.Payload;
@@ -32,10 +33,10 @@ class WorkflowPayloadsTest {
         UUID id = UUID.randomUUID();
 
         assertThat(roundTrip(new CircuitState(true, AT))).isEqualTo(new CircuitState(true, AT));
-        assertThat(roundTrip(new DeliveryTarget(id, "shop", "https://shop.example", 2, AT)))
-                .isEqualTo(new DeliveryTarget(id, "shop", "https://shop.example", 2, AT));
-        InboxPlan plan =
-                new InboxPlan("shop", "order.paid", "order:42", Duration.ofMinutes(1), Duration.ofHours(24), AT);
+        assertThat(roundTrip(new DeliveryTarget(id, "shop", "https://shop.example", 2, AT, true)))
+                .isEqualTo(new DeliveryTarget(id, "shop", "https://shop.example", 2, AT, true));
+        InboxPlan plan = new InboxPlan(
+                "shop", "order.paid", "order:42", Duration.ofMinutes(1), Duration.ofHours(24), AT, InboxPlan.CURRENT);
         assertThat(roundTrip(plan)).isEqualTo(plan);
         InboxStatus status = new InboxStatus(id, "deferred", "DEFERRED", 1, "waiting", "order.paid", AT);
         assertThat(roundTrip(status)).isEqualTo(status);
@@ -53,6 +54,28 @@ class WorkflowPayloadsTest {
 
         assertThat(CONVERTER.fromPayload(earlier, CircuitState.class, CircuitState.class))
                 .isEqualTo(new CircuitState(true, AT));
+    }
+
+    @Test
+    void aPlanRecordedByRelease10IsCarriedOutAsThen() {
+        // The plan marker of a first-time delivery recorded by 1.0.0, as it is in its history.
+        Payload recorded = CONVERTER.toPayload("x").orElseThrow().toBuilder()
+                .setData(ByteString.copyFrom(
+                        "{\"eventType\":\"order.paid\",\"aggregate\":\"order:42\",\"targets\":[{\"deliveryId\":"
+                                + "\"53f9d001-0d1c-40b2-a862-fd3aafaa3fb6\",\"endpointName\":\"shop\",\"url\":"
+                                + "\"http://127.0.0.1:46477/hooks\",\"attemptsSoFar\":0,\"nextAttemptAt\":null}],"
+                                + "\"schedule\":{\"delays\":[60.000000000,300.000000000,900.000000000],\"jitter\":0.0,"
+                                + "\"maxRetryAfter\":600.000000000}}",
+                        StandardCharsets.UTF_8))
+                .build();
+
+        DeliveryPlan plan = CONVERTER.fromPayload(recorded, DeliveryPlan.class, DeliveryPlan.class);
+
+        assertThat(plan.revision()).isEqualTo(DeliveryPlan.ADMIT_AND_SETTLE_APART);
+        assertThat(plan.targets())
+                .singleElement()
+                .satisfies(
+                        t -> assertThat(t.goesAtOnce()).as("asks the controls").isFalse());
     }
 
     @SuppressWarnings("unchecked")

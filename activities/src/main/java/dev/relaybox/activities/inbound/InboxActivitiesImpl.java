@@ -57,7 +57,8 @@ public final class InboxActivitiesImpl implements InboxActivities {
                                                 : row.aggregate().toString(),
                                         settings.recheckInterval(),
                                         settings.maxDeferral(),
-                                        store.deferredSince(inboxId).orElse(null)))))
+                                        store.deferredSince(inboxId).orElse(null),
+                                        InboxPlan.CURRENT))))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "inbox row " + inboxId + " does not exist", "InboxRowMissing"));
     }

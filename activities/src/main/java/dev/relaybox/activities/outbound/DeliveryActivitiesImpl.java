@@ -4,11 +4,13 @@ import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
+import dev.relaybox.workflows.outbound.CircuitState;
 import dev.relaybox.workflows.outbound.DeliveryActivities;
 import dev.relaybox.workflows.outbound.DeliveryPhase;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.DeliveryTarget;
+import dev.relaybox.workflows.outbound.SettledAttempt;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.temporal.activity.Activity;
@@ -39,25 +41,16 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final EndpointUrlPolicy urlPolicy;
     private final DeadLetters deadLetters;
     private final MeterRegistry metrics;
-    private final SendGate sendGate;
+    private final EndpointControlActivitiesImpl controls;
 
-    public DeliveryActivitiesImpl(
-            Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics) {
-        this(jdbi, settings, deadLetters, metrics, HostResolver.SYSTEM, SendGate.NONE);
-    }
-
+    /** {@code controls}: the endpoint controls the same worker registers, which each attempt reports to. */
     public DeliveryActivitiesImpl(
             Jdbi jdbi,
             DeliverySettings settings,
             DeadLetters deadLetters,
             MeterRegistry metrics,
-            HostResolver resolver) {
-        this(jdbi, settings, deadLetters, metrics, resolver, SendGate.NONE);
-    }
-
-    public DeliveryActivitiesImpl(
-            Jdbi jdbi, DeliverySettings settings, DeadLetters deadLetters, MeterRegistry metrics, SendGate sendGate) {
-        this(jdbi, settings, deadLetters, metrics, HostResolver.SYSTEM, sendGate);
+            EndpointControlActivitiesImpl controls) {
+        this(jdbi, settings, deadLetters, metrics, HostResolver.SYSTEM, controls);
     }
 
     public DeliveryActivitiesImpl(
@@ -66,8 +59,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             DeadLetters deadLetters,
             MeterRegistry metrics,
             HostResolver resolver,
-            SendGate sendGate) {
-        this.sendGate = sendGate;
+            EndpointControlActivitiesImpl controls) {
+        this.controls = controls;
         this.jdbi = jdbi;
         this.metrics = metrics;
         this.settings = settings;
@@ -87,25 +80,57 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             deliveries.createDeliveries(outboxId);
             var targets = deliveries.unfinished(outboxId).stream()
                     .map(t -> new DeliveryTarget(
-                            t.deliveryId(), t.endpointName(), t.url(), t.attempts(), t.nextAttemptAt()))
+                            t.deliveryId(), t.endpointName(), t.url(), t.attempts(), t.nextAttemptAt(), t.goesAtOnce()))
                     .toList();
-            return new DeliveryPlan(event.eventType(), event.aggregate().toString(), targets, settings.schedule());
+            return new DeliveryPlan(
+                    event.eventType(),
+                    event.aggregate().toString(),
+                    targets,
+                    settings.schedule(),
+                    DeliveryPlan.CURRENT);
         });
     }
 
     @Override
     public AttemptResult attempt(UUID deliveryId, int attempt) {
-        DeliveryStore.AttemptContext ctx = jdbi.withExtension(
-                        DeliveryAttemptStore.class, dao -> dao.attemptContext(deliveryId))
-                .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
-                        "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
+        return attempt(deliveryId, attempt, false).result();
+    }
+
+    @Override
+    public SettledAttempt send(UUID deliveryId, int attempt) {
+        Made made = attempt(deliveryId, attempt, true);
+        CircuitState circuit = controls.settle(deliveryId, made.result(), made.settledAt());
+        return new SettledAttempt(made.result(), circuit, made.outboxFinished());
+    }
+
+    /**
+     * An attempt as made: {@code settledAt}, when it ended on the workflow's clock (its scheduled time, which tests
+     * skip ahead, and the attempt's latency); {@code outboxFinished}, it finished the row.
+     */
+    private record Made(AttemptResult result, Instant settledAt, boolean outboxFinished) {}
+
+    /** {@code finishesOutbox}: delivering the row's last delivery still to be attempted finishes the row. */
+    private Made attempt(UUID deliveryId, int attempt, boolean finishesOutbox) {
+        // From the first statement: a worker waiting on its database is alive, and must not be taken for dead (the
+        // attempt would be made again beside this one, and both would send once the database answers).
+        try (Heartbeat alive = Heartbeat.whileRunning(Activity.getExecutionContext())) {
+            DeliveryStore.AttemptContext ctx = jdbi.withExtension(
+                            DeliveryAttemptStore.class, dao -> dao.attemptContext(deliveryId))
+                    .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
+                            "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
+            return attempt(ctx, attempt, finishesOutbox);
+        }
+    }
+
+    private Made attempt(DeliveryStore.AttemptContext ctx, int attempt, boolean finishesOutbox) {
+        UUID deliveryId = ctx.deliveryId();
         try (MDC.MDCCloseable outbox =
                         MDC.putCloseable("outboxId", ctx.outboxId().toString());
-                MDC.MDCCloseable delivery = MDC.putCloseable("deliveryId", deliveryId.toString());
-                Heartbeat alive = Heartbeat.whileRunning(Activity.getExecutionContext())) {
+                MDC.MDCCloseable delivery = MDC.putCloseable("deliveryId", deliveryId.toString())) {
             if (ctx.status() == DeliveryStatus.DELIVERED) {
                 // A re-run after a crash that happened once the receiver had it: do not send it again.
-                return new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered");
+                return new Made(
+                        new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered"), scheduledTime(), false);
             }
             Instant startedAt = scheduledTime();
             if (!ctx.enabled()
@@ -114,7 +139,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 String paused = "endpoint " + ctx.endpointName() + " is disabled (" + ctx.disabledReason()
                         + "); paused until it is enabled";
                 LOG.info("delivery {} {}", deliveryId, paused);
-                return new AttemptResult(Outcome.PAUSED, 0, -1, paused);
+                return new Made(new AttemptResult(Outcome.PAUSED, 0, -1, paused), startedAt, false);
             }
             // Only what needs no lookup: the sender resolves the host once, checks it and connects there.
             Optional<EndpointUrlPolicy.Refusal> refusal = urlPolicy.syntaxRefusal(ctx.url());
@@ -127,13 +152,14 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                         ctx,
                         attempt,
                         startedAt,
-                        new WebhookSender.Sent(refused, 0, null, refusal.get().reason()));
-                return refused;
+                        new WebhookSender.Sent(refused, 0, null, refusal.get().reason()),
+                        false);
+                return new Made(refused, startedAt, false);
             }
             if (ctx.rateLimited()) {
                 // Only a rate limit holds a request at the last moment: asking for any other endpoint is a wasted
                 // transaction per attempt.
-                sendGate.awaitTurn(deliveryId);
+                controls.awaitTurn(deliveryId);
             }
             Instant now = Instant.now();
             WebhookSender.Sent sent = sender.send(
@@ -144,7 +170,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                             ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
                     now,
                     requestHeaders(ctx));
-            record(ctx, attempt, startedAt, sent);
+            boolean outboxFinished = record(ctx, attempt, startedAt, sent, finishesOutbox);
             Timer.builder("relaybox.delivery.attempt")
                     .description("HTTP attempts to deliver webhooks, by endpoint and outcome")
                     .tags(
@@ -162,23 +188,29 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     RedactedUrl.of(ctx.url()),
                     sent.result().summary(),
                     sent.latencyMs());
-            return sent.result();
+            return new Made(sent.result(), startedAt.plusMillis(sent.latencyMs()), outboxFinished);
         }
     }
 
     /**
      * Records the outcome first, in its own transaction, and the attempt's details (excerpt, latency) after it,
      * in another: a detail that cannot be written is logged, and never undoes a delivery the receiver has
-     * already accepted (undoing it would send the webhook again).
+     * already accepted (undoing it would send the webhook again). True when it finished the row.
      */
-    private void record(DeliveryStore.AttemptContext ctx, int attempt, Instant startedAt, WebhookSender.Sent sent) {
+    private boolean record(
+            DeliveryStore.AttemptContext ctx,
+            int attempt,
+            Instant startedAt,
+            WebhookSender.Sent sent,
+            boolean finishesOutbox) {
         AttemptResult result = sent.result();
         Integer status = result.statusCode() == 0 ? null : result.statusCode();
         String error = StorableText.of(sent.error());
         // One handle and one attached store for both writes: attaching builds a handler per store method.
-        jdbi.useHandle(h -> {
+        return jdbi.withHandle(h -> {
             DeliveryAttemptStore dao = h.attach(DeliveryAttemptStore.class);
-            h.useTransaction(tx -> recordOutcome(tx, dao, ctx, attempt, status, error, result));
+            boolean outboxFinished =
+                    h.inTransaction(tx -> recordOutcome(tx, dao, ctx, attempt, status, error, result, finishesOutbox));
             try {
                 dao.recordAttempt(
                         ctx.deliveryId(),
@@ -196,17 +228,20 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                         result.outcome(),
                         e);
             }
+            return outboxFinished;
         });
     }
 
-    private void recordOutcome(
+    /** True when it finished the row. */
+    private boolean recordOutcome(
             Handle h,
             DeliveryAttemptStore dao,
             DeliveryStore.AttemptContext ctx,
             int attempt,
             Integer status,
             String error,
-            AttemptResult result) {
+            AttemptResult result,
+            boolean finishesOutbox) {
         dao.noteAttempt(ctx.deliveryId(), attempt, status, error);
         if (result.outcome() == Outcome.DELIVERED && dao.markDelivered(ctx.deliveryId())) {
             metrics.counter(
@@ -216,6 +251,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                             "result",
                             DeliveryPhase.DELIVERED.label())
                     .increment();
+            return finishesOutbox && dao.markProcessed(ctx.outboxId());
         } else if (result.outcome() == Outcome.GONE) {
             h.attach(EndpointStore.class)
                     .setEnabled(
@@ -224,6 +260,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                             "answered 410 Gone at " + Instant.now() + " (delivery " + ctx.deliveryId() + ")");
             LOG.warn("disabled endpoint {} ({}): it answered 410 Gone", ctx.endpointName(), RedactedUrl.of(ctx.url()));
         }
+        return false;
     }
 
     /** When Temporal scheduled this attempt: the workflow's clock, which tests can skip ahead. */
@@ -273,10 +310,9 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
 
     @Override
     public void finish(UUID outboxId) {
-        jdbi.useExtension(OutboxStore.class, outbox -> outbox.markProcessed(outboxId));
+        jdbi.useExtension(DeliveryAttemptStore.class, dao -> dao.markProcessed(outboxId));
     }
 
-    /** A forwarded partner event names its partner and the partner's event id, for the handler's logs and checks. */
     /** The endpoint's static headers, and whose event a forwarded partner event is. */
     static Map<String, String> requestHeaders(DeliveryStore.AttemptContext ctx) {
         Map<String, String> headers = EndpointHeaders.read(ctx.headers());

@@ -1,8 +1,10 @@
 package dev.relaybox.activities.outbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.activities.store.Circuit;
 import dev.relaybox.activities.store.Sealed;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
+import dev.relaybox.workflows.outbound.OutboxStatus;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -19,7 +21,14 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  */
 public interface DeliveryAttemptStore {
     /** {@code nextAttemptAt}: when a retrying delivery's next attempt is due, as its workflow recorded it. */
-    record Target(UUID deliveryId, String endpointName, String url, int attempts, Instant nextAttemptAt) {}
+    /** {@code goesAtOnce}: as {@code EndpointAttemptStore.GateSnapshot#goesAtOnce} reads it for an attemptable one. */
+    record Target(
+            UUID deliveryId,
+            String endpointName,
+            String url,
+            int attempts,
+            Instant nextAttemptAt,
+            boolean goesAtOnce) {}
 
     /** Everything one attempt needs, read in one query. */
     record AttemptContext(
@@ -105,17 +114,35 @@ public interface DeliveryAttemptStore {
             @Bind("paused") DeliveryStatus paused,
             @Bind("unmatched") UUID[] unmatched);
 
+    /** PROCESSED once none of the row's deliveries is left to attempt; false while some are, or when done before. */
+    default boolean markProcessed(UUID outboxId) {
+        return markProcessed(outboxId, OutboxStatus.PROCESSED, DeliveryStatus.attemptableNames());
+    }
+
+    @SqlUpdate("""
+            UPDATE outbox_events SET status = :to, processed_at = now()
+             WHERE id = :outboxId AND processed_at IS NULL
+               AND NOT EXISTS (SELECT 1 FROM deliveries
+                                WHERE outbox_id = :outboxId AND status = ANY(:attemptable))""")
+    boolean markProcessed(
+            @Bind("outboxId") UUID outboxId, @Bind("to") OutboxStatus to, @Bind("attemptable") String[] attemptable);
+
     default List<Target> unfinished(UUID outboxId) {
-        return unfinished(outboxId, DeliveryStatus.attemptableNames());
+        return unfinished(outboxId, DeliveryStatus.attemptableNames(), Circuit.CLOSED);
     }
 
     @SqlQuery("""
-            SELECT d.id AS delivery_id, e.name AS endpoint_name, e.url, d.attempts, d.next_attempt_at
+            SELECT d.id AS delivery_id, e.name AS endpoint_name, e.url, d.attempts, d.next_attempt_at,
+                   NOT e.enabled OR (e.rate_limit IS NULL AND e.max_in_flight IS NULL AND NOT e.ordered
+                                     AND COALESCE(s.circuit, :closed) = :closed AND d.waiting_for IS NULL)
+                       AS goes_at_once
               FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+              LEFT JOIN endpoint_state s ON s.endpoint_id = d.endpoint_id
              WHERE d.outbox_id = :outboxId AND d.status = ANY(:attemptable)
              ORDER BY e.name""")
     @RegisterConstructorMapper(Target.class)
-    List<Target> unfinished(@Bind("outboxId") UUID outboxId, @Bind("attemptable") String[] attemptable);
+    List<Target> unfinished(
+            @Bind("outboxId") UUID outboxId, @Bind("attemptable") String[] attemptable, @Bind("closed") Circuit closed);
 
     @SqlQuery("""
             SELECT d.id AS delivery_id, d.outbox_id, d.status,

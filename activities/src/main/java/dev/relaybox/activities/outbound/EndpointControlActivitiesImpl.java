@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * workers ask at once they see one circuit, one rate-limit schedule and one set of in-flight slots. Times are
  * the asking workflow's clock (the real clock in production; skipped ahead in tests).
  */
-public final class EndpointControlActivitiesImpl implements EndpointControlActivities, SendGate {
+public final class EndpointControlActivitiesImpl implements EndpointControlActivities {
     private static final Logger LOG = LoggerFactory.getLogger(EndpointControlActivitiesImpl.class);
     private static final Duration SHORTEST_WAIT = Duration.ofSeconds(1);
     private static final int MAX_WAKE_UPS = 1000;
@@ -143,9 +143,9 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
      * The rate limit once more at the moment of sending, on the real clock: a delivery reserved its slot in
      * {@link #admit} and waited for it on a durable timer, but timers, workflow tasks and activity dispatch add
      * uneven delays that can bunch requests together. Holding each request until it conforms keeps any one
-     * second within {@code rate + burst}; it is short, since the reserved schedule already conforms.
+     * second within {@code rate + burst}; it is short, since the reserved schedule already conforms. Called by an
+     * attempt just before its request leaves.
      */
-    @Override
     public void awaitTurn(UUID deliveryId) {
         Instant sendAt = jdbi.inTransaction(h -> {
             EndpointStore dao = h.attach(EndpointStore.class);

@@ -171,20 +171,6 @@ public interface OutboxStore extends OutboxReplays {
                 .list();
     }
 
-    /** PROCESSED once none of the row's deliveries is left to attempt; false while some are, or when done before. */
-    default boolean markProcessed(UUID outboxId) {
-        return markProcessed(outboxId, OutboxStatus.PROCESSED, DeliveryStatus.attemptableNames());
-    }
-
-    @SqlUpdate("""
-            UPDATE outbox_events SET status = :to, processed_at = now()
-             WHERE id = :outboxId AND processed_at IS NULL
-               AND NOT EXISTS (SELECT 1 FROM deliveries
-                                WHERE outbox_id = :outboxId AND status = ANY(:attemptable))""")
-    boolean markProcessed(
-            @Bind("outboxId") UUID outboxId, @Bind("to") OutboxStatus to, @Bind("attemptable") String[] attemptable);
-
-    /** Wakes the dispatcher when this transaction commits, as inserting an outbox row does. */
     /** A {@code relaybox.test} event for one endpoint only: the portal's "send a test event". */
     @SqlQuery("""
             INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, tenant, target_endpoints)

@@ -80,6 +80,8 @@ class DatabaseOutageOnEveryPathTest {
         db = Store.configure(Jdbi.create(dataSource), TestDatabase.SECRETS);
         receiver = new TestReceiver();
         outage = new OutageTrigger(postgres::pause);
+        EndpointControlActivitiesImpl controls =
+                new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry());
         DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
                 db,
                 DeliverySettings.defaults()
@@ -87,15 +89,13 @@ class DatabaseOutageOnEveryPathTest {
                         .withSchedule(new DeliverySchedule(
                                 List.of(Duration.ofMinutes(1), Duration.ofMinutes(5)), 0, Duration.ofMinutes(10))),
                 DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry());
+                new SimpleMeterRegistry(),
+                controls);
         env = TestEngine.start(
                 InboxFixtures.QUEUE,
                 new RelayboxWorkers(
                         outage.wrap(DeliveryActivities.class, delivery),
-                        outage.wrap(
-                                EndpointControlActivities.class,
-                                new EndpointControlActivitiesImpl(
-                                        db, CircuitSettings.defaults(), new SimpleMeterRegistry())),
+                        outage.wrap(EndpointControlActivities.class, controls),
                         outage.wrap(
                                 InboxActivities.class,
                                 new InboxActivitiesImpl(
@@ -151,8 +151,27 @@ class DatabaseOutageOnEveryPathTest {
     }
 
     @Test
-    void settlingAnAttemptWithTheEndpointsControlsWaitsOutTheFrozenDatabase() {
-        assertDeliveredDespiteAFreezeAt(EndpointControlActivities.class, "settle", Reply.of(200));
+    void anAttemptWaitingForTheFrozenDatabaseIsNotTakenForDeadAndSendsOnce() {
+        endpoint("/a", Reply.of(200));
+        outage.at(DeliveryActivities.class, "send", 1);
+        UUID outboxId = enqueue();
+        startDelivery(outboxId);
+        CompletableFuture<Void> finished = finishing(OutboxDeliveryWorkflow.workflowId(outboxId));
+
+        // Past the attempt's heartbeat timeout, the one attempt still waits for the database: none is made beside it.
+        await().atMost(Duration.ofSeconds(30)).until(() -> outage.attemptsSinceOutage() == 1);
+        await("the frozen attempt, alone")
+                .during(Duration.ofSeconds(15))
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> outage.attemptsSinceOutage() == 1 && postgres.isPaused());
+        postgres.resume();
+
+        finished.join();
+        assertThat(statuses(outboxId)).containsExactly("/a=DELIVERED");
+        assertDeliveredOnce(outboxId, "/a");
+        assertThat(count("SELECT count(*) FROM outbox_events WHERE id = '" + outboxId + "' AND status = 'PROCESSED'"))
+                .as("finished by the attempt")
+                .isOne();
     }
 
     @Test
@@ -162,7 +181,16 @@ class DatabaseOutageOnEveryPathTest {
 
     @Test
     void finishingTheOutboxRowWaitsOutTheFrozenDatabase() {
-        UUID outboxId = assertDeliveredDespiteAFreezeAt(DeliveryActivities.class, "finish", Reply.of(200));
+        // A row whose last delivery is dead-lettered is finished by the workflow, not by an attempt.
+        endpoint("/a", Reply.of(400));
+        outage.at(DeliveryActivities.class, "finish", 1);
+        UUID outboxId = enqueue();
+        startDelivery(outboxId);
+        CompletableFuture<Void> finished = finishing(OutboxDeliveryWorkflow.workflowId(outboxId));
+        frozenThroughTimeouts();
+
+        finished.join();
+        assertThat(statuses(outboxId)).containsExactly("/a=DEAD_LETTERED");
         assertThat(count("SELECT count(*) FROM outbox_events WHERE id = '" + outboxId + "' AND status = 'PROCESSED'"))
                 .isOne();
     }

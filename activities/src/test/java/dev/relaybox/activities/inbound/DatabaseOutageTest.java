@@ -104,6 +104,8 @@ class DatabaseOutageTest {
         Migrations.migrate(dataSource);
         db = Store.configure(Jdbi.create(dataSource), TestDatabase.SECRETS);
         receiver = new TestReceiver();
+        EndpointControlActivitiesImpl controls =
+                new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry());
         DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
                 db,
                 DeliverySettings.defaults()
@@ -113,12 +115,13 @@ class DatabaseOutageTest {
                                 0,
                                 Duration.ofMinutes(10))),
                 DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry());
+                new SimpleMeterRegistry(),
+                controls);
         env = TestEngine.start(
                 InboxFixtures.QUEUE,
                 new RelayboxWorkers(
                         delivery,
-                        new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry()),
+                        controls,
                         new InboxActivitiesImpl(
                                 db,
                                 InboxFixtures.orderMachines(),

@@ -111,7 +111,7 @@ class InboxEventWorkflowTest {
         process("created", "order.created");
 
         UUID shipped = receive("shipped", "order.shipped");
-        InboxFixtures.start(client, "shipped", shipped);
+        InboxFixtures.startAsDispatched(client, "shipped", shipped, "order.shipped", "order:42");
         await().atMost(Duration.ofSeconds(20)).until(() -> status(shipped).equals("DEFERRED"));
         assertThat(row(shipped, "defer_reason")).isEqualTo("waiting for order.paid: entity is created");
         // The row is marked before the workflow shows it.

@@ -3,7 +3,9 @@ package dev.relaybox.activities.inbound;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
+import dev.relaybox.workflows.WorkflowVisibility;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import dev.relaybox.workflows.inbound.InboxState;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import java.util.LinkedHashMap;
@@ -64,5 +66,19 @@ final class InboxFixtures {
     /** Starts the row's workflow without waiting for it, as the dispatcher does. */
     static void start(WorkflowClient client, String eventId, UUID inboxId) {
         WorkflowClient.start(workflow(client, eventId)::process, inboxId);
+    }
+
+    /** Started as the dispatcher starts it: with what it is about in its search attributes. */
+    static void startAsDispatched(
+            WorkflowClient client, String eventId, UUID inboxId, String eventType, String aggregate) {
+        InboxEventWorkflow workflow = client.newWorkflowStub(
+                InboxEventWorkflow.class,
+                WorkflowOptions.newBuilder()
+                        .setTaskQueue(QUEUE)
+                        .setWorkflowId(InboxEventWorkflow.workflowId(PARTNER, eventId))
+                        .setTypedSearchAttributes(WorkflowVisibility.atStart(
+                                "inbound", InboxState.RECEIVED.searchValue(), eventType, aggregate, PARTNER))
+                        .build());
+        WorkflowClient.start(workflow::process, inboxId);
     }
 }

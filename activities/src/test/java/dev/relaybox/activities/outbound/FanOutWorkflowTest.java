@@ -54,14 +54,11 @@ class FanOutWorkflowTest {
                 .withSchedule(OutboxDeliveryWorkflowTest.SCHEDULE)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
                 .withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
-        DeliveryActivitiesImpl activities =
-                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry());
-        env = TestEngine.start(
-                QUEUE,
-                RelayboxWorkers.outbound(
-                        activities,
-                        new EndpointControlActivitiesImpl(
-                                jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry())));
+        EndpointControlActivitiesImpl controls =
+                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry());
+        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(
+                jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry(), controls);
+        env = TestEngine.start(QUEUE, RelayboxWorkers.outbound(activities, controls));
     }
 
     @AfterEach

@@ -1,7 +1,7 @@
 package dev.relaybox.service.dispatch;
 
-import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.VisibilityLimits;
+import dev.relaybox.workflows.WorkflowVisibility;
 import dev.relaybox.workflows.inbound.InboxState;
 import dev.relaybox.workflows.outbound.DeliveryPhase;
 import io.temporal.client.WorkflowClient;
@@ -20,25 +20,13 @@ public final class WorkflowStarter {
         this.taskQueue = taskQueue;
     }
 
-    /** Cut to the server's limits: a real server rejects the start (or fails every task) when one is over. */
     private static SearchAttributes searchAttributes(DispatchSource.Row row, String direction) {
-        SearchAttributes.Builder attributes = SearchAttributes.newBuilder()
-                .set(RelaySearchAttributes.DIRECTION, direction)
-                .set(
-                        RelaySearchAttributes.STATUS,
-                        direction.equals("inbound")
-                                ? InboxState.RECEIVED.searchValue()
-                                : DeliveryPhase.PENDING.label());
-        if (row.eventType() != null) {
-            attributes.set(RelaySearchAttributes.EVENT_TYPE, VisibilityLimits.keyword(row.eventType()));
-        }
-        if (row.aggregate() != null) {
-            attributes.set(RelaySearchAttributes.AGGREGATE, VisibilityLimits.keyword(row.aggregate()));
-        }
-        if (row.peer() != null) {
-            attributes.set(RelaySearchAttributes.PEER, VisibilityLimits.keyword(row.peer()));
-        }
-        return attributes.build();
+        return WorkflowVisibility.atStart(
+                direction,
+                direction.equals("inbound") ? InboxState.RECEIVED.searchValue() : DeliveryPhase.PENDING.label(),
+                row.eventType(),
+                row.aggregate(),
+                row.peer());
     }
 
     /** Starts the workflow; one already running is left as it is. True when this call started it. */

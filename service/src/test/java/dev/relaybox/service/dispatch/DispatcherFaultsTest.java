@@ -58,16 +58,19 @@ class DispatcherFaultsTest {
     void start() {
         jdbi = TestDatabase.fresh();
         receiver = new TestReceiver();
+        EndpointControlActivitiesImpl controls =
+                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry());
         DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
                 jdbi,
                 DeliverySettings.defaults().withAllowedPrivateNetworks("127.0.0.0/8"),
                 DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry());
+                new SimpleMeterRegistry(),
+                controls);
         env = TestEngine.start(
                 QUEUE,
                 new RelayboxWorkers(
                         delivery,
-                        new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry()),
+                        controls,
                         new InboxActivitiesImpl(
                                 jdbi, orderMachine(), InboxSettings.defaults(), DeadLetters.loggingOnly())));
         jdbi.useExtension(

@@ -9,13 +9,18 @@ import java.util.UUID;
  * details. Every step goes through {@link #show}, so the Temporal UI never lags behind the workflow.
  */
 final class InboxBoard {
-    private final WorkflowVisibility visibility = new WorkflowVisibility();
+    private WorkflowVisibility visibility = new WorkflowVisibility();
     private InboxState state = InboxState.RECEIVED;
     private String outcome;
     private int attempts;
     private String reason;
     private String waitingFor;
     private Instant nextRecheckAt;
+
+    /** From now on, search attributes change only at {@link #showWaiting} and {@link #publish}. */
+    void publishWhenWaiting() {
+        visibility = WorkflowVisibility.publishedWhenWaiting();
+    }
 
     void describe(InboxPlan plan) {
         visibility.describe("inbound", plan.partner(), plan.eventType(), plan.aggregate());
@@ -38,9 +43,25 @@ final class InboxBoard {
         visibility.show(state.searchValue(), attempts, details);
     }
 
+    /** {@link #show}, where the workflow starts to wait for a timer or a signal: what it waits for is searchable. */
+    void showWaiting(InboxState state, String details) {
+        show(state, details);
+        publish();
+    }
+
     /** New details, in the state the event is in. */
     void show(String details) {
         show(state, details);
+    }
+
+    /** New details where the workflow starts to wait, in the state the event is in. */
+    void showWaiting(String details) {
+        showWaiting(state, details);
+    }
+
+    /** Upserts what changed and was not shown yet. */
+    void publish() {
+        visibility.publish();
     }
 
     /** A step that changes no search attribute: the details alone. */

@@ -33,7 +33,8 @@ import java.util.UUID;
  * events, or when the server suggests it, the workflow continues as new; the next run reads the recorded start and
  * keeps counting.
  *
- * <p>A database that cannot be reached is waited out, however long it stays away ({@link InboxStoreCalls}); only
+ * <p>Its search attributes change where it starts to wait and at its end; plans recorded by release 1.0 are carried
+ * out as then ({@link InboxPlan#revision}). A database that cannot be reached is waited out, however long it stays away ({@link InboxStoreCalls}); only
  * other failures, through every retry, dead-letter the event. Should a run fail anyway, the row is still RECEIVED or
  * DEFERRED, never lost: Relaybox's reconciler finds non-terminal rows whose workflow is not running and starts them
  * again.
@@ -43,7 +44,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     static final int CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
 
     private final InboxBoard board = new InboxBoard();
-    private final InboxStoreCalls store = new InboxStoreCalls(board::show);
+    private final InboxStoreCalls store = new InboxStoreCalls(board::showWaiting);
     private UUID inboxId;
     private InboxPlan plan;
     private boolean released;
@@ -53,8 +54,18 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
         this.inboxId = inboxId;
         String reading = "read inbox event " + inboxId;
         plan = store.call(reading, reading, activities -> activities.plan(inboxId));
-        board.describe(plan);
+        if (plan.revision() >= InboxPlan.PUBLISHED_WHEN_WAITING) {
+            // What the workflow is about was set when it was started.
+            board.publishWhenWaiting();
+        } else {
+            board.describe(plan);
+        }
         board.show(InboxState.RECEIVED, "deciding " + subject());
+        decideUntilFinished();
+        board.publish();
+    }
+
+    private void decideUntilFinished() {
 
         // Recorded by an earlier run of this row: a continued or restarted deferral keeps its deadline.
         Instant deferredSince = plan.deferredSince();
@@ -134,7 +145,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
         Duration untilDeadline = Duration.between(now, deadline);
         Duration wait = untilDeadline.compareTo(plan.recheckInterval()) < 0 ? untilDeadline : plan.recheckInterval();
         board.nextRecheckAt(now.plus(wait));
-        board.show(
+        board.showWaiting(
                 InboxState.DEFERRED,
                 "waiting for " + deferred.waitingFor() + "; " + describe(deferred.entityState()) + "; rechecks every "
                         + words(plan.recheckInterval()) + " until " + deadline.truncatedTo(ChronoUnit.SECONDS));

@@ -13,6 +13,10 @@ import java.time.Instant;
  * @param recheckInterval how long a deferred event waits for a release before deciding again anyway
  * @param maxDeferral    how long an event may stay deferred before it is dead-lettered
  * @param deferredSince  when the row's current deferral began, as an earlier run recorded it; null when none did
+ * @param revision       how the workflow shows its steps, read from its plan: {@link #UPSERTED_AT_EVERY_STEP} in
+ *                       histories recorded before the field existed, {@link #CURRENT} in every plan made now. It decides
+ *                       the order of recorded commands as {@code Workflow.getVersion} would, without a marker of its own
+ *                       in every history.
  */
 public record InboxPlan(
         String partner,
@@ -20,4 +24,16 @@ public record InboxPlan(
         String aggregate,
         Duration recheckInterval,
         Duration maxDeferral,
-        Instant deferredSince) {}
+        Instant deferredSince,
+        int revision) {
+    /** Release 1.0: what the workflow is about, then every change of its state, each upserted as it happened. */
+    public static final int UPSERTED_AT_EVERY_STEP = 0;
+
+    /**
+     * What the workflow is about is set when it is started; its state is upserted once where it starts to wait, and
+     * at its end.
+     */
+    public static final int PUBLISHED_WHEN_WAITING = 1;
+
+    public static final int CURRENT = PUBLISHED_WHEN_WAITING;
+}

@@ -26,6 +26,14 @@ public interface DeliveryActivities {
     @ActivityMethod
     AttemptResult attempt(UUID deliveryId, int attempt);
 
+    /**
+     * {@link #attempt}, then reports it to the endpoint's controls ({@link EndpointControlActivities#settle}) and,
+     * when it delivered the row's last delivery still to be attempted, marks the row finished ({@link #finish}) in
+     * the transaction that records the delivery.
+     */
+    @ActivityMethod
+    SettledAttempt send(UUID deliveryId, int attempt);
+
     /** Marks the delivery RETRYING with its next attempt time, so operators see when it comes. */
     @ActivityMethod
     void scheduleRetry(UUID deliveryId, Instant nextAttemptAt, String lastError);

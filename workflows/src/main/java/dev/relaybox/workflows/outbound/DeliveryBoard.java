@@ -13,7 +13,15 @@ import java.util.stream.Collectors;
  */
 final class DeliveryBoard {
     private final Map<UUID, TrackedDelivery> deliveries = new LinkedHashMap<>();
-    private final WorkflowVisibility visibility = new WorkflowVisibility();
+    private WorkflowVisibility visibility = new WorkflowVisibility();
+
+    /**
+     * From now on, search attributes change only at {@link #showWaiting} and {@link #publish}: while a delivery is in
+     * its HTTP attempt the UI's current details follow it, and an attempt lasts at most its deadline.
+     */
+    void publishWhenWaiting() {
+        visibility = WorkflowVisibility.publishedWhenWaiting();
+    }
 
     void describe(DeliveryPlan plan) {
         visibility.describe("outbound", null, plan.eventType(), plan.aggregate());
@@ -37,6 +45,17 @@ final class DeliveryBoard {
         delivery.phase = phase;
         delivery.details = details;
         refresh();
+    }
+
+    /** {@link #show}, where the delivery starts to wait for a timer or a signal: what it waits for is searchable. */
+    void showWaiting(TrackedDelivery delivery, DeliveryPhase phase, String details) {
+        show(delivery, phase, details);
+        publish();
+    }
+
+    /** Upserts what changed and was not shown yet. */
+    void publish() {
+        visibility.publish();
     }
 
     void refresh() {

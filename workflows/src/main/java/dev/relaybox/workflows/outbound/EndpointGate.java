@@ -52,7 +52,7 @@ final class EndpointGate {
             if (decision.go() && decision.waitMillis() <= 0) {
                 return;
             }
-            board.show(delivery, DeliveryPhase.WAITING, decision.reason());
+            board.showWaiting(delivery, DeliveryPhase.WAITING, decision.reason());
             Duration wait = Duration.ofMillis(decision.waitMillis());
             if (decision.go()) {
                 // A reserved slot of the rate limit: go when it comes.

@@ -26,23 +26,41 @@ final class HttpAttempts {
     private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(10);
 
     private final DeliveryBoard board;
+    private final EndpointGate gate;
+    private final boolean attemptSettles;
     private int inFlight;
 
-    HttpAttempts(DeliveryBoard board) {
+    /** {@code attemptSettles}: the attempt activity reports to the endpoint's controls itself (it is {@code send}). */
+    HttpAttempts(DeliveryBoard board, EndpointGate gate, boolean attemptSettles) {
         this.board = board;
+        this.gate = gate;
+        this.attemptSettles = attemptSettles;
     }
 
-    /** Makes attempt number {@code attempt}: the receiver's answer, already recorded. */
-    AttemptResult attempt(TrackedDelivery delivery, int attempt) {
+    /** Makes attempt number {@code attempt}: the receiver's answer, already recorded and reported to the controls. */
+    SettledAttempt attempt(TrackedDelivery delivery, int attempt) {
+        SettledAttempt made = make(delivery, attempt);
+        // Release 1.0's attempt, or one that never finished, is reported once its slot is free.
+        return made.reported()
+                ? made
+                : new SettledAttempt(made.result(), gate.reportAttempt(delivery, made.result()), false);
+    }
+
+    private SettledAttempt make(TrackedDelivery delivery, int attempt) {
         DeliveryActivities http = stub("attempt " + attempt + " to " + delivery.target.url());
         Backoff backoff = Backoff.untilRelayboxRecovers();
         while (true) {
             board.show(delivery, DeliveryPhase.SENDING, "attempt " + attempt + " in progress");
             try {
+                if (inFlight >= OutboxDeliveryWorkflowImpl.MAX_ATTEMPTS_IN_FLIGHT) {
+                    board.publish();
+                }
                 Workflow.await(() -> inFlight < OutboxDeliveryWorkflowImpl.MAX_ATTEMPTS_IN_FLIGHT);
                 inFlight++;
                 try {
-                    return http.attempt(delivery.id(), attempt);
+                    return attemptSettles
+                            ? http.send(delivery.id(), attempt)
+                            : SettledAttempt.unreported(http.attempt(delivery.id(), attempt));
                 } finally {
                     inFlight--;
                 }
@@ -50,14 +68,14 @@ final class HttpAttempts {
                 String cause =
                         e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
                 if (!relayboxFault(e)) {
-                    return new AttemptResult(
-                            AttemptResult.Outcome.RETRYABLE, 0, -1, "Relaybox could not attempt: " + cause);
+                    return SettledAttempt.unreported(new AttemptResult(
+                            AttemptResult.Outcome.RETRYABLE, 0, -1, "Relaybox could not attempt: " + cause));
                 }
                 if (!(e.getCause() instanceof TimeoutFailure)) {
                     // Its worker gone is no wait for the database.
                     Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
                 }
-                board.show(
+                board.showWaiting(
                         delivery,
                         DeliveryPhase.RETRYING,
                         "attempt " + attempt + " could not be made: " + cause + "; trying again in "

@@ -21,17 +21,19 @@ import java.util.UUID;
  * <ol>
  *   <li>plan: the row's deliveries not yet finished, and the retry schedule in force;
  *   <li>for each delivery, on its own branch: resume at the attempt time its row records (a run that takes over
- *       mid-schedule), then until it finishes: be admitted by the endpoint's controls ({@link EndpointGate}), make
- *       one HTTP attempt ({@link HttpAttempts}), report it, and act on the answer: delivered; dead-lettered on 410
+ *       mid-schedule), then until it finishes: be admitted by the endpoint's controls ({@link EndpointGate}; a first
+ *       attempt the plan found nothing to hold goes at once), make one HTTP attempt ({@link HttpAttempts}), which
+ *       reports itself to the controls, and act on the answer: delivered; dead-lettered on 410
  *       Gone, on any other permanent answer or when the schedule is spent; paused when the endpoint is disabled;
  *       otherwise wait (for an open circuit, or the schedule's delay or the receiver's {@code Retry-After}, which
  *       {@code retryNow} cuts short) and attempt again;
  *   <li>plan again while a {@code replan} signal came in (a replayed dead letter joins a running workflow), then
- *       mark the row finished.
+ *       mark the row finished, unless the attempt that delivered its last delivery did.
  * </ol>
  *
- * <p>What the Temporal UI shows of it follows every step ({@link DeliveryBoard}). The bookkeeping is local
- * activities: an HTTP attempt is the only activity that goes through the server.
+ * <p>What the Temporal UI shows of it follows every step ({@link DeliveryBoard}); its search attributes change where
+ * it starts to wait and at its end. The bookkeeping is local activities: an HTTP attempt is the only activity that
+ * goes through the server. Plans recorded by release 1.0 are carried out as then ({@link DeliveryPlan#revision}).
  */
 public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow {
     /**
@@ -62,17 +64,27 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private final DeliveryBoard board = new DeliveryBoard();
     private final EndpointGate gate = new EndpointGate(board, () -> this.retryNowSignals);
-    private final HttpAttempts http = new HttpAttempts(board);
     private final Random random = Workflow.newRandom();
+    private HttpAttempts http;
     private UUID outboxId;
     private boolean replanRequested;
     private int retryNowSignals;
+    /** An attempt of the current plan delivered the row's last delivery and finished the row. */
+    private boolean outboxFinished;
 
     @Override
     public void deliver(UUID outboxId) {
         this.outboxId = outboxId;
         DeliveryPlan plan = planAgain();
-        board.describe(plan);
+        // The first plan's revision holds for the whole run, as Workflow.getVersion's would.
+        boolean attemptSettles = plan.revision() >= DeliveryPlan.ATTEMPT_SETTLES;
+        http = new HttpAttempts(board, gate, attemptSettles);
+        if (attemptSettles) {
+            // What the workflow is about was set when it was started.
+            board.publishWhenWaiting();
+        } else {
+            board.describe(plan);
+        }
         while (true) {
             if (!plan.targets().isEmpty()) {
                 deliverAll(plan);
@@ -82,8 +94,11 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 }
                 // Otherwise every target has finished or paused: planning again would find nothing.
             }
-            store("finish the outbox event").finish(outboxId);
+            if (!outboxFinished) {
+                store("finish the outbox event").finish(outboxId);
+            }
             board.refresh();
+            board.publish();
             if (!replanRequested) {
                 return;
             }
@@ -94,6 +109,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     private DeliveryPlan planAgain() {
         replanRequested = false;
+        outboxFinished = false;
         return store("plan the deliveries").plan(outboxId);
     }
 
@@ -113,13 +129,20 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         if (delivery.target.nextAttemptAt() != null) {
             resumeAtRecordedAttemptTime(delivery, attempt, delivery.target.nextAttemptAt());
         }
+        // The plan just found nothing to hold it for; every later attempt asks.
+        boolean admitted = delivery.target.goesAtOnce() && delivery.target.nextAttemptAt() == null;
         while (true) {
-            gate.admit(delivery);
+            if (!admitted) {
+                gate.admit(delivery);
+            }
+            admitted = false;
             attempt++;
-            AttemptResult result = http.attempt(delivery, attempt);
+            SettledAttempt settled = http.attempt(delivery, attempt);
+            AttemptResult result = settled.result();
+            CircuitState circuit = settled.circuit();
+            outboxFinished |= settled.outboxFinished();
             delivery.attempts = attempt;
             delivery.lastResult = result.summary();
-            CircuitState circuit = gate.reportAttempt(delivery, result);
             switch (result.outcome()) {
                 case DELIVERED -> {
                     board.show(
@@ -204,7 +227,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private void awaitNextAttempt(
             TrackedDelivery delivery, int nextAttempt, Duration wait, Instant at, String details) {
         delivery.nextAttemptAt = at;
-        board.show(delivery, DeliveryPhase.RETRYING, details);
+        board.showWaiting(delivery, DeliveryPhase.RETRYING, details);
         int retryNowBefore = retryNowSignals;
         TimerOrSignal.await(
                 wait,

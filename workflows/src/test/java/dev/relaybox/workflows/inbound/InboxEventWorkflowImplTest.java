@@ -14,6 +14,7 @@ import static org.mockito.Mockito.withSettings;
 
 import dev.relaybox.workflows.TestWorkflows;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
@@ -124,10 +125,46 @@ class InboxEventWorkflowImplTest {
         assertThat(workflow.status().status()).isEqualTo("processed");
     }
 
+    @Test
+    void anEventAppliedAtOnceRecordsItsTwoStepsAndOneUpsert(
+            TestWorkflowEnvironment env, Worker worker, InboxEventWorkflow workflow) {
+        start(env, worker);
+        when(inbox.decide(INBOX)).thenReturn(APPLIED);
+
+        workflow.process(INBOX);
+
+        String workflowId = WorkflowStub.fromTyped(workflow).getExecution().getWorkflowId();
+        List<HistoryEvent> history =
+                env.getWorkflowClient().fetchHistory(workflowId).getEvents();
+        assertThat(history.stream().map(HistoryEvent::getEventType))
+                .as("one workflow task: the plan's and the decision's markers, then what operators search for")
+                .containsExactly(
+                        EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+                        EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+                        EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+                        EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+                        EventType.EVENT_TYPE_MARKER_RECORDED,
+                        EventType.EVENT_TYPE_MARKER_RECORDED,
+                        EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+                        EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+        assertThat(history.get(6)
+                        .getUpsertWorkflowSearchAttributesEventAttributes()
+                        .getSearchAttributes()
+                        .getIndexedFieldsMap())
+                .containsOnlyKeys("RelayStatus", "RelayAttempts");
+        assertThat(workflow.status().status()).isEqualTo("processed");
+    }
+
     private void start(TestWorkflowEnvironment env, Worker worker) {
         when(inbox.plan(INBOX))
                 .thenReturn(new InboxPlan(
-                        "shop", "order.shipped", "order:42", Duration.ofHours(1), Duration.ofHours(4), null));
+                        "shop",
+                        "order.shipped",
+                        "order:42",
+                        Duration.ofHours(1),
+                        Duration.ofHours(4),
+                        null,
+                        InboxPlan.CURRENT));
         worker.registerActivitiesImplementations(inbox);
         env.start();
     }

@@ -15,6 +15,7 @@ import static org.mockito.Mockito.withSettings;
 
 import dev.relaybox.workflows.TestWorkflows;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
@@ -69,7 +70,7 @@ class OutboxDeliveryWorkflowImplTest {
                         gap -> assertThat(gap).isBetween(Duration.ofMinutes(5), Duration.ofSeconds(302)));
         verify(delivery, times(2)).scheduleRetry(eq(DELIVERY), any(), eq("503 Service Unavailable"));
         verify(delivery, never()).deadLetter(any(), any(), any());
-        verify(delivery).finish(OUTBOX);
+        verify(delivery, never()).finish(OUTBOX);
     }
 
     @Test
@@ -181,12 +182,12 @@ class OutboxDeliveryWorkflowImplTest {
         // The first attempt's worker is gone (kill -9): the activity never answers and never heartbeats again.
         CountDownLatch never = new CountDownLatch(1);
         AtomicInteger calls = new AtomicInteger();
-        when(delivery.attempt(eq(DELIVERY), anyInt())).thenAnswer(call -> {
+        when(delivery.send(eq(DELIVERY), anyInt())).thenAnswer(call -> {
             attemptTimes.add(Instant.ofEpochMilli(env.currentTimeMillis()));
             if (calls.getAndIncrement() == 0) {
                 never.await();
             }
-            return OK;
+            return new SettledAttempt(OK, CircuitState.closed(), true);
         });
 
         workflow.deliver(OUTBOX);
@@ -196,21 +197,87 @@ class OutboxDeliveryWorkflowImplTest {
                 .as("noticed by its missing heartbeats, not by the two-minute deadline and then the schedule")
                 .satisfies(gap -> assertThat(gap).isLessThan(Duration.ofSeconds(45)));
         verify(delivery, never()).scheduleRetry(any(), any(), any());
-        verify(delivery, times(2)).attempt(DELIVERY, 1);
+        verify(delivery, times(2)).send(DELIVERY, 1);
         never.countDown();
     }
 
-    /** One delivery to one endpoint that answers {@code answers} in turn; endpoint controls let every attempt go. */
+    @Test
+    void aFirstTimeDeliveryRecordsAsLittleAsTheBareWorkflowAndItsPlan(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, true, SCHEDULE, OK);
+
+        workflow.deliver(OUTBOX);
+
+        verify(controls, never()).admit(any(), any());
+        verify(delivery, never()).finish(any());
+        List<HistoryEvent> history = history(env, workflow);
+        assertThat(history.stream().map(HistoryEvent::getEventType))
+                .as("the bare workflow's eleven events, the plan's marker and one upsert")
+                .containsExactly(
+                        EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+                        EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+                        EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+                        EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+                        EventType.EVENT_TYPE_MARKER_RECORDED,
+                        EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+                        EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+                        EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+                        EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+                        EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+                        EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+                        EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+                        EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+        assertThat(history.stream()
+                        .filter(HistoryEvent::hasUpsertWorkflowSearchAttributesEventAttributes)
+                        .findFirst()
+                        .orElseThrow()
+                        .getUpsertWorkflowSearchAttributesEventAttributes()
+                        .getSearchAttributes()
+                        .getIndexedFieldsMap())
+                .as("what operators search for, as the workflow ends")
+                .containsOnlyKeys("RelayEndpoints", "RelayStatus", "RelayAttempts");
+    }
+
+    @Test
+    void onlyTheFirstAttemptGoesWithoutAskingTheControls(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, true, SCHEDULE, UNAVAILABLE, OK);
+
+        workflow.deliver(OUTBOX);
+
+        assertThat(attemptTimes).hasSize(2);
+        verify(controls, times(1)).admit(eq(DELIVERY), any());
+        verify(controls, times(2)).settle(eq(DELIVERY), any(), any());
+    }
+
+    /**
+     * One delivery to one endpoint that answers {@code answers} in turn; endpoint controls let every attempt go. Each
+     * attempt reports to {@code controls.settle}, as the real one does, and a delivered one finishes the row.
+     */
     private void start(
             TestWorkflowEnvironment env, Worker worker, DeliverySchedule schedule, AttemptResult... answers) {
+        start(env, worker, false, schedule, answers);
+    }
+
+    private void start(
+            TestWorkflowEnvironment env,
+            Worker worker,
+            boolean goesAtOnce,
+            DeliverySchedule schedule,
+            AttemptResult... answers) {
         this.env = env;
-        DeliveryTarget target = new DeliveryTarget(DELIVERY, "shop", "https://shop.example/hooks", 0, null);
-        when(delivery.plan(OUTBOX)).thenReturn(new DeliveryPlan("order.paid", "order:42", List.of(target), schedule));
+        DeliveryTarget target = new DeliveryTarget(DELIVERY, "shop", "https://shop.example/hooks", 0, null, goesAtOnce);
+        when(delivery.plan(OUTBOX))
+                .thenReturn(
+                        new DeliveryPlan("order.paid", "order:42", List.of(target), schedule, DeliveryPlan.CURRENT));
         List<AttemptResult> script = Arrays.asList(answers);
         AtomicInteger next = new AtomicInteger();
-        when(delivery.attempt(eq(DELIVERY), anyInt())).thenAnswer(call -> {
-            attemptTimes.add(Instant.ofEpochMilli(env.currentTimeMillis()));
-            return script.get(Math.min(next.getAndIncrement(), script.size() - 1));
+        when(delivery.send(eq(DELIVERY), anyInt())).thenAnswer(call -> {
+            Instant now = Instant.ofEpochMilli(env.currentTimeMillis());
+            attemptTimes.add(now);
+            AttemptResult result = script.get(Math.min(next.getAndIncrement(), script.size() - 1));
+            return new SettledAttempt(
+                    result, controls.settle(DELIVERY, result, now), result.outcome() == Outcome.DELIVERED);
         });
         when(controls.admit(eq(DELIVERY), any())).thenReturn(GO);
         when(controls.settle(eq(DELIVERY), any(), any())).thenReturn(CircuitState.closed());
@@ -222,10 +289,14 @@ class OutboxDeliveryWorkflowImplTest {
 
     /** Timers that fired; after the workflow closed, the test server's clock is no measure of its waits. */
     private static long timersFired(TestWorkflowEnvironment env, OutboxDeliveryWorkflow workflow) {
-        String workflowId = WorkflowStub.fromTyped(workflow).getExecution().getWorkflowId();
-        return env.getWorkflowClient().fetchHistory(workflowId).getEvents().stream()
+        return history(env, workflow).stream()
                 .filter(HistoryEvent::hasTimerFiredEventAttributes)
                 .count();
+    }
+
+    private static List<HistoryEvent> history(TestWorkflowEnvironment env, OutboxDeliveryWorkflow workflow) {
+        String workflowId = WorkflowStub.fromTyped(workflow).getExecution().getWorkflowId();
+        return env.getWorkflowClient().fetchHistory(workflowId).getEvents();
     }
 
     private List<Duration> gaps() {
