@@ -1,6 +1,7 @@
 package dev.relaybox.service.temporal;
 
 import dev.relaybox.workflows.outbound.AttemptResult;
+import dev.relaybox.workflows.outbound.SettledAttempt;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.activity.ActivityInfo;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
@@ -35,7 +36,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * time; one started while the attempt is in flight would send the webhook a second time.
  */
 final class RecyclingWatch extends WorkerInterceptorBase {
-    static final String HTTP_ATTEMPT = "DeliveryAttempt";
+    /** The attempt activity, as release 1.0's workflows call it and as every later one does (it settles itself). */
+    private static final Set<String> HTTP_ATTEMPTS = Set.of("DeliveryAttempt", "DeliverySend");
+
     private static final Set<String> RECORDS_FAILED_ATTEMPT = Set.of("DeliveryScheduleRetry", "DeliveryDeadLetter");
     private static final Set<AttemptResult.Outcome> RECORDED_BY_WORKFLOW =
             Set.of(AttemptResult.Outcome.RETRYABLE, AttemptResult.Outcome.PERMANENT, AttemptResult.Outcome.GONE);
@@ -104,7 +107,9 @@ final class RecyclingWatch extends WorkerInterceptorBase {
 
     private void endAttempt(Object deliveryId, Object result) {
         synchronized (lock) {
-            if (result instanceof AttemptResult attempt && RECORDED_BY_WORKFLOW.contains(attempt.outcome())) {
+            AttemptResult attempt =
+                    result instanceof SettledAttempt settled ? settled.result() : (AttemptResult) result;
+            if (attempt != null && RECORDED_BY_WORKFLOW.contains(attempt.outcome())) {
                 failuresToRecord.add(deliveryId);
             }
             attemptsInFlight--;
@@ -135,7 +140,7 @@ final class RecyclingWatch extends WorkerInterceptorBase {
             public ActivityOutput execute(ActivityInput input) {
                 String type = info.getActivityType();
                 Object deliveryId = input.getArguments().length > 0 ? input.getArguments()[0] : null;
-                if (HTTP_ATTEMPT.equals(type) && !info.isLocal()) {
+                if (HTTP_ATTEMPTS.contains(type) && !info.isLocal()) {
                     if (!beginAttempt()) {
                         // Retryable: the workflow counts it as Relaybox's fault, not an attempt, and tries later.
                         throw ApplicationFailure.newFailure(

@@ -145,15 +145,15 @@ class WorkflowHistoryBrowserTest {
         assertInOrder(
                 timeline,
                 "completed",
-                "activity attempt 3 to " + url + " (DeliveryAttempt) | result {\"outcome\":\"DELIVERED\"",
+                "activity attempt 3 to " + url + " (DeliverySend) | result {\"result\":{\"outcome\":\"DELIVERED\"",
                 "signal retryNow received",
                 "timer 'wait before attempt 3 to " + url + "' started for 1h",
                 "activity attempt 2 to " + url
-                        + " (DeliveryAttempt) | result {\"outcome\":\"RETRYABLE\",\"statusCode\":503",
+                        + " (DeliverySend) | result {\"result\":{\"outcome\":\"RETRYABLE\",\"statusCode\":503",
                 "timer 'wait before attempt 2 to " + url + "' fired",
                 "timer 'wait before attempt 2 to " + url + "' started for 1s",
                 "activity attempt 1 to " + url
-                        + " (DeliveryAttempt) | result {\"outcome\":\"RETRYABLE\",\"statusCode\":503",
+                        + " (DeliverySend) | result {\"result\":{\"outcome\":\"RETRYABLE\",\"statusCode\":503",
                 "started OutboxDelivery");
     }
 
