@@ -31,9 +31,11 @@ public interface OutboxStore extends OutboxReplays {
 
     /**
      * A row the dispatcher or reconciler claimed; {@code payloadBytes} is 0 when it was not measured. {@code forwarded}:
-     * a partner event an inbound route forwards, not one Relaybox publishes.
+     * a partner event an inbound route forwards, not one Relaybox publishes. {@code planned}: it has deliveries, so a
+     * workflow planned it before (a replay put it back, or its workflow is running): one may still be running.
      */
-    record Claimed(UUID id, String eventType, AggregateKey aggregate, long payloadBytes, boolean forwarded) {}
+    record Claimed(
+            UUID id, String eventType, AggregateKey aggregate, long payloadBytes, boolean forwarded, boolean planned) {}
 
     /** Rows deleted by one retention batch, per table. */
     record Purged(int outboxEvents, int deliveries, int deliveryAttempts) {
@@ -91,7 +93,8 @@ public interface OutboxStore extends OutboxReplays {
                              WHERE w.tenant IS NOT NULL
                              ORDER BY head.turn, head.created_at LIMIT :limit)
                         SELECT o.id, o.event_type, o.aggregate_type, o.aggregate_id,
-                               octet_length(o.payload::text) AS payload_bytes, o.source_partner IS NOT NULL AS forwarded
+                               octet_length(o.payload::text) AS payload_bytes, o.source_partner IS NOT NULL AS forwarded,
+                               EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id) AS planned
                           FROM outbox_events o JOIN fair f ON f.id = o.id
                          WHERE o.dispatched_at IS NULL
                          ORDER BY f.turn, f.created_at
@@ -149,7 +152,7 @@ public interface OutboxStore extends OutboxReplays {
         return getHandle()
                 .createQuery("""
                         SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes,
-                               source_partner IS NOT NULL AS forwarded
+                               source_partner IS NOT NULL AS forwarded, true AS planned
                           FROM outbox_events o
                          WHERE status = :dispatched AND dispatched_at < :before
                            -- Every delivery finished but the row not (or none planned yet), or one whose next attempt
@@ -236,7 +239,8 @@ public interface OutboxStore extends OutboxReplays {
                 rs.getString("event_type"),
                 aggregate(rs),
                 rs.getLong("payload_bytes"),
-                rs.getBoolean("forwarded"));
+                rs.getBoolean("forwarded"),
+                rs.getBoolean("planned"));
     }
 
     static AggregateKey aggregate(ResultSet rs) throws SQLException {

@@ -20,7 +20,8 @@ public interface DispatchSource {
      * workflow finds it out itself (an outbox row's endpoints). {@code summary} and {@code details} are the
      * workflow's static summary and details in the Temporal UI: what the row is, and the ids that lead an operator
      * from there to the row. {@code unstartable} says why the row can never start (found by the source, e.g. an
-     * oversized payload), null when nothing is known against it.
+     * oversized payload), null when nothing is known against it. {@code mayBeRunning}: a workflow of the row may be
+     * running already, and is to be told it came back (a replayed outbox row); false for a row never taken up.
      */
     record Row(
             UUID id,
@@ -30,7 +31,20 @@ public interface DispatchSource {
             String peer,
             String summary,
             String details,
-            String unstartable) {
+            String unstartable,
+            boolean mayBeRunning) {
+        public Row(
+                UUID id,
+                String workflowId,
+                String eventType,
+                String aggregate,
+                String peer,
+                String summary,
+                String details,
+                String unstartable) {
+            this(id, workflowId, eventType, aggregate, peer, summary, details, unstartable, true);
+        }
+
         public Row(
                 UUID id,
                 String workflowId,

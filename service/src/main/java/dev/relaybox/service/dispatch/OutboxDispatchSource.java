@@ -108,7 +108,8 @@ public final class OutboxDispatchSource implements DispatchSource {
     public Optional<Row> find(Handle handle, UUID id) {
         return handle.attach(OutboxStore.class)
                 .event(id)
-                .map(event -> row(new OutboxStore.Claimed(event.id(), event.eventType(), event.aggregate(), 0, false)));
+                .map(event ->
+                        row(new OutboxStore.Claimed(event.id(), event.eventType(), event.aggregate(), 0, false, true)));
     }
 
     @Override
@@ -120,6 +121,11 @@ public final class OutboxDispatchSource implements DispatchSource {
 
     @Override
     public void start(Row row) {
+        if (!row.mayBeRunning()) {
+            // Never planned: a workflow already running for it has not planned yet, and will find every delivery.
+            starter.start(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id());
+            return;
+        }
         // A running workflow is told to plan again: a replayed delivery joins it instead of waiting for the reconciler.
         starter.signalWithStart(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id(), "replan");
     }
@@ -148,6 +154,7 @@ public final class OutboxDispatchSource implements DispatchSource {
                 claimed.payloadBytes() > MAX_PAYLOAD_BYTES
                         ? "payload is larger than 2 MiB (" + claimed.payloadBytes()
                                 + " bytes), the most Relaybox delivers"
-                        : refused);
+                        : refused,
+                claimed.planned());
     }
 }

@@ -18,7 +18,9 @@ import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.service.config.DispatcherFactory;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.time.Duration;
 import java.time.Instant;
@@ -116,6 +118,39 @@ class DispatcherTest {
                 .until(() -> receiver.received("/hooks").size() == 1);
         assertThat(new String(receiver.received("/hooks").get(0).body()))
                 .contains("\"type\" : \"invoice.issued\"", "\"data\" : {\"total\": 12.5}");
+    }
+
+    @Test
+    void aNewRowStartsItsWorkflowWithoutTheReplanSignalThatAReplayedOneSends() {
+        UUID id = enqueue("order.paid", "{}");
+        Dispatcher dispatcher = dispatcher(new DispatcherFactory());
+        dispatcher.dispatchAll();
+        await().atMost(Duration.ofSeconds(30)).until(() -> processed(id));
+        List<HistoryEvent> first = latestRun(id);
+        // Back to undispatched as a dead-letter replay leaves it: its workflow may be running, and must hear of it.
+        jdbi.useHandle(h -> h.createUpdate("UPDATE outbox_events SET dispatched_at = NULL WHERE id = :id")
+                .bind("id", id)
+                .execute());
+        dispatcher.dispatchAll();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !latestRun(id).get(0).equals(first.get(0))
+                        && latestRun(id).stream().anyMatch(HistoryEvent::hasWorkflowExecutionCompletedEventAttributes));
+
+        assertThat(first).noneMatch(HistoryEvent::hasWorkflowExecutionSignaledEventAttributes);
+        assertThat(latestRun(id)).anyMatch(HistoryEvent::hasWorkflowExecutionSignaledEventAttributes);
+    }
+
+    private List<HistoryEvent> latestRun(UUID outboxId) {
+        return env.getWorkflowClient()
+                .fetchHistory(OutboxDeliveryWorkflow.workflowId(outboxId))
+                .getEvents();
+    }
+
+    private boolean processed(UUID outboxId) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT processed_at IS NOT NULL FROM outbox_events WHERE id = :id")
+                .bind("id", outboxId)
+                .mapTo(boolean.class)
+                .one());
     }
 
     @Test
