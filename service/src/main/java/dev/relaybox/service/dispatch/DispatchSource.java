@@ -33,17 +33,6 @@ public interface DispatchSource {
             String details,
             String unstartable,
             boolean mayBeRunning) {
-        public Row(
-                UUID id,
-                String workflowId,
-                String eventType,
-                String aggregate,
-                String peer,
-                String summary,
-                String details,
-                String unstartable) {
-            this(id, workflowId, eventType, aggregate, peer, summary, details, unstartable, true);
-        }
 
         public Row(
                 UUID id,
@@ -53,7 +42,7 @@ public interface DispatchSource {
                 String peer,
                 String summary,
                 String details) {
-            this(id, workflowId, eventType, aggregate, peer, summary, details, null);
+            this(id, workflowId, eventType, aggregate, peer, summary, details, null, true);
         }
 
         /**
