@@ -33,11 +33,11 @@ import java.util.UUID;
  * events, or when the server suggests it, the workflow continues as new; the next run reads the recorded start and
  * keeps counting.
  *
- * <p>Its search attributes change where it starts to wait and at its end; plans recorded by release 1.0 are carried
- * out as then ({@link InboxPlan#revision}). A database that cannot be reached is waited out, however long it stays away ({@link InboxStoreCalls}); only
- * other failures, through every retry, dead-letter the event. Should a run fail anyway, the row is still RECEIVED or
- * DEFERRED, never lost: Relaybox's reconciler finds non-terminal rows whose workflow is not running and starts them
- * again.
+ * <p>Its search attributes change where it starts to wait and at its end; plans recorded by release 1.0 are carried out
+ * as then ({@link InboxPlan#revision}). A database that cannot be reached is waited out, however long it stays away
+ * ({@link InboxStoreCalls}); only other failures, through every retry, dead-letter the event. Should a run fail anyway,
+ * the row is still RECEIVED or DEFERRED, never lost: Relaybox's reconciler finds non-terminal rows whose workflow is
+ * not running and starts them again.
  */
 public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     /** Well under Temporal's 10,240-event warning and 51,200-event limit; a recheck adds about a dozen events. */

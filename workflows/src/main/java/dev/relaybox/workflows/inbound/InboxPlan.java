@@ -14,9 +14,9 @@ import java.time.Instant;
  * @param maxDeferral    how long an event may stay deferred before it is dead-lettered
  * @param deferredSince  when the row's current deferral began, as an earlier run recorded it; null when none did
  * @param revision       how the workflow shows its steps, read from its plan: {@link #UPSERTED_AT_EVERY_STEP} in
- *                       histories recorded before the field existed, {@link #CURRENT} in every plan made now. It decides
- *                       the order of recorded commands as {@code Workflow.getVersion} would, without a marker of its own
- *                       in every history.
+ *                       histories recorded before the field existed, {@link #CURRENT} in every plan made now. It
+ *                       decides the order of recorded commands as {@code Workflow.getVersion} would, without a
+ *                       marker of its own in every history.
  */
 public record InboxPlan(
         String partner,
