@@ -2,6 +2,7 @@ package dev.relaybox.activities.outbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.store.Circuit;
+import dev.relaybox.activities.store.EndpointAttemptStore;
 import dev.relaybox.activities.store.Sealed;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.OutboxStatus;
@@ -133,9 +134,8 @@ public interface DeliveryAttemptStore {
 
     @SqlQuery("""
             SELECT d.id AS delivery_id, e.name AS endpoint_name, e.url, d.attempts, d.next_attempt_at,
-                   NOT e.enabled OR (e.rate_limit IS NULL AND e.max_in_flight IS NULL AND NOT e.ordered
-                                     AND COALESCE(s.circuit, :closed) = :closed AND d.waiting_for IS NULL)
-                       AS goes_at_once
+                   NOT e.enabled OR (""" + EndpointAttemptStore.UNLIMITED + " AND " + EndpointAttemptStore.CIRCUIT_CLOSED + """
+                    AND d.waiting_for IS NULL) AS goes_at_once
               FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
               LEFT JOIN endpoint_state s ON s.endpoint_id = d.endpoint_id
              WHERE d.outbox_id = :outboxId AND d.status = ANY(:attemptable)

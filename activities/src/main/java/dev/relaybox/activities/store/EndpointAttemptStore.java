@@ -16,6 +16,12 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  * interface on each attach, and {@link EndpointStore} has dozens).
  */
 public interface EndpointAttemptStore {
+    /** Of endpoint {@code e}: nothing holds its deliveries back (no rate limit, in-flight cap or order to keep). */
+    String UNLIMITED = "e.rate_limit IS NULL AND e.max_in_flight IS NULL AND NOT e.ordered";
+
+    /** Of endpoint state {@code s} (absent until the first settlement), bound with {@code :closed}. */
+    String CIRCUIT_CLOSED = "COALESCE(s.circuit, :closed) = :closed";
+
     /**
      * What admitting a delivery to an endpoint without limits needs, read without locking anything: such a
      * delivery may go at once while the circuit is closed and it waits for nothing.
@@ -35,8 +41,8 @@ public interface EndpointAttemptStore {
 
     @SqlQuery("""
             SELECT d.status, e.enabled, e.id AS endpoint_id, e.ordered,
-                   e.rate_limit IS NULL AND e.max_in_flight IS NULL AND NOT e.ordered AS unlimited,
-                   COALESCE(s.circuit, :closed) = :closed AS circuit_closed,
+                   """ + UNLIMITED + " AS unlimited, " + CIRCUIT_CLOSED + """
+                    AS circuit_closed,
                    d.waiting_for IS NOT NULL AS waiting
               FROM deliveries d
               JOIN endpoints e ON e.id = d.endpoint_id
