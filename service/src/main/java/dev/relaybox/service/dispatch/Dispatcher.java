@@ -136,7 +136,9 @@ public final class Dispatcher implements Managed {
                 Batch batch = dispatchBatch(source);
                 lastProgressAt = Instant.now();
                 total += batch.started();
-                if (batch.claimed() < config.getBatchSize() || batch.retryLater() > 0) {
+                // A short batch does not mean the source is drained: the fair claim picks its rows before
+                // skipping the ones another instance holds.
+                if (batch.claimed() == 0 || batch.retryLater() > 0) {
                     active.remove(source);
                 }
             }

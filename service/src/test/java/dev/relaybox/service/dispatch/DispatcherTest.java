@@ -33,6 +33,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
@@ -104,6 +105,33 @@ class DispatcherTest {
         assertThat(undispatched()).isZero();
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> receiver.received("/hooks").size() == 300);
+    }
+
+    @Test
+    void rowsAnotherInstanceHoldsDoNotEndThePassBeforeTheRestAreDispatched() throws Exception {
+        for (int i = 0; i < 250; i++) {
+            enqueue("order.paid", "{\"n\": " + i + "}");
+        }
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        // Another instance's claim in flight: the 50 oldest rows locked, not yet marked dispatched.
+        Future<?> otherClaim = other.submit(() -> jdbi.inTransaction(h -> {
+            h.createQuery("SELECT id FROM outbox_events ORDER BY created_at LIMIT 50 FOR UPDATE")
+                    .mapTo(UUID.class)
+                    .list();
+            held.countDown();
+            return release.await(60, TimeUnit.SECONDS);
+        }));
+        held.await();
+
+        int started = dispatcher(new DispatcherFactory()).dispatchAll();
+        release.countDown();
+        otherClaim.get();
+        other.shutdown();
+
+        assertThat(started).isEqualTo(200);
+        assertThat(undispatched()).isEqualTo(50);
     }
 
     @Test
