@@ -9,7 +9,6 @@ import dev.relaybox.service.TestApp;
 import dev.relaybox.service.temporal.TemporalDevServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -283,14 +282,6 @@ final class Production implements AutoCloseable {
     /** Reads Relaybox's database as the relaybox role, as an operator's psql would. */
     Jdbi database() {
         return Jdbi.create(postgres.jdbcUrl(), "relaybox", LocalPostgres.RELAYBOX_PASSWORD);
-    }
-
-    static boolean listening(int port) {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     private static String random(int length) {
