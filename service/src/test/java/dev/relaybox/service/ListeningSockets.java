@@ -8,11 +8,20 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
-/** The local addresses this machine's kernel has a listening TCP socket on for a port (Linux /proc/net). */
-final class ListeningSockets {
+/**
+ * The kernel's listening TCP sockets (Linux /proc/net): the local addresses listening on a port, or the ports a
+ * process listens on.
+ */
+public final class ListeningSockets {
     private static final String LISTEN = "0A";
+
+    private record Listener(String address, int port, String inode) {}
 
     private ListeningSockets() {}
 
@@ -21,7 +30,41 @@ final class ListeningSockets {
     }
 
     static List<InetAddress> on(int port) {
-        List<InetAddress> addresses = new ArrayList<>();
+        return listeners().stream()
+                .filter(listener -> listener.port() == port)
+                .map(listener -> address(listener.address()))
+                .toList();
+    }
+
+    /**
+     * The ports the process listens on: its socket descriptors matched to the listening sockets. Probing a port
+     * from outside cannot tell this process from another that took the port since.
+     */
+    public static Set<Integer> ofProcess(long pid) throws IOException {
+        Set<String> sockets = new HashSet<>();
+        try (Stream<Path> descriptors = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+            for (Path descriptor : (Iterable<Path>) descriptors::iterator) {
+                try {
+                    String target = Files.readSymbolicLink(descriptor).toString();
+                    if (target.startsWith("socket:[")) {
+                        sockets.add(target.substring("socket:[".length(), target.length() - 1));
+                    }
+                } catch (IOException closedMeanwhile) {
+                    // the descriptor went away while listed: it is not a listening socket now
+                }
+            }
+        }
+        Set<Integer> ports = new TreeSet<>();
+        for (Listener listener : listeners()) {
+            if (sockets.contains(listener.inode())) {
+                ports.add(listener.port());
+            }
+        }
+        return ports;
+    }
+
+    private static List<Listener> listeners() {
+        List<Listener> listeners = new ArrayList<>();
         for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
             Path path = Path.of(table);
             if (!Files.isReadable(path)) {
@@ -29,18 +72,19 @@ final class ListeningSockets {
             }
             try {
                 List<String> lines = Files.readAllLines(path);
+                // sl local_address rem_address st ... inode: the port is hex after the address's colon.
                 for (String line : lines.subList(1, lines.size())) {
                     String[] fields = line.trim().split("\\s+");
                     String[] local = fields[1].split(":");
-                    if (fields[3].equals(LISTEN) && Integer.parseInt(local[1], 16) == port) {
-                        addresses.add(address(local[0]));
+                    if (fields[3].equals(LISTEN)) {
+                        listeners.add(new Listener(local[0], Integer.parseInt(local[1], 16), fields[9]));
                     }
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
         }
-        return addresses;
+        return listeners;
     }
 
     /** /proc/net prints each 32-bit word of the address in host (little-endian) byte order. */

@@ -1,17 +1,15 @@
 package dev.relaybox.service.production;
 
+import dev.relaybox.service.ListeningSockets;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A JVM started as its own OS process with exactly the environment given (nothing inherited), its output
@@ -63,37 +61,9 @@ final class JavaProcess implements AutoCloseable {
         return process.exitValue();
     }
 
-    /**
-     * The TCP ports this process listens on, read from Linux's procfs: its socket descriptors matched to the kernel's
-     * listening sockets. Probing a port from outside cannot tell this process from another that took the port since.
-     */
+    /** The TCP ports this process listens on. */
     Set<Integer> listeningPorts() throws IOException {
-        Set<String> sockets = new HashSet<>();
-        try (Stream<Path> descriptors = Files.list(Path.of("/proc", Long.toString(process.pid()), "fd"))) {
-            for (Path descriptor : (Iterable<Path>) descriptors::iterator) {
-                try {
-                    String target = Files.readSymbolicLink(descriptor).toString();
-                    if (target.startsWith("socket:[")) {
-                        sockets.add(target.substring("socket:[".length(), target.length() - 1));
-                    }
-                } catch (IOException closedMeanwhile) {
-                    // the descriptor went away while listed: it is not a listening socket now
-                }
-            }
-        }
-        Set<Integer> ports = new TreeSet<>();
-        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-            // sl local_address rem_address st ... inode: state 0A is LISTEN, the port is hex after the colon.
-            List<String> lines = Files.readAllLines(Path.of(table));
-            for (String line : lines.subList(1, lines.size())) {
-                String[] fields = line.trim().split("\\s+");
-                if (fields[3].equals("0A") && sockets.contains(fields[9])) {
-                    String local = fields[1];
-                    ports.add(Integer.parseInt(local.substring(local.indexOf(':') + 1), 16));
-                }
-            }
-        }
-        return ports;
+        return ListeningSockets.ofProcess(process.pid());
     }
 
     /** kill -9: no shutdown hook, no graceful stop. */
