@@ -100,14 +100,19 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     public SettledAttempt send(UUID deliveryId, int attempt) {
         Made made = attempt(deliveryId, attempt, true);
         CircuitState circuit = controls.settle(deliveryId, made.result(), made.settledAt());
-        return new SettledAttempt(made.result(), circuit, made.outboxFinished());
+        return new SettledAttempt(made.result(), circuit, made.outboxFinished(), made.cutShort());
     }
 
     /**
      * An attempt as made: {@code settledAt}, when it ended on the workflow's clock (its scheduled time, which tests
-     * skip ahead, and the attempt's latency); {@code outboxFinished}, it finished the row.
+     * skip ahead, and the attempt's latency); {@code outboxFinished}, it finished the row; {@code cutShort}, the
+     * first attempt's shorter deadline ended it.
      */
-    private record Made(AttemptResult result, Instant settledAt, boolean outboxFinished) {}
+    private record Made(AttemptResult result, Instant settledAt, boolean outboxFinished, boolean cutShort) {
+        Made(AttemptResult result, Instant settledAt, boolean outboxFinished) {
+            this(result, settledAt, outboxFinished, false);
+        }
+    }
 
     /** {@code finishesOutbox}: delivering the row's last delivery still to be attempted finishes the row. */
     private Made attempt(UUID deliveryId, int attempt, boolean finishesOutbox) {
@@ -162,6 +167,10 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 controls.awaitTurn(deliveryId);
             }
             Instant now = Instant.now();
+            // A local activity is a first attempt, made inside the workflow task: it gets the shorter deadline.
+            Duration timeout = Activity.getExecutionContext().getInfo().isLocal()
+                    ? settings.firstAttemptTimeout()
+                    : settings.requestTimeout();
             WebhookSender.Sent sent = sender.send(
                     ctx.url(),
                     ctx.outboxId().toString(),
@@ -169,7 +178,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     WebhookSigner.signingSecrets(
                             ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
                     now,
-                    requestHeaders(ctx));
+                    requestHeaders(ctx),
+                    timeout);
             boolean outboxFinished = record(ctx, attempt, startedAt, sent, finishesOutbox);
             Timer.builder("relaybox.delivery.attempt")
                     .description("HTTP attempts to deliver webhooks, by endpoint and outcome")
@@ -188,7 +198,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     RedactedUrl.of(ctx.url()),
                     sent.result().summary(),
                     sent.latencyMs());
-            return new Made(sent.result(), startedAt.plusMillis(sent.latencyMs()), outboxFinished);
+            boolean cutShort = timeout.compareTo(settings.requestTimeout()) < 0 && sent.timedOut();
+            return new Made(sent.result(), startedAt.plusMillis(sent.latencyMs()), outboxFinished, cutShort);
         }
     }
 

@@ -6,6 +6,9 @@ import java.time.Duration;
 /**
  * How outbound HTTP behaves.
  *
+ * @param firstAttemptTimeout how long the first attempt of a delivery nothing holds waits for its answer: it is made
+ *     inside the workflow task that planned it, which a slow receiver must not hold for long. A receiver slower than
+ *     this gets the attempt again at once, with {@code requestTimeout}, without it counting against the schedule.
  * @param addresses where webhooks may be sent
  * @param responseExcerptBytes how much of a response body is read and kept; the rest is never read
  */
@@ -13,6 +16,7 @@ public record DeliverySettings(
         DeliverySchedule schedule,
         Duration connectTimeout,
         Duration requestTimeout,
+        Duration firstAttemptTimeout,
         AddressPolicy addresses,
         int responseExcerptBytes,
         String userAgent) {
@@ -22,6 +26,7 @@ public record DeliverySettings(
                 DeliverySchedule.defaults(),
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(15),
+                Duration.ofSeconds(5),
                 AddressPolicy.publicOnly(),
                 2048,
                 "Relaybox/" + version());
@@ -29,11 +34,18 @@ public record DeliverySettings(
 
     public DeliverySettings withSchedule(DeliverySchedule schedule) {
         return new DeliverySettings(
-                schedule, connectTimeout, requestTimeout, addresses, responseExcerptBytes, userAgent);
+                schedule,
+                connectTimeout,
+                requestTimeout,
+                firstAttemptTimeout,
+                addresses,
+                responseExcerptBytes,
+                userAgent);
     }
 
     public DeliverySettings withAddresses(AddressPolicy policy) {
-        return new DeliverySettings(schedule, connectTimeout, requestTimeout, policy, responseExcerptBytes, userAgent);
+        return new DeliverySettings(
+                schedule, connectTimeout, requestTimeout, firstAttemptTimeout, policy, responseExcerptBytes, userAgent);
     }
 
     /** Public addresses and the comma-separated CIDR blocks {@code cidrs} ({@code "127.0.0.0/8"}). */
@@ -41,8 +53,14 @@ public record DeliverySettings(
         return withAddresses(AddressPolicy.allowing(cidrs));
     }
 
+    /** The first attempt waits at most as long as every other. */
+    public DeliverySettings withTimeouts(Duration connect, Duration request, Duration firstAttempt) {
+        Duration first = firstAttempt.compareTo(request) < 0 ? firstAttempt : request;
+        return new DeliverySettings(schedule, connect, request, first, addresses, responseExcerptBytes, userAgent);
+    }
+
     public DeliverySettings withTimeouts(Duration connect, Duration request) {
-        return new DeliverySettings(schedule, connect, request, addresses, responseExcerptBytes, userAgent);
+        return withTimeouts(connect, request, firstAttemptTimeout);
     }
 
     public static String version() {

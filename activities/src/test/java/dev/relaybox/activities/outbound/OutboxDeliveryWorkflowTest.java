@@ -61,7 +61,7 @@ class OutboxDeliveryWorkflowTest {
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(SCHEDULE)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
-                .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
+                .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls =
                 new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), metrics);
@@ -105,7 +105,7 @@ class OutboxDeliveryWorkflowTest {
     }
 
     @Test
-    void aFirstTimeDeliveryTakesOneActivityTaskThroughTheServerAndUpsertsOnceAtTheEnd() {
+    void aFirstTimeDeliveryIsOneWorkflowTaskAndUpsertsOnceAtTheEnd() {
         endpoint("shop", "/hooks", "order.*");
 
         UUID outboxId = deliver("order.shipped", "{}");
@@ -113,22 +113,20 @@ class OutboxDeliveryWorkflowTest {
         List<HistoryEvent> events = env.getWorkflowClient()
                 .fetchHistory(OutboxDeliveryWorkflow.workflowId(outboxId))
                 .getEvents();
-        // The HTTP attempt is the only activity task, and it settled with the controls and finished the row; the plan
-        // ran inside a workflow task.
-        assertThat(events.stream()
-                        .filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
-                        .map(e -> e.getActivityTaskScheduledEventAttributes()
-                                .getActivityType()
-                                .getName()))
-                .containsExactly("DeliverySend");
+        // No activity task: the plan and the HTTP attempt, which settled with the controls and finished the row, ran
+        // inside the one workflow task.
+        assertThat(events.stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes))
+                .isEmpty();
+        assertThat(events.stream().filter(HistoryEvent::hasWorkflowTaskStartedEventAttributes))
+                .hasSize(1);
         assertThat(events.stream()
                         .filter(HistoryEvent::hasMarkerRecordedEventAttributes)
                         .filter(e -> e.getMarkerRecordedEventAttributes()
                                 .getMarkerName()
                                 .equals("LocalActivity"))
                         .map(e -> e.getUserMetadata().getSummary().getData().toStringUtf8()))
-                .as("plan once, no empty re-plan, nothing else; summaries for the timeline")
-                .containsExactly("\"plan the deliveries\"");
+                .as("plan once, no empty re-plan, the attempt; summaries for the timeline")
+                .containsExactly("\"plan the deliveries\"", "\"attempt 1 to " + receiver.url("/hooks") + "\"");
         // Set at the start: what it is about, and pending. Delivered, with its endpoints, as it ends.
         assertThat(events.stream()
                         .filter(HistoryEvent::hasUpsertWorkflowSearchAttributesEventAttributes)
@@ -179,6 +177,29 @@ class OutboxDeliveryWorkflowTest {
         assertThat(attemptStatuses(outboxId)).containsExactly(503, 503, 200);
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
         assertThat(openDeadLetters()).isZero();
+    }
+
+    @Test
+    void aReceiverSlowerThanTheFirstAttemptsDeadlineGetsTheFullOneAtOnce() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script(
+                "/hooks",
+                Reply.of(200).after(Duration.ofMillis(1500)),
+                Reply.of(200).after(Duration.ofMillis(1500)));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(receiver.received("/hooks"))
+                .extracting(request -> request.header("webhook-id"))
+                .containsExactly(outboxId.toString(), outboxId.toString());
+        assertThat(attemptStatuses(outboxId))
+                .as("the first attempt got no answer in time")
+                .containsExactly(null, 200);
+        assertThat(attemptGaps(outboxId))
+                .singleElement()
+                .as("the second followed at once, on no timer of the schedule")
+                .satisfies(gap -> assertThat(gap).isLessThan(Duration.ofMinutes(1)));
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
     }
 
     @Test

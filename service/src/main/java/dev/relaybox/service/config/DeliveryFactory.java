@@ -45,6 +45,15 @@ public final class DeliveryFactory {
     private Duration requestTimeout = Duration.seconds(15);
 
     /**
+     * The first attempt's deadline (at most {@code requestTimeout}): it runs inside a workflow task, whose slot a slow
+     * receiver must not hold. Below the first attempt's 30-second local-activity timeout.
+     */
+    @NotNull
+    @MaxDuration(value = 20, unit = TimeUnit.SECONDS)
+    @JsonProperty
+    private Duration firstAttemptTimeout = Duration.seconds(5);
+
+    /**
      * Development mode's allow-list: receivers on this machine (a local {@code relaybox receive}) and on private
      * networks. Relaybox's own ports stay refused.
      */
@@ -116,7 +125,10 @@ public final class DeliveryFactory {
                 retryDelays.stream().map(Duration::toJavaDuration).toList(), jitter, maxRetryAfter.toJavaDuration());
         return DeliverySettings.defaults()
                 .withSchedule(schedule)
-                .withTimeouts(connectTimeout.toJavaDuration(), requestTimeout.toJavaDuration())
+                .withTimeouts(
+                        connectTimeout.toJavaDuration(),
+                        requestTimeout.toJavaDuration(),
+                        firstAttemptTimeout.toJavaDuration())
                 .withAddresses(addresses);
     }
 }

@@ -55,6 +55,9 @@ public final class WorkflowStarter {
                         .setStaticSummary(VisibilityLimits.summary(row.summary()))
                         .setStaticDetails(VisibilityLimits.details(row.details()))
                         .setTypedSearchAttributes(searchAttributes(row, direction))
+                        // Where this process runs a worker for the queue with a free slot, the start's answer
+                        // carries the first workflow task to it, saving the trip through the server's matching.
+                        .setDisableEagerExecution(false)
                         .build());
     }
 }

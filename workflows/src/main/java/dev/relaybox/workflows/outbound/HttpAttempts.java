@@ -3,6 +3,7 @@ package dev.relaybox.workflows.outbound;
 import dev.relaybox.workflows.Backoff;
 import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.api.enums.v1.TimeoutType;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
@@ -12,8 +13,11 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 
 /**
- * The HTTP attempts of one outbox row's deliveries: one activity call is one try, on the HTTP task queue, with at
- * most {@link OutboxDeliveryWorkflowImpl#MAX_ATTEMPTS_IN_FLIGHT} in flight. An attempt Relaybox itself could not make
+ * The HTTP attempts of one outbox row's deliveries: one activity call is one try, with at most
+ * {@link OutboxDeliveryWorkflowImpl#MAX_ATTEMPTS_IN_FLIGHT} in flight. The first attempt of a delivery nothing holds
+ * is a local activity, made inside the workflow task that planned it with the first attempt's shorter deadline: an
+ * event whose receiver answers at once costs one workflow task, as Temporal's cheapest workflow does. Every later
+ * attempt is a regular activity on the HTTP task queue, which heartbeats. An attempt Relaybox itself could not make
  * (its database away, most often, or its worker killed mid-attempt) is made again once it can, and is not spent from
  * the schedule.
  */
@@ -24,6 +28,11 @@ final class HttpAttempts {
      * heartbeats stop, in seconds, rather than when the attempt's deadline passes.
      */
     private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * Beyond the first attempt's own deadline (at most 20 seconds) and its database writes: reached only when
+     * Relaybox's database does not answer, which is Relaybox's fault, never the receiver's.
+     */
+    private static final Duration FIRST_ATTEMPT_LIMIT = Duration.ofSeconds(30);
 
     private final DeliveryBoard board;
     private final EndpointGate gate;
@@ -37,19 +46,23 @@ final class HttpAttempts {
         this.attemptSettles = attemptSettles;
     }
 
-    /** Makes attempt number {@code attempt}: the receiver's answer, already recorded and reported to the controls. */
-    SettledAttempt attempt(TrackedDelivery delivery, int attempt) {
-        SettledAttempt made = make(delivery, attempt);
+    /**
+     * Makes attempt number {@code attempt}: the receiver's answer, already recorded and reported to the controls.
+     * {@code first}: the delivery's first attempt, which nothing held.
+     */
+    SettledAttempt attempt(TrackedDelivery delivery, int attempt, boolean first) {
+        SettledAttempt made = make(delivery, attempt, first && attemptSettles);
         // Release 1.0's attempt, or one that never finished, is reported once its slot is free.
         return made.reported()
                 ? made
                 : new SettledAttempt(made.result(), gate.reportAttempt(delivery, made.result()), false);
     }
 
-    private SettledAttempt make(TrackedDelivery delivery, int attempt) {
-        DeliveryActivities http = stub("attempt " + attempt + " to " + delivery.target.url());
+    private SettledAttempt make(TrackedDelivery delivery, int attempt, boolean local) {
+        String summary = "attempt " + attempt + " to " + delivery.target.url();
         Backoff backoff = Backoff.untilRelayboxRecovers();
         while (true) {
+            DeliveryActivities http = local ? localStub(summary) : stub(summary);
             board.show(delivery, DeliveryPhase.SENDING, "attempt " + attempt + " in progress");
             try {
                 if (inFlight >= OutboxDeliveryWorkflowImpl.MAX_ATTEMPTS_IN_FLIGHT) {
@@ -67,14 +80,19 @@ final class HttpAttempts {
             } catch (ActivityFailure e) {
                 String cause =
                         e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
-                if (!relayboxFault(e)) {
+                // The first attempt's own deadline ends a slow receiver's request: its timeout is a database that did
+                // not answer.
+                boolean timedOutOnRelaybox = local && e.getCause() instanceof TimeoutFailure;
+                if (!relayboxFault(e) && !timedOutOnRelaybox) {
                     return SettledAttempt.unreported(new AttemptResult(
                             AttemptResult.Outcome.RETRYABLE, 0, -1, "Relaybox could not attempt: " + cause));
                 }
-                if (!(e.getCause() instanceof TimeoutFailure)) {
+                if (timedOutOnRelaybox || !(e.getCause() instanceof TimeoutFailure)) {
                     // Its worker gone is no wait for the database.
                     Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
                 }
+                // Made again as a regular activity, which a worker that dies mid-attempt cannot hold up.
+                local = false;
                 board.showWaiting(
                         delivery,
                         DeliveryPhase.RETRYING,
@@ -95,6 +113,18 @@ final class HttpAttempts {
         return e.getCause() instanceof ApplicationFailure failure && !failure.isNonRetryable()
                 || e.getCause() instanceof TimeoutFailure timeout
                         && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_HEARTBEAT;
+    }
+
+    /** No retries: a failed first attempt goes back to {@link #make}, which makes it again as a regular activity. */
+    private static DeliveryActivities localStub(String summary) {
+        return Workflow.newLocalActivityStub(
+                DeliveryActivities.class,
+                LocalActivityOptions.newBuilder()
+                        .setStartToCloseTimeout(FIRST_ATTEMPT_LIMIT)
+                        .setRetryOptions(
+                                RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                        .setSummary(VisibilityLimits.summary(summary))
+                        .build());
     }
 
     private static DeliveryActivities stub(String summary) {

@@ -46,6 +46,10 @@ class OutboxDeliveryWorkflowImplTest {
             List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)), 0, Duration.ofMinutes(10));
     static final AttemptResult UNAVAILABLE = new AttemptResult(Outcome.RETRYABLE, 503, -1, "503 Service Unavailable");
     static final AttemptResult OK = new AttemptResult(Outcome.DELIVERED, 200, -1, "200 OK");
+    /** A first attempt the first attempt's deadline ended: the activity reports it cut short. */
+    static final AttemptResult SLOW =
+            new AttemptResult(Outcome.RETRYABLE, 0, -1, "timed out: no complete answer within 5s");
+
     static final GateDecision GO = new GateDecision(true, 0, "", ENDPOINT, false);
 
     @RegisterExtension
@@ -202,7 +206,7 @@ class OutboxDeliveryWorkflowImplTest {
     }
 
     @Test
-    void aFirstTimeDeliveryRecordsAsLittleAsTheBareWorkflowAndItsPlan(
+    void aFirstTimeDeliveryIsOneWorkflowTaskWithTheAttemptInIt(
             TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
         start(env, worker, true, SCHEDULE, OK);
 
@@ -212,19 +216,14 @@ class OutboxDeliveryWorkflowImplTest {
         verify(delivery, never()).finish(any());
         List<HistoryEvent> history = history(env, workflow);
         assertThat(history.stream().map(HistoryEvent::getEventType))
-                .as("the bare workflow's eleven events, the plan's marker and one upsert")
+                .as("one workflow task: the plan's and the attempt's markers, one upsert, no activity task")
                 .containsExactly(
                         EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
                         EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
                         EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
                         EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
                         EventType.EVENT_TYPE_MARKER_RECORDED,
-                        EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
-                        EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
-                        EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
-                        EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
-                        EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
-                        EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+                        EventType.EVENT_TYPE_MARKER_RECORDED,
                         EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
                         EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
         assertThat(history.stream()
@@ -248,6 +247,34 @@ class OutboxDeliveryWorkflowImplTest {
         assertThat(attemptTimes).hasSize(2);
         verify(controls, times(1)).admit(eq(DELIVERY), any());
         verify(controls, times(2)).settle(eq(DELIVERY), any(), any());
+    }
+
+    @Test
+    void aFirstAttemptCutShortIsMadeAgainAtOnceWithoutSpendingTheSchedule(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        DeliverySchedule noRetries = new DeliverySchedule(List.of(), 0, Duration.ofMinutes(10));
+        start(env, worker, true, noRetries, SLOW, OK);
+
+        workflow.deliver(OUTBOX);
+
+        assertThat(gaps())
+                .singleElement()
+                .as("the full attempt follows at once, on no timer")
+                .satisfies(gap -> assertThat(gap).isLessThan(Duration.ofSeconds(10)));
+        verify(delivery, never()).scheduleRetry(any(), any(), any());
+        verify(delivery, never()).deadLetter(any(), any(), any());
+        verify(delivery).send(DELIVERY, 2);
+    }
+
+    @Test
+    void onlyTheFirstAttemptIsCutShort(TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        DeliverySchedule noRetries = new DeliverySchedule(List.of(), 0, Duration.ofMinutes(10));
+        start(env, worker, true, noRetries, SLOW, UNAVAILABLE);
+
+        workflow.deliver(OUTBOX);
+
+        assertThat(attemptTimes).hasSize(2);
+        verify(delivery).deadLetter(eq(DELIVERY), contains("gave up after 2 attempts"), eq("503 Service Unavailable"));
     }
 
     /**
@@ -277,7 +304,10 @@ class OutboxDeliveryWorkflowImplTest {
             attemptTimes.add(now);
             AttemptResult result = script.get(Math.min(next.getAndIncrement(), script.size() - 1));
             return new SettledAttempt(
-                    result, controls.settle(DELIVERY, result, now), result.outcome() == Outcome.DELIVERED);
+                    result,
+                    controls.settle(DELIVERY, result, now),
+                    result.outcome() == Outcome.DELIVERED,
+                    result == SLOW);
         });
         when(controls.admit(eq(DELIVERY), any())).thenReturn(GO);
         when(controls.settle(eq(DELIVERY), any(), any())).thenReturn(CircuitState.closed());
