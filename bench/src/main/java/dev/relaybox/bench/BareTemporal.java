@@ -2,6 +2,7 @@ package dev.relaybox.bench;
 
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
@@ -17,14 +18,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The engine's ceiling: a no-op workflow that runs one no-op activity, on its own task queue and worker (with
- * Relaybox's slot counts), against the same Temporal server Relaybox uses.
+ * The engine's ceilings, on their own task queue and worker (with Relaybox's slot counts), against the same Temporal
+ * server Relaybox uses: a no-op workflow that runs one no-op activity, and the floor of "one workflow per event", a
+ * no-op workflow that runs one no-op local activity, started eagerly by the process that runs its worker.
  */
 final class BareTemporal implements AutoCloseable {
     static final String TASK_QUEUE = "relaybox-bench-bare";
 
     @WorkflowInterface
     public interface BareWorkflow {
+        @WorkflowMethod
+        void run(String id);
+    }
+
+    @WorkflowInterface
+    public interface BareLocalWorkflow {
         @WorkflowMethod
         void run(String id);
     }
@@ -38,6 +46,19 @@ final class BareTemporal implements AutoCloseable {
         private final BareActivity activity = Workflow.newActivityStub(
                 BareActivity.class,
                 ActivityOptions.newBuilder()
+                        .setStartToCloseTimeout(Duration.ofSeconds(60))
+                        .build());
+
+        @Override
+        public void run(String id) {
+            activity.touch(id);
+        }
+    }
+
+    public static final class BareLocalWorkflowImpl implements BareLocalWorkflow {
+        private final BareActivity activity = Workflow.newLocalActivityStub(
+                BareActivity.class,
+                LocalActivityOptions.newBuilder()
                         .setStartToCloseTimeout(Duration.ofSeconds(60))
                         .build());
 
@@ -74,8 +95,10 @@ final class BareTemporal implements AutoCloseable {
                                 relaybox.config().getTemporal().getMaxConcurrentActivities())
                         .setMaxConcurrentWorkflowTaskExecutionSize(
                                 relaybox.config().getTemporal().getMaxConcurrentWorkflowTasks())
+                        .setMaxConcurrentLocalActivityExecutionSize(
+                                relaybox.config().getTemporal().getMaxConcurrentLocalActivities())
                         .build());
-        worker.registerWorkflowImplementationTypes(BareWorkflowImpl.class);
+        worker.registerWorkflowImplementationTypes(BareWorkflowImpl.class, BareLocalWorkflowImpl.class);
         worker.registerActivitiesImplementations(new BareActivityImpl());
         factory.start();
     }
@@ -87,6 +110,18 @@ final class BareTemporal implements AutoCloseable {
                 WorkflowOptions.newBuilder()
                         .setTaskQueue(TASK_QUEUE)
                         .setWorkflowId(id)
+                        .build());
+        WorkflowClient.start(stub::run, id);
+    }
+
+    /** Starts one local-activity workflow eagerly; returns once the server accepted the start. */
+    void startLocal(String id) {
+        BareLocalWorkflow stub = client.newWorkflowStub(
+                BareLocalWorkflow.class,
+                WorkflowOptions.newBuilder()
+                        .setTaskQueue(TASK_QUEUE)
+                        .setWorkflowId(id)
+                        .setDisableEagerExecution(false)
                         .build());
         WorkflowClient.start(stub::run, id);
     }

@@ -15,10 +15,18 @@ import java.util.List;
 final class Costs {
     private static final int SAMPLE = 20;
 
-    record Snapshot(double jvmSeconds, double engineSeconds, long commits, long rowsWritten) {}
+    record Snapshot(double jvmSeconds, double engineSeconds, double postgresSeconds, long commits, long rowsWritten) {}
 
-    /** Per event: CPU milliseconds in the JVM and in the engine process (NaN without one), commits, rows written. */
-    record PerEvent(double jvmMs, double engineMs, double commits, double rowsWritten) {}
+    /**
+     * Per event: CPU milliseconds in the JVM, in the engine process (NaN without one) and in PostgreSQL's processes,
+     * commits, rows written.
+     */
+    record PerEvent(double jvmMs, double engineMs, double postgresMs, double commits, double rowsWritten) {
+        /** Every process's CPU: what one event costs the machine. */
+        double totalMs() {
+            return jvmMs + (Double.isNaN(engineMs) ? 0 : engineMs) + postgresMs;
+        }
+    }
 
     private Costs() {}
 
@@ -31,6 +39,7 @@ final class Costs {
         return new Snapshot(
                 Cpu.jvmSeconds(),
                 ctx.relaybox.enginePid().stream().mapToDouble(Costs::cpuSeconds).sum(),
+                Cpu.postgresSeconds(),
                 database[0],
                 database[1]);
     }
@@ -42,6 +51,7 @@ final class Costs {
         return new PerEvent(
                 (to.jvmSeconds() - from.jvmSeconds()) * 1000 / events,
                 engine,
+                (to.postgresSeconds() - from.postgresSeconds()) * 1000 / events,
                 (to.commits() - from.commits()) / (double) events,
                 (to.rowsWritten() - from.rowsWritten()) / (double) events);
     }
@@ -80,6 +90,8 @@ final class Costs {
         Report r = ctx.report;
         r.metric(scenario, "JVM CPU ms/event", relaybox.jvmMs(), baseline.jvmMs(), baselineName);
         r.metric(scenario, "engine process CPU ms/event", relaybox.engineMs(), baseline.engineMs(), baselineName);
+        r.metric(scenario, "PostgreSQL CPU ms/event", relaybox.postgresMs(), baseline.postgresMs(), baselineName);
+        r.metric(scenario, "all processes CPU ms/event", relaybox.totalMs(), baseline.totalMs(), baselineName);
         r.metric(scenario, "PostgreSQL commits/event", relaybox.commits(), baseline.commits(), baselineName);
         r.metric(
                 scenario,

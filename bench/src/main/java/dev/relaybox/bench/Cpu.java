@@ -48,7 +48,7 @@ final class Cpu {
     }
 
     /** The embedded PostgreSQL's processes, including backends that already exited (the postmaster's cutime). */
-    private static double postgresSeconds() {
+    static double postgresSeconds() {
         return Machine.postgresPids().stream()
                 .mapToDouble(pid -> {
                     String[] f = Machine.stat(pid);

@@ -16,6 +16,8 @@ import java.util.stream.IntStream;
 final class OutboundScenario {
     static final String PATH = "/hooks";
     static final String POLLER_PATH = "/poller";
+    /** The floor of "one workflow per event" on the engine. */
+    static final String FLOOR = "bare eager: no-op workflow + 1 no-op local activity, started eagerly";
 
     private final Context ctx;
 
@@ -40,10 +42,8 @@ final class OutboundScenario {
         // Warm-up: the JIT, the pools and the worker's caches, for each of the three.
         relaybox(o.warmup, 0, prefix + "w", tally);
         bare(o.warmup, 0, prefix + "w");
-        Poller poller = new Poller(ctx.jdbi(), ctx.receiver.url(POLLER_PATH), List.of(Duration.ofSeconds(1)));
-        poller.start(o.pollerThreads);
+        bareLocal(o.warmup, 0, prefix + "w");
         Receiver.Tally pollerTally = ctx.receiver.reset(POLLER_PATH, 200);
-        poller(o.warmup, 0, prefix + "w", pollerTally);
         ctx.settle();
 
         Cpu.Snapshot before = Cpu.now();
@@ -57,6 +57,11 @@ final class OutboundScenario {
         Run bare = bare(o.n, 0, prefix);
         Costs.PerEvent bareCost = Costs.between(ctx, costFrom, Costs.now(ctx), o.n);
         String bareCpu = Cpu.between(before, Cpu.now());
+        before = Cpu.now();
+        costFrom = Costs.now(ctx);
+        Run floor = bareLocal(o.n, 0, prefix);
+        Costs.PerEvent floorCost = Costs.between(ctx, costFrom, Costs.now(ctx), o.n);
+        String floorCpu = Cpu.between(before, Cpu.now());
         double history = Costs.historyEvents(
                 ctx,
                 ctx.jdbi()
@@ -68,30 +73,50 @@ final class OutboundScenario {
                                 .list()));
         double bareHistory = Costs.historyEvents(
                 ctx, IntStream.range(0, 20).mapToObj(i -> prefix + "-bare-" + i).toList());
+        double floorHistory = Costs.historyEvents(
+                ctx,
+                IntStream.range(0, 20).mapToObj(i -> prefix + "-local-" + i).toList());
+        // The poller polls only while its own runs do: its idle queries must not load the others'.
+        Poller poller = new Poller(ctx.jdbi(), ctx.receiver.url(POLLER_PATH), List.of(Duration.ofSeconds(1)));
+        poller.start(o.pollerThreads);
+        poller(o.warmup, 0, prefix + "w", pollerTally);
         before = Cpu.now();
         Run plain = poller(o.n, 0, prefix, pollerTally);
         String pollerCpu = Cpu.between(before, Cpu.now());
+        poller.close();
 
         double half = relaybox.perSecond() / 2;
         int pacedCount = (int) Math.max(50, Math.min(o.n, half * o.pacedDuration.toSeconds()));
         Run relayboxPaced = relaybox(pacedCount, half, prefix + "p", tally);
         ctx.settle();
         Run barePaced = bare(pacedCount, half, prefix + "p");
+        Run floorPaced = bareLocal(pacedCount, half, prefix + "p");
+        Poller pacedPoller = new Poller(ctx.jdbi(), ctx.receiver.url(POLLER_PATH), List.of(Duration.ofSeconds(1)));
+        pacedPoller.start(o.pollerThreads);
         Run plainPaced = poller(pacedCount, half, prefix + "p", pollerTally);
-        poller.close();
+        pacedPoller.close();
         ctx.bareWorkflowsPerSecond = bare.perSecond();
         ctx.bareCost = bareCost;
         ctx.bareHistory = bareHistory;
-        ctx.workflowsRun += 2 * (o.warmup + o.n + pacedCount);
+        ctx.workflowsRun += 3 * (o.warmup + o.n + pacedCount);
 
         Report r = ctx.report;
         String vsBare = "bare Temporal: no-op workflow + 1 no-op activity";
+        String vsFloor = FLOOR;
+        Costs.report(ctx, scenario, relayboxCost, floorCost, history, floorHistory, vsFloor);
         Costs.report(ctx, scenario, relayboxCost, bareCost, history, bareHistory, vsBare);
         String vsPoller = "SKIP LOCKED poller, " + o.pollerThreads + " threads, no Temporal";
+        r.metric(scenario, "delivered/s", relaybox.perSecond(), floor.perSecond(), vsFloor);
         r.metric(scenario, "delivered/s", relaybox.perSecond(), bare.perSecond(), vsBare);
         r.metric(scenario, "delivered/s", relaybox.perSecond(), plain.perSecond(), vsPoller);
         for (double p : new double[] {50, 99}) {
             String m = "enqueue→receipt p" + (int) p + " ms, burst of " + o.n;
+            r.metric(
+                    scenario,
+                    m,
+                    relaybox.latencies().percentileMs(p),
+                    floor.latencies().percentileMs(p),
+                    vsFloor);
             r.metric(
                     scenario,
                     m,
@@ -107,6 +132,12 @@ final class OutboundScenario {
         }
         for (double p : new double[] {50, 99}) {
             String m = String.format(Locale.ROOT, "enqueue→receipt p%d ms, paced %.0f/s", (int) p, half);
+            r.metric(
+                    scenario,
+                    m,
+                    relayboxPaced.latencies().percentileMs(p),
+                    floorPaced.latencies().percentileMs(p),
+                    vsFloor);
             r.metric(
                     scenario,
                     m,
@@ -142,7 +173,10 @@ final class OutboundScenario {
                         + "and worker (same slot counts as Relaybox's), on the same embedded server; receipt = the activity ran. "
                         + "Poller: seed 004's retry table, batches of 100 claimed FOR UPDATE SKIP LOCKED and sent while locked, "
                         + "100 ms sleep when nothing is due.");
-        r.note(scenario, "Relaybox: " + relayboxCpu + ". Bare Temporal: " + bareCpu + ". Poller: " + pollerCpu + ".");
+        r.note(
+                scenario,
+                "Relaybox: " + relayboxCpu + ". Bare eager local: " + floorCpu + ". Bare Temporal: " + bareCpu
+                        + ". Poller: " + pollerCpu + ".");
     }
 
     private Run relaybox(int count, double perSecond, String prefix, Receiver.Tally tally) throws Exception {
@@ -167,6 +201,21 @@ final class OutboundScenario {
                 i -> {
                     String id = prefix + "-bare-" + i;
                     bare.start(id);
+                    return id;
+                },
+                BareTemporal.TOUCHED);
+    }
+
+    private Run bareLocal(int count, double perSecond, String prefix) throws Exception {
+        BareTemporal bare = ctx.bare();
+        return EndToEnd.run(
+                ctx,
+                "bare eager local-activity workflows",
+                count,
+                perSecond,
+                i -> {
+                    String id = prefix + "-local-" + i;
+                    bare.startLocal(id);
                     return id;
                 },
                 BareTemporal.TOUCHED);
