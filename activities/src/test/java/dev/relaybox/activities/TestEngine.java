@@ -6,6 +6,7 @@ import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.WorkerOptions;
 import java.time.Duration;
+import java.util.UUID;
 
 /**
  * Temporal's in-process test server with Relaybox's search attributes and its workers wired by
@@ -32,7 +33,11 @@ public final class TestEngine {
         RelaySearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(), key.getValueType()));
         workers.registerOn(
                 env.newWorker(queue, WORKER_OPTIONS),
-                env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(queue), WORKER_OPTIONS));
+                env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(queue), WORKER_OPTIONS),
+                env.newWorker(
+                        OutboxDeliveryWorkflow.ownHttpTaskQueue(
+                                queue, UUID.randomUUID().toString()),
+                        WORKER_OPTIONS));
         env.start();
         return env;
     }

@@ -127,7 +127,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             // Applied again to the workers of each fresh worker factory when the embedded engine is recycled.
             RelayboxWorkers relayboxWorkers =
                     new RelayboxWorkers(deliveryActivities, endpointControls, inboxActivities);
-            temporal.registerWorkers(workers -> relayboxWorkers.registerOn(workers.worker(), workers.httpWorker()));
+            temporal.registerWorkers(workers ->
+                    relayboxWorkers.registerOn(workers.worker(), workers.httpWorker(), workers.ownHttpWorker()));
             environment
                     .healthChecks()
                     .register(

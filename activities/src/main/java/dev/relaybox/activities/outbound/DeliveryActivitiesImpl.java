@@ -14,6 +14,7 @@ import dev.relaybox.workflows.outbound.SettledAttempt;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,6 +23,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -42,6 +50,18 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final DeadLetters deadLetters;
     private final MeterRegistry metrics;
     private final EndpointControlActivitiesImpl controls;
+    /** Beyond a request's deadline, for an attempt's database writes. */
+    private static final Duration RECORDING_LIMIT = Duration.ofSeconds(30);
+
+    private final HandedOverAttempts<Made> handedOver = new HandedOverAttempts<>();
+    /** First attempts' requests, which may outlast the local activity that started them. */
+    private final ExecutorService requests = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "relaybox-first-attempt");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private volatile String ownTaskQueue;
 
     /** {@code controls}: the endpoint controls the same worker registers, which each attempt reports to. */
     public DeliveryActivitiesImpl(
@@ -93,51 +113,100 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
 
     @Override
     public AttemptResult attempt(UUID deliveryId, int attempt) {
-        return attempt(deliveryId, attempt, false).result();
+        ActivityExecutionContext activity = Activity.getExecutionContext();
+        try (Heartbeat alive = Heartbeat.whileRunning(activity)) {
+            return attempt(deliveryId, attempt, false, scheduledTime(activity)).result();
+        }
     }
 
+    /**
+     * Made as a local activity (a first attempt), the attempt holds its workflow task for at most
+     * {@code firstAttemptHold}; a slower receiver's request goes on meanwhile, and the workflow asks for its answer by
+     * calling this again on this worker's own queue. Made as a regular activity, it waits for such an answer when one
+     * is in flight here, and makes the attempt otherwise.
+     */
     @Override
     public SettledAttempt send(UUID deliveryId, int attempt) {
-        Made made = attempt(deliveryId, attempt, true);
+        ActivityExecutionContext activity = Activity.getExecutionContext();
+        Instant scheduledAt = scheduledTime(activity);
+        Made made;
+        if (activity.getInfo().isLocal() && ownTaskQueue != null) {
+            CompletableFuture<Made> making =
+                    CompletableFuture.supplyAsync(() -> attempt(deliveryId, attempt, true, scheduledAt), requests);
+            try {
+                made = making.get(settings.firstAttemptHold().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException | InterruptedException e) {
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                handedOver.put(deliveryId, attempt, making);
+                return SettledAttempt.handedOver(new SettledAttempt.HandOver(
+                        ownTaskQueue, settings.requestTimeout().plus(RECORDING_LIMIT)));
+            } catch (ExecutionException e) {
+                throw rethrown(e.getCause());
+            }
+        } else {
+            // From the first statement: a worker waiting on its database or a receiver is alive, and must not be
+            // taken for dead (the attempt would be made again beside this one, and both would send).
+            try (Heartbeat alive = Heartbeat.whileRunning(activity)) {
+                made = handedOver
+                        .take(deliveryId, attempt)
+                        .map(DeliveryActivitiesImpl::answer)
+                        .orElseGet(() -> attempt(deliveryId, attempt, true, scheduledAt));
+            }
+        }
         CircuitState circuit = controls.settle(deliveryId, made.result(), made.settledAt());
-        return new SettledAttempt(made.result(), circuit, made.outboxFinished(), made.cutShort());
+        return new SettledAttempt(made.result(), circuit, made.outboxFinished());
+    }
+
+    /**
+     * Where this worker takes the first attempts it handed over, a queue only it polls; until it is set, a first
+     * attempt holds its workflow task until the receiver answers.
+     */
+    public void takeHandedOverAttemptsOn(String taskQueue) {
+        this.ownTaskQueue = taskQueue;
+    }
+
+    private static Made answer(CompletableFuture<Made> making) {
+        try {
+            return making.join();
+        } catch (CompletionException e) {
+            throw rethrown(e.getCause());
+        }
+    }
+
+    private static RuntimeException rethrown(Throwable failure) {
+        return failure instanceof RuntimeException runtime ? runtime : new IllegalStateException(failure);
     }
 
     /**
      * An attempt as made: {@code settledAt}, when it ended on the workflow's clock (its scheduled time, which tests
-     * skip ahead, and the attempt's latency); {@code outboxFinished}, it finished the row; {@code cutShort}, the
-     * first attempt's shorter deadline ended it.
+     * skip ahead, and the attempt's latency); {@code outboxFinished}, it finished the row.
      */
-    private record Made(AttemptResult result, Instant settledAt, boolean outboxFinished, boolean cutShort) {
-        Made(AttemptResult result, Instant settledAt, boolean outboxFinished) {
-            this(result, settledAt, outboxFinished, false);
-        }
+    private record Made(AttemptResult result, Instant settledAt, boolean outboxFinished) {}
+
+    /**
+     * {@code finishesOutbox}: delivering the row's last delivery still to be attempted finishes the row;
+     * {@code scheduledAt}: when Temporal scheduled the attempt, on the workflow's clock.
+     */
+    private Made attempt(UUID deliveryId, int attempt, boolean finishesOutbox, Instant scheduledAt) {
+        DeliveryStore.AttemptContext ctx = jdbi.withExtension(
+                        DeliveryAttemptStore.class, dao -> dao.attemptContext(deliveryId))
+                .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
+                        "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
+        return attempt(ctx, attempt, finishesOutbox, scheduledAt);
     }
 
-    /** {@code finishesOutbox}: delivering the row's last delivery still to be attempted finishes the row. */
-    private Made attempt(UUID deliveryId, int attempt, boolean finishesOutbox) {
-        // From the first statement: a worker waiting on its database is alive, and must not be taken for dead (the
-        // attempt would be made again beside this one, and both would send once the database answers).
-        try (Heartbeat alive = Heartbeat.whileRunning(Activity.getExecutionContext())) {
-            DeliveryStore.AttemptContext ctx = jdbi.withExtension(
-                            DeliveryAttemptStore.class, dao -> dao.attemptContext(deliveryId))
-                    .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
-                            "delivery " + deliveryId + " does not exist", "DeliveryMissing"));
-            return attempt(ctx, attempt, finishesOutbox);
-        }
-    }
-
-    private Made attempt(DeliveryStore.AttemptContext ctx, int attempt, boolean finishesOutbox) {
+    private Made attempt(DeliveryStore.AttemptContext ctx, int attempt, boolean finishesOutbox, Instant scheduledAt) {
         UUID deliveryId = ctx.deliveryId();
         try (MDC.MDCCloseable outbox =
                         MDC.putCloseable("outboxId", ctx.outboxId().toString());
                 MDC.MDCCloseable delivery = MDC.putCloseable("deliveryId", deliveryId.toString())) {
             if (ctx.status() == DeliveryStatus.DELIVERED) {
                 // A re-run after a crash that happened once the receiver had it: do not send it again.
-                return new Made(
-                        new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered"), scheduledTime(), false);
+                return new Made(new AttemptResult(Outcome.DELIVERED, 0, -1, "already delivered"), scheduledAt, false);
             }
-            Instant startedAt = scheduledTime();
+            Instant startedAt = scheduledAt;
             if (!ctx.enabled()
                     && jdbi.withExtension(
                             DeliveryStore.class, dao -> dao.pauseWhileDisabled(deliveryId, ctx.endpointId()))) {
@@ -167,10 +236,6 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 controls.awaitTurn(deliveryId);
             }
             Instant now = Instant.now();
-            // A local activity is a first attempt, made inside the workflow task: it gets the shorter deadline.
-            Duration timeout = Activity.getExecutionContext().getInfo().isLocal()
-                    ? settings.firstAttemptTimeout()
-                    : settings.requestTimeout();
             WebhookSender.Sent sent = sender.send(
                     ctx.url(),
                     ctx.outboxId().toString(),
@@ -178,8 +243,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     WebhookSigner.signingSecrets(
                             ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
                     now,
-                    requestHeaders(ctx),
-                    timeout);
+                    requestHeaders(ctx));
             boolean outboxFinished = record(ctx, attempt, startedAt, sent, finishesOutbox);
             Timer.builder("relaybox.delivery.attempt")
                     .description("HTTP attempts to deliver webhooks, by endpoint and outcome")
@@ -198,8 +262,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                     RedactedUrl.of(ctx.url()),
                     sent.result().summary(),
                     sent.latencyMs());
-            boolean cutShort = timeout.compareTo(settings.requestTimeout()) < 0 && sent.timedOut();
-            return new Made(sent.result(), startedAt.plusMillis(sent.latencyMs()), outboxFinished, cutShort);
+            return new Made(sent.result(), startedAt.plusMillis(sent.latencyMs()), outboxFinished);
         }
     }
 
@@ -275,8 +338,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     }
 
     /** When Temporal scheduled this attempt: the workflow's clock, which tests can skip ahead. */
-    private static Instant scheduledTime() {
-        return Instant.ofEpochMilli(Activity.getExecutionContext().getInfo().getCurrentAttemptScheduledTimestamp());
+    private static Instant scheduledTime(ActivityExecutionContext activity) {
+        return Instant.ofEpochMilli(activity.getInfo().getCurrentAttemptScheduledTimestamp());
     }
 
     @Override

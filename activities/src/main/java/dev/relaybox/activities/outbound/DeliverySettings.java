@@ -6,9 +6,9 @@ import java.time.Duration;
 /**
  * How outbound HTTP behaves.
  *
- * @param firstAttemptTimeout how long the first attempt of a delivery nothing holds waits for its answer: it is made
- *     inside the workflow task that planned it, which a slow receiver must not hold for long. A receiver slower than
- *     this gets the attempt again at once, with {@code requestTimeout}, without it counting against the schedule.
+ * @param firstAttemptHold how long the first attempt of a delivery nothing holds may keep the workflow task that
+ *     planned it (and made it) waiting for the answer; a slower receiver's request goes on, and a regular activity on
+ *     the same worker waits for its answer, up to {@code requestTimeout} in all.
  * @param addresses where webhooks may be sent
  * @param responseExcerptBytes how much of a response body is read and kept; the rest is never read
  */
@@ -16,7 +16,7 @@ public record DeliverySettings(
         DeliverySchedule schedule,
         Duration connectTimeout,
         Duration requestTimeout,
-        Duration firstAttemptTimeout,
+        Duration firstAttemptHold,
         AddressPolicy addresses,
         int responseExcerptBytes,
         String userAgent) {
@@ -26,7 +26,7 @@ public record DeliverySettings(
                 DeliverySchedule.defaults(),
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(15),
-                Duration.ofSeconds(5),
+                Duration.ofSeconds(1),
                 AddressPolicy.publicOnly(),
                 2048,
                 "Relaybox/" + version());
@@ -34,18 +34,12 @@ public record DeliverySettings(
 
     public DeliverySettings withSchedule(DeliverySchedule schedule) {
         return new DeliverySettings(
-                schedule,
-                connectTimeout,
-                requestTimeout,
-                firstAttemptTimeout,
-                addresses,
-                responseExcerptBytes,
-                userAgent);
+                schedule, connectTimeout, requestTimeout, firstAttemptHold, addresses, responseExcerptBytes, userAgent);
     }
 
     public DeliverySettings withAddresses(AddressPolicy policy) {
         return new DeliverySettings(
-                schedule, connectTimeout, requestTimeout, firstAttemptTimeout, policy, responseExcerptBytes, userAgent);
+                schedule, connectTimeout, requestTimeout, firstAttemptHold, policy, responseExcerptBytes, userAgent);
     }
 
     /** Public addresses and the comma-separated CIDR blocks {@code cidrs} ({@code "127.0.0.0/8"}). */
@@ -53,14 +47,14 @@ public record DeliverySettings(
         return withAddresses(AddressPolicy.allowing(cidrs));
     }
 
-    /** The first attempt waits at most as long as every other. */
-    public DeliverySettings withTimeouts(Duration connect, Duration request, Duration firstAttempt) {
-        Duration first = firstAttempt.compareTo(request) < 0 ? firstAttempt : request;
-        return new DeliverySettings(schedule, connect, request, first, addresses, responseExcerptBytes, userAgent);
+    public DeliverySettings withTimeouts(Duration connect, Duration request) {
+        return new DeliverySettings(
+                schedule, connect, request, firstAttemptHold, addresses, responseExcerptBytes, userAgent);
     }
 
-    public DeliverySettings withTimeouts(Duration connect, Duration request) {
-        return withTimeouts(connect, request, firstAttemptTimeout);
+    public DeliverySettings withFirstAttemptHold(Duration hold) {
+        return new DeliverySettings(
+                schedule, connectTimeout, requestTimeout, hold, addresses, responseExcerptBytes, userAgent);
     }
 
     public static String version() {

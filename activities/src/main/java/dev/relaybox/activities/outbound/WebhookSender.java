@@ -80,15 +80,8 @@ public final class WebhookSender {
                 .build();
     }
 
-    /**
-     * What happened, plus the response excerpt and latency for {@code delivery_attempts}; {@code timedOut}, the
-     * exchange's deadline ended it.
-     */
-    public record Sent(AttemptResult result, int latencyMs, String responseExcerpt, String error, boolean timedOut) {
-        public Sent(AttemptResult result, int latencyMs, String responseExcerpt, String error) {
-            this(result, latencyMs, responseExcerpt, error, false);
-        }
-    }
+    /** What happened, plus the response excerpt and latency for {@code delivery_attempts}. */
+    public record Sent(AttemptResult result, int latencyMs, String responseExcerpt, String error) {}
 
     public Sent send(String url, String webhookId, byte[] body, List<String> secrets, Instant now) {
         return send(url, webhookId, body, secrets, now, Map.of());
@@ -97,18 +90,6 @@ public final class WebhookSender {
     /** As above, with {@code headers} added (unsigned, like every header but the body's id and timestamp). */
     public Sent send(
             String url, String webhookId, byte[] body, List<String> secrets, Instant now, Map<String, String> headers) {
-        return send(url, webhookId, body, secrets, now, headers, settings.requestTimeout());
-    }
-
-    /** As above, with the whole exchange bounded by {@code timeout} rather than the request timeout. */
-    public Sent send(
-            String url,
-            String webhookId,
-            byte[] body,
-            List<String> secrets,
-            Instant now,
-            Map<String, String> headers,
-            Duration timeout) {
         long timestamp = now.getEpochSecond();
         URI uri = URI.create(url);
         HttpPost request = new HttpPost(uri);
@@ -118,7 +99,7 @@ public final class WebhookSender {
         request.setHeader("webhook-signature", WebhookSigner.signatureHeader(secrets, webhookId, timestamp, body));
         request.setEntity(new ByteArrayEntity(body, JSON));
         long started = System.nanoTime();
-        Deadline deadline = new Deadline(request, timeout);
+        Deadline deadline = new Deadline(request, settings.requestTimeout());
         try (deadline) {
             ClassicHttpResponse response = client.executeOpen(HttpHost.create(uri), request, null);
             String excerpt;
@@ -142,9 +123,10 @@ public final class WebhookSender {
             return failed(started, "host " + uri.getHost() + " does not resolve");
         } catch (IOException e) {
             if (deadline.passed()) {
-                String error = "timed out: no complete answer within " + timeout.toSeconds() + "s";
-                return new Sent(
-                        new AttemptResult(Outcome.RETRYABLE, 0, -1, error), elapsedMs(started), null, error, true);
+                return failed(
+                        started,
+                        "timed out: no complete answer within "
+                                + settings.requestTimeout().toSeconds() + "s");
             }
             if (e instanceof InterruptedIOException) {
                 return failed(started, "timed out: " + message(e));

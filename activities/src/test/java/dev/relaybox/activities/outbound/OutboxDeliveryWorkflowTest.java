@@ -61,7 +61,7 @@ class OutboxDeliveryWorkflowTest {
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(SCHEDULE)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
-                .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(1));
+                .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls =
                 new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), metrics);
@@ -180,25 +180,15 @@ class OutboxDeliveryWorkflowTest {
     }
 
     @Test
-    void aReceiverSlowerThanTheFirstAttemptsDeadlineGetsTheFullOneAtOnce() {
+    void aReceiverSlowerThanTheFirstAttemptsHoldIsSentTheWebhookOnce() {
         endpoint("shop", "/hooks", "*");
-        receiver.script(
-                "/hooks",
-                Reply.of(200).after(Duration.ofMillis(1500)),
-                Reply.of(200).after(Duration.ofMillis(1500)));
+        // Longer than the first attempt may hold its workflow task (a second, by default).
+        receiver.script("/hooks", Reply.of(200).after(Duration.ofMillis(2500)));
 
         UUID outboxId = deliver("order.paid", "{}");
 
-        assertThat(receiver.received("/hooks"))
-                .extracting(request -> request.header("webhook-id"))
-                .containsExactly(outboxId.toString(), outboxId.toString());
-        assertThat(attemptStatuses(outboxId))
-                .as("the first attempt got no answer in time")
-                .containsExactly(null, 200);
-        assertThat(attemptGaps(outboxId))
-                .singleElement()
-                .as("the second followed at once, on no timer of the schedule")
-                .satisfies(gap -> assertThat(gap).isLessThan(Duration.ofMinutes(1)));
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(attemptStatuses(outboxId)).as("one attempt, answered").containsExactly(200);
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
     }
 

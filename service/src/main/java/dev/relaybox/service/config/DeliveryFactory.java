@@ -45,13 +45,13 @@ public final class DeliveryFactory {
     private Duration requestTimeout = Duration.seconds(15);
 
     /**
-     * The first attempt's deadline (at most {@code requestTimeout}): it runs inside a workflow task, whose slot a slow
-     * receiver must not hold. Below the first attempt's 30-second local-activity timeout.
+     * How long a first attempt may hold the workflow task that made it (and its slot) waiting for the answer before
+     * the wait is handed to the HTTP worker; under the workflow task's 10-second timeout.
      */
     @NotNull
-    @MaxDuration(value = 20, unit = TimeUnit.SECONDS)
+    @MaxDuration(value = 5, unit = TimeUnit.SECONDS)
     @JsonProperty
-    private Duration firstAttemptTimeout = Duration.seconds(5);
+    private Duration firstAttemptHold = Duration.seconds(1);
 
     /**
      * Development mode's allow-list: receivers on this machine (a local {@code relaybox receive}) and on private
@@ -125,10 +125,8 @@ public final class DeliveryFactory {
                 retryDelays.stream().map(Duration::toJavaDuration).toList(), jitter, maxRetryAfter.toJavaDuration());
         return DeliverySettings.defaults()
                 .withSchedule(schedule)
-                .withTimeouts(
-                        connectTimeout.toJavaDuration(),
-                        requestTimeout.toJavaDuration(),
-                        firstAttemptTimeout.toJavaDuration())
+                .withTimeouts(connectTimeout.toJavaDuration(), requestTimeout.toJavaDuration())
+                .withFirstAttemptHold(firstAttemptHold.toJavaDuration())
                 .withAddresses(addresses);
     }
 }

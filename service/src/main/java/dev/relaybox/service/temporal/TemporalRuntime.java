@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -43,6 +44,9 @@ public final class TemporalRuntime implements Managed {
     private final WorkflowServiceStubs stubs;
     private final WorkflowClient client;
     private final RecyclingWatch recyclingWatch = new RecyclingWatch();
+    /** Names this process's own HTTP queue: a process started again polls another, and the old one's goes quiet. */
+    private final String workerId = UUID.randomUUID().toString();
+
     private final List<Consumer<Workers>> registrations = new CopyOnWriteArrayList<>();
     /** Replaced by {@link #recycle}; read by the bench's diagnostics under this name. */
     private volatile EmbeddedTemporalServer embeddedServer;
@@ -56,7 +60,7 @@ public final class TemporalRuntime implements Managed {
     private volatile boolean recycling;
 
     /** The two workers of one worker factory: the main task queue, and the HTTP attempts' own. */
-    public record Workers(Worker worker, Worker httpWorker) {}
+    public record Workers(Worker worker, Worker httpWorker, Worker ownHttpWorker) {}
 
     private TemporalRuntime(
             EmbeddedTemporalServer embeddedServer,
@@ -103,7 +107,13 @@ public final class TemporalRuntime implements Managed {
                 WorkerOptions.newBuilder()
                         .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentHttpAttempts())
                         .build());
-        Workers fresh = new Workers(worker, httpWorker);
+        // Only waits on requests already in flight, so as many slots as those may be.
+        Worker ownHttpWorker = factory.newWorker(
+                OutboxDeliveryWorkflow.ownHttpTaskQueue(config.getTaskQueue(), workerId),
+                WorkerOptions.newBuilder()
+                        .setMaxConcurrentActivityExecutionSize(config.getMaxConcurrentHttpAttempts())
+                        .build());
+        Workers fresh = new Workers(worker, httpWorker, ownHttpWorker);
         registrations.forEach(registration -> registration.accept(fresh));
         this.workers = fresh;
         this.workerFactory = factory;

@@ -15,11 +15,12 @@ import java.time.Duration;
 /**
  * The HTTP attempts of one outbox row's deliveries: one activity call is one try, with at most
  * {@link OutboxDeliveryWorkflowImpl#MAX_ATTEMPTS_IN_FLIGHT} in flight. The first attempt of a delivery nothing holds
- * is a local activity, made inside the workflow task that planned it with the first attempt's shorter deadline: an
- * event whose receiver answers at once costs one workflow task, as Temporal's cheapest workflow does. Every later
- * attempt is a regular activity on the HTTP task queue, which heartbeats. An attempt Relaybox itself could not make
- * (its database away, most often, or its worker killed mid-attempt) is made again once it can, and is not spent from
- * the schedule.
+ * is a local activity, made inside the workflow task that planned it: an event whose receiver answers at once costs one
+ * workflow task, as Temporal's cheapest workflow does. A receiver slower than the workflow task may wait is handed
+ * over, its request still in flight: a regular activity on the making worker's own HTTP task queue waits for the
+ * answer, so the receiver is sent the webhook once. Every later attempt is a regular activity on the HTTP task queue,
+ * which heartbeats. An attempt Relaybox itself could not make (its database away, most often, or its worker killed
+ * mid-attempt) is made again once it can, and is not spent from the schedule.
  */
 final class HttpAttempts {
     static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
@@ -29,8 +30,8 @@ final class HttpAttempts {
      */
     private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(10);
     /**
-     * Beyond the first attempt's own deadline (at most 20 seconds) and its database writes: reached only when
-     * Relaybox's database does not answer, which is Relaybox's fault, never the receiver's.
+     * Beyond how long the first attempt may hold its workflow task (at most 10 seconds) and its database writes:
+     * reached only when Relaybox's database does not answer, which is Relaybox's fault, never the receiver's.
      */
     private static final Duration FIRST_ATTEMPT_LIMIT = Duration.ofSeconds(30);
 
@@ -71,17 +72,21 @@ final class HttpAttempts {
                 Workflow.await(() -> inFlight < OutboxDeliveryWorkflowImpl.MAX_ATTEMPTS_IN_FLIGHT);
                 inFlight++;
                 try {
-                    return attemptSettles
-                            ? http.send(delivery.id(), attempt)
-                            : SettledAttempt.unreported(http.attempt(delivery.id(), attempt));
+                    if (!attemptSettles) {
+                        return SettledAttempt.unreported(http.attempt(delivery.id(), attempt));
+                    }
+                    SettledAttempt made = http.send(delivery.id(), attempt);
+                    return made.handedOver() == null
+                            ? made
+                            : stub(summary, made.handedOver()).send(delivery.id(), attempt);
                 } finally {
                     inFlight--;
                 }
             } catch (ActivityFailure e) {
                 String cause =
                         e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
-                // The first attempt's own deadline ends a slow receiver's request: its timeout is a database that did
-                // not answer.
+                // The request's own deadline ends a slow receiver's first attempt, handed over or not: its timeout is
+                // a database that did not answer, or the worker that held the request gone.
                 boolean timedOutOnRelaybox = local && e.getCause() instanceof TimeoutFailure;
                 if (!relayboxFault(e) && !timedOutOnRelaybox) {
                     return SettledAttempt.unreported(new AttemptResult(
@@ -128,19 +133,35 @@ final class HttpAttempts {
     }
 
     private static DeliveryActivities stub(String summary) {
-        // Temporal must not retry an attempt behind the schedule's back. HTTP tries run on their own task queue and
-        // worker slots: receivers that use up their whole deadline then hold only HTTP slots, never those of inbound
-        // events or of the database bookkeeping.
+        // HTTP tries run on their own task queue and worker slots: receivers that use up their whole deadline then
+        // hold only HTTP slots, never those of inbound events or of the database bookkeeping.
         return Workflow.newActivityStub(
                 DeliveryActivities.class,
-                ActivityOptions.newBuilder()
-                        .setStartToCloseTimeout(Duration.ofMinutes(2))
-                        .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
-                        .setRetryOptions(
-                                RetryOptions.newBuilder().setMaximumAttempts(1).build())
-                        .setSummary(VisibilityLimits.summary(summary))
+                options(summary)
                         .setTaskQueue(OutboxDeliveryWorkflow.httpTaskQueue(
                                 Workflow.getInfo().getTaskQueue()))
                         .build());
+    }
+
+    /**
+     * On the queue of the one worker whose request is in flight. Not picked up in time, that worker is gone, and the
+     * attempt made again finds any answer it recorded.
+     */
+    private static DeliveryActivities stub(String summary, SettledAttempt.HandOver handOver) {
+        return Workflow.newActivityStub(
+                DeliveryActivities.class,
+                options(summary)
+                        .setTaskQueue(handOver.taskQueue())
+                        .setScheduleToStartTimeout(handOver.pickedUpWithin())
+                        .build());
+    }
+
+    /** Temporal must not retry an attempt behind the schedule's back. */
+    private static ActivityOptions.Builder options(String summary) {
+        return ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofMinutes(2))
+                .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .setSummary(VisibilityLimits.summary(summary));
     }
 }

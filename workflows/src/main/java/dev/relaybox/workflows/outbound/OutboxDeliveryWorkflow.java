@@ -50,4 +50,12 @@ public interface OutboxDeliveryWorkflow {
     static String httpTaskQueue(String taskQueue) {
         return taskQueue + "-http";
     }
+
+    /**
+     * One worker process's own HTTP task queue, {@code workerId} unique to the process: where a first attempt it
+     * handed over is waited for (a process that is gone leaves its queue without a poller).
+     */
+    static String ownHttpTaskQueue(String taskQueue, String workerId) {
+        return httpTaskQueue(taskQueue) + "-" + workerId;
+    }
 }

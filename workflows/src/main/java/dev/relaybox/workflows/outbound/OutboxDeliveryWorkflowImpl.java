@@ -131,8 +131,6 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         }
         // The plan just found nothing to hold it for; every later attempt asks.
         boolean admitted = delivery.target.goesAtOnce() && delivery.target.nextAttemptAt() == null;
-        // First attempts the first attempt's shorter deadline cut short: the schedule does not count them.
-        int cutShort = 0;
         while (true) {
             boolean atOnce = admitted;
             if (!admitted) {
@@ -169,22 +167,15 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                     return;
                 }
                 case RETRYABLE -> {
-                    int counted = attempt - cutShort;
                     if (circuit.circuitOpen()) {
                         // The endpoint is down, not this event: wait for the circuit instead of spending the schedule.
                         waitForCircuit(delivery, attempt, result, circuit.nextProbeAt());
-                    } else if (settled.cutShort()) {
-                        cutShort++;
-                        board.show(
-                                delivery,
-                                DeliveryPhase.SENDING,
-                                "attempt " + attempt + " " + result.summary() + "; attempting again at once");
-                    } else if (counted >= schedule.maxAttempts()) {
+                    } else if (attempt >= schedule.maxAttempts()) {
                         deadLetter(
                                 delivery, "gave up after " + attempt + " attempts; last: " + result.summary(), result);
                         return;
                     } else {
-                        waitBeforeRetry(delivery, schedule, attempt, counted, result);
+                        waitBeforeRetry(delivery, schedule, attempt, result);
                     }
                 }
             }
@@ -201,10 +192,9 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 "attempt " + attempt + " failed: " + result.summary() + "; circuit open, next probe " + nextProbe);
     }
 
-    /** {@code counted}: the attempts the schedule counts, which decide the wait. */
     private void waitBeforeRetry(
-            TrackedDelivery delivery, DeliverySchedule schedule, int attempt, int counted, AttemptResult result) {
-        Duration wait = schedule.waitAfter(counted, result, random::nextDouble);
+            TrackedDelivery delivery, DeliverySchedule schedule, int attempt, AttemptResult result) {
+        Duration wait = schedule.waitAfter(attempt, result, random::nextDouble);
         Instant next = now().plus(wait).truncatedTo(ChronoUnit.SECONDS);
         store("record the retry of " + delivery.endpointName() + " at " + next)
                 .scheduleRetry(delivery.id(), next, result.summary());

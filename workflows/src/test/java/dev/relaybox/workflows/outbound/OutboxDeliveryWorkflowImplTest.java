@@ -46,9 +46,12 @@ class OutboxDeliveryWorkflowImplTest {
             List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)), 0, Duration.ofMinutes(10));
     static final AttemptResult UNAVAILABLE = new AttemptResult(Outcome.RETRYABLE, 503, -1, "503 Service Unavailable");
     static final AttemptResult OK = new AttemptResult(Outcome.DELIVERED, 200, -1, "200 OK");
-    /** A first attempt the first attempt's deadline ended: the activity reports it cut short. */
-    static final AttemptResult SLOW =
-            new AttemptResult(Outcome.RETRYABLE, 0, -1, "timed out: no complete answer within 5s");
+    /** Scripted answers standing for a first attempt handed over to a worker's own queue, polled or not. */
+    static final AttemptResult HANDED_OVER = new AttemptResult(Outcome.RETRYABLE, 0, -1, "handed over");
+
+    static final AttemptResult HANDED_OVER_TO_A_WORKER_GONE =
+            new AttemptResult(Outcome.RETRYABLE, 0, -1, "handed over to a worker that is gone");
+    static final String OWN_HTTP_QUEUE = "own-http";
 
     static final GateDecision GO = new GateDecision(true, 0, "", ENDPOINT, false);
 
@@ -250,31 +253,36 @@ class OutboxDeliveryWorkflowImplTest {
     }
 
     @Test
-    void aFirstAttemptCutShortIsMadeAgainAtOnceWithoutSpendingTheSchedule(
+    void aFirstAttemptHandedOverIsWaitedForAsTheSameAttemptOnItsWorkersOwnQueue(
             TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
         DeliverySchedule noRetries = new DeliverySchedule(List.of(), 0, Duration.ofMinutes(10));
-        start(env, worker, true, noRetries, SLOW, OK);
+        start(env, worker, true, noRetries, HANDED_OVER, OK);
 
         workflow.deliver(OUTBOX);
 
-        assertThat(gaps())
-                .singleElement()
-                .as("the full attempt follows at once, on no timer")
-                .satisfies(gap -> assertThat(gap).isLessThan(Duration.ofSeconds(10)));
+        verify(delivery, times(2)).send(DELIVERY, 1);
+        verify(controls, times(1)).settle(eq(DELIVERY), eq(OK), any());
         verify(delivery, never()).scheduleRetry(any(), any(), any());
-        verify(delivery, never()).deadLetter(any(), any(), any());
-        verify(delivery).send(DELIVERY, 2);
+        assertThat(history(env, workflow).stream()
+                        .filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
+                        .map(event -> event.getActivityTaskScheduledEventAttributes()
+                                .getTaskQueue()
+                                .getName()))
+                .as("the wait for the answer, on the queue of the worker whose request is in flight")
+                .containsExactly(OWN_HTTP_QUEUE);
     }
 
     @Test
-    void onlyTheFirstAttemptIsCutShort(TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+    void aFirstAttemptHandedOverToAWorkerThatIsGoneIsMadeAgainWithoutSpendingTheSchedule(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
         DeliverySchedule noRetries = new DeliverySchedule(List.of(), 0, Duration.ofMinutes(10));
-        start(env, worker, true, noRetries, SLOW, UNAVAILABLE);
+        start(env, worker, true, noRetries, HANDED_OVER_TO_A_WORKER_GONE, OK);
 
         workflow.deliver(OUTBOX);
 
-        assertThat(attemptTimes).hasSize(2);
-        verify(delivery).deadLetter(eq(DELIVERY), contains("gave up after 2 attempts"), eq("503 Service Unavailable"));
+        verify(delivery, times(2)).send(DELIVERY, 1);
+        verify(delivery, never()).deadLetter(any(), any(), any());
+        verify(controls, times(1)).settle(eq(DELIVERY), eq(OK), any());
     }
 
     /**
@@ -303,17 +311,19 @@ class OutboxDeliveryWorkflowImplTest {
             Instant now = Instant.ofEpochMilli(env.currentTimeMillis());
             attemptTimes.add(now);
             AttemptResult result = script.get(Math.min(next.getAndIncrement(), script.size() - 1));
+            if (result == HANDED_OVER || result == HANDED_OVER_TO_A_WORKER_GONE) {
+                return SettledAttempt.handedOver(new SettledAttempt.HandOver(
+                        result == HANDED_OVER ? OWN_HTTP_QUEUE : "a-worker-gone-http", Duration.ofSeconds(1)));
+            }
             return new SettledAttempt(
-                    result,
-                    controls.settle(DELIVERY, result, now),
-                    result.outcome() == Outcome.DELIVERED,
-                    result == SLOW);
+                    result, controls.settle(DELIVERY, result, now), result.outcome() == Outcome.DELIVERED);
         });
         when(controls.admit(eq(DELIVERY), any())).thenReturn(GO);
         when(controls.settle(eq(DELIVERY), any(), any())).thenReturn(CircuitState.closed());
         worker.registerActivitiesImplementations(delivery, controls);
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(worker.getTaskQueue()))
                 .registerActivitiesImplementations(delivery);
+        env.newWorker(OWN_HTTP_QUEUE).registerActivitiesImplementations(delivery);
         env.start();
     }
 
