@@ -20,8 +20,20 @@ public final class TimerOrSignal {
      * running and later fires to nothing.
      */
     public static boolean await(Duration wait, String summary, Functions.Func<Boolean> signalled) {
+        return await(wait, summary, signalled, over -> Workflow.await(over::apply));
+    }
+
+    /**
+     * As above, with the waiting itself left to {@code waiting}, which must return once {@code over} holds (and may
+     * keep track of who waits for what meanwhile).
+     */
+    public static boolean await(
+            Duration wait,
+            String summary,
+            Functions.Func<Boolean> signalled,
+            Functions.Proc1<Functions.Func<Boolean>> waiting) {
         Promise<Void> timer = Workflow.newTimer(wait, options(summary));
-        Workflow.await(() -> timer.isCompleted() || signalled.apply());
+        waiting.apply(() -> timer.isCompleted() || signalled.apply());
         return timer.isCompleted();
     }
 

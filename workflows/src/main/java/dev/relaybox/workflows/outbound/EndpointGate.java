@@ -37,10 +37,12 @@ final class EndpointGate {
     private final Map<UUID, Integer> endpointReadySignals = new HashMap<>();
     private final DeliveryBoard board;
     private final IntSupplier retryNowSignals;
+    private final ResumableWaits waits;
 
-    EndpointGate(DeliveryBoard board, IntSupplier retryNowSignals) {
+    EndpointGate(DeliveryBoard board, IntSupplier retryNowSignals, ResumableWaits waits) {
         this.board = board;
         this.retryNowSignals = retryNowSignals;
+        this.waits = waits;
     }
 
     /** Returns once the delivery may attempt: its circuit, its aggregate's order, its slots and its rate allow it. */
@@ -61,7 +63,8 @@ final class EndpointGate {
             }
             int readyBefore = readySignals(delivery.endpointId);
             int retryNowBefore = retryNowSignals.getAsInt();
-            TimerOrSignal.await(
+            // The controls decide again for a fresh run: a reserved slot of the rate limit (above) they do not.
+            waits.await(
                     wait,
                     decision.reason(),
                     () -> retryNowSignals.getAsInt() > retryNowBefore

@@ -47,6 +47,10 @@ final class HttpAttempts {
         this.attemptSettles = attemptSettles;
     }
 
+    boolean attemptSettles() {
+        return attemptSettles;
+    }
+
     /**
      * Makes attempt number {@code attempt}: the receiver's answer, already recorded and reported to the controls.
      * {@code first}: the delivery's first attempt, which nothing held.

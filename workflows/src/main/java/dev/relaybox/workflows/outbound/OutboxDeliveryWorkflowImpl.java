@@ -1,6 +1,5 @@
 package dev.relaybox.workflows.outbound;
 
-import dev.relaybox.workflows.TimerOrSignal;
 import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -62,8 +61,16 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             .setLocalRetryThreshold(Duration.ofSeconds(5))
             .build();
 
+    /**
+     * A run whose history has grown this long continues as new once every delivery branch waits (on a timer, a
+     * signal or the endpoint's controls): a delivery that waits out an endpoint's five-day outage, one probe or
+     * recheck at a time, stays far below Temporal's history limits (10,240 events warn, 51,200 fail).
+     */
+    static final int CONTINUE_AS_NEW_AFTER_EVENTS = 2_000;
+
     private final DeliveryBoard board = new DeliveryBoard();
-    private final EndpointGate gate = new EndpointGate(board, () -> this.retryNowSignals);
+    private final ResumableWaits waits = new ResumableWaits();
+    private final EndpointGate gate = new EndpointGate(board, () -> this.retryNowSignals, waits);
     private final Random random = Workflow.newRandom();
     private HttpAttempts http;
     private UUID outboxId;
@@ -121,7 +128,24 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             deliveries.add(Async.procedure(() -> deliver(delivery, plan.schedule())));
         }
         board.showEndpoints();
-        Promise.allOf(deliveries).get();
+        Promise<Void> all = Promise.allOf(deliveries);
+        if (http.attemptSettles()) {
+            Workflow.await(() -> all.isCompleted()
+                    || historyIsLong()
+                            && waits.allWaiting(deliveries.stream()
+                                    .filter(delivery -> !delivery.isCompleted())
+                                    .count()));
+            if (!all.isCompleted()) {
+                // The fresh run plans from the rows: each delivery's recorded next attempt, or the controls' say.
+                Workflow.continueAsNew(outboxId);
+            }
+        }
+        all.get();
+    }
+
+    private static boolean historyIsLong() {
+        return Workflow.getInfo().getHistoryLength() >= CONTINUE_AS_NEW_AFTER_EVENTS
+                || Workflow.getInfo().isContinueAsNewSuggested();
     }
 
     private void deliver(TrackedDelivery delivery, DeliverySchedule schedule) {
@@ -230,7 +254,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         delivery.nextAttemptAt = at;
         board.showWaiting(delivery, DeliveryPhase.RETRYING, details);
         int retryNowBefore = retryNowSignals;
-        TimerOrSignal.await(
+        waits.await(
                 wait,
                 "wait before attempt " + nextAttempt + " to " + delivery.target.url(),
                 () -> retryNowSignals > retryNowBefore);

@@ -6,6 +6,7 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.contains;
 import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
@@ -15,6 +16,7 @@ import static org.mockito.Mockito.withSettings;
 
 import dev.relaybox.workflows.TestWorkflows;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
@@ -31,6 +33,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -286,6 +289,74 @@ class OutboxDeliveryWorkflowImplTest {
     }
 
     /**
+     * An endpoint down for the breaker's five days: its delivery probes it, as the endpoint's controls would have it
+     * (every 10 minutes here, 721 probes; each adds the same 15 events at the default 30 seconds, 20 times as
+     * often: 216,000 in one history would fail it after 14 hours), with the row recording each attempt, and is
+     * delivered when it answers.
+     */
+    @Test
+    void aFiveDayOutageStaysFarBelowTemporalsHistoryLimits(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        this.env = env;
+        Duration probeInterval = Duration.ofMinutes(10);
+        Instant recovers = Instant.ofEpochMilli(env.currentTimeMillis()).plus(Duration.ofDays(5));
+        AtomicInteger attempts = new AtomicInteger();
+        AtomicReference<Instant> recordedNext = new AtomicReference<>();
+        AtomicReference<Instant> nextProbe = new AtomicReference<>();
+        when(delivery.plan(OUTBOX))
+                .thenAnswer(call -> new DeliveryPlan(
+                        "order.paid",
+                        "order:42",
+                        List.of(new DeliveryTarget(
+                                DELIVERY,
+                                "shop",
+                                "https://shop.example/hooks",
+                                attempts.get(),
+                                recordedNext.get(),
+                                attempts.get() == 0)),
+                        SCHEDULE,
+                        DeliveryPlan.CURRENT));
+        when(delivery.send(eq(DELIVERY), anyInt())).thenAnswer(call -> {
+            Instant now = Instant.ofEpochMilli(env.currentTimeMillis());
+            attempts.incrementAndGet();
+            recordedNext.set(null);
+            if (!now.isBefore(recovers)) {
+                return new SettledAttempt(OK, CircuitState.closed(), true);
+            }
+            nextProbe.set(now.plus(probeInterval));
+            return new SettledAttempt(UNAVAILABLE, new CircuitState(true, nextProbe.get()), false);
+        });
+        doAnswer(call -> {
+                    recordedNext.set(call.getArgument(1));
+                    return null;
+                })
+                .when(delivery)
+                .scheduleRetry(eq(DELIVERY), any(), any());
+        when(controls.admit(eq(DELIVERY), any())).thenAnswer(call -> {
+            Instant now = call.getArgument(1);
+            long wait = nextProbe.get() == null
+                    ? 0
+                    : Duration.between(now, nextProbe.get()).toMillis();
+            return new GateDecision(wait <= 0, Math.max(wait, 0), "circuit open", ENDPOINT, false);
+        });
+        worker.registerActivitiesImplementations(delivery, controls);
+        env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(worker.getTaskQueue()))
+                .registerActivitiesImplementations(delivery);
+        env.start();
+
+        workflow.deliver(OUTBOX);
+
+        assertThat(attempts.get()).as("a probe every 10 minutes for five days").isGreaterThan(700);
+        List<Integer> runLengths =
+                runLengths(env, WorkflowStub.fromTyped(workflow).getExecution());
+        assertThat(runLengths)
+                .as("events of each run: it continues as new once the history is long and the delivery waits")
+                .hasSizeGreaterThan(1)
+                .allSatisfy(events ->
+                        assertThat(events).isLessThan(OutboxDeliveryWorkflowImpl.CONTINUE_AS_NEW_AFTER_EVENTS + 100));
+    }
+
+    /**
      * One delivery to one endpoint that answers {@code answers} in turn; endpoint controls let every attempt go. Each
      * attempt reports to {@code controls.settle}, as the real one does, and a delivered one finishes the row.
      */
@@ -332,6 +403,23 @@ class OutboxDeliveryWorkflowImplTest {
         return history(env, workflow).stream()
                 .filter(HistoryEvent::hasTimerFiredEventAttributes)
                 .count();
+    }
+
+    /** The number of events of each run, from {@code first} along its continue-as-new chain. */
+    private static List<Integer> runLengths(TestWorkflowEnvironment env, WorkflowExecution first) {
+        List<Integer> lengths = new ArrayList<>();
+        String runId = first.getRunId();
+        while (runId != null) {
+            List<HistoryEvent> events = env.getWorkflowClient()
+                    .fetchHistory(first.getWorkflowId(), runId)
+                    .getEvents();
+            lengths.add(events.size());
+            HistoryEvent last = events.get(events.size() - 1);
+            runId = last.hasWorkflowExecutionContinuedAsNewEventAttributes()
+                    ? last.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId()
+                    : null;
+        }
+        return lengths;
     }
 
     private static List<HistoryEvent> history(TestWorkflowEnvironment env, OutboxDeliveryWorkflow workflow) {
