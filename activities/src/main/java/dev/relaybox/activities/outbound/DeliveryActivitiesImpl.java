@@ -42,6 +42,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     public static final String PARTNER_HEADER = "relaybox-partner";
 
     public static final String PARTNER_EVENT_ID_HEADER = "relaybox-partner-event-id";
+    /** Beyond a request's deadline, for an attempt's database writes. */
+    private static final Duration RECORDING_LIMIT = Duration.ofSeconds(30);
 
     private final Jdbi jdbi;
     private final DeliverySettings settings;
@@ -50,9 +52,6 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final DeadLetters deadLetters;
     private final MeterRegistry metrics;
     private final EndpointControlActivitiesImpl controls;
-    /** Beyond a request's deadline, for an attempt's database writes. */
-    private static final Duration RECORDING_LIMIT = Duration.ofSeconds(30);
-
     private final HandedOverAttempts<Made> handedOver = new HandedOverAttempts<>();
     /** First attempts' requests, which may outlast the local activity that started them. */
     private final ExecutorService requests = Executors.newCachedThreadPool(runnable -> {

@@ -14,13 +14,14 @@ public final class DispatcherFactory {
     private int batchSize = 100;
 
     /**
-     * Parallel workflow starts within a batch. One by default: a backlog's start storm on more threads crowded out the
-     * intake and the worker on 2 cores without draining faster (docs/performance.md, "Intake while a backlog drains").
+     * Parallel workflow starts within a batch: each start carries its first workflow task back to this process's
+     * worker (eager start), so about as many as the worker has workflow task slots (docs/performance.md, "Current
+     * results").
      */
     @Min(1)
     @Max(64)
     @JsonProperty
-    private int startConcurrency = 2;
+    private int startConcurrency = 8;
 
     /** The fallback when no NOTIFY arrives (e.g. a trigger was dropped). */
     @NotNull

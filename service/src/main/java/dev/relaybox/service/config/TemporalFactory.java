@@ -118,7 +118,7 @@ public final class TemporalFactory {
 
     @Min(1)
     @JsonProperty
-    private int maxConcurrentWorkflowTasks = 4;
+    private int maxConcurrentWorkflowTasks = 8;
 
     /**
      * Local activities (the database-only workflow steps) running at once in this worker, on its own threads and
@@ -126,7 +126,7 @@ public final class TemporalFactory {
      */
     @Min(1)
     @JsonProperty
-    private int maxConcurrentLocalActivities = 4;
+    private int maxConcurrentLocalActivities = 16;
 
     /** Worker slots for outbound HTTP attempts, apart from {@code maxConcurrentActivities}. */
     @Min(1)

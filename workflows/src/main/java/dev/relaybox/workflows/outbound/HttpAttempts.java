@@ -30,7 +30,7 @@ final class HttpAttempts {
      */
     private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(10);
     /**
-     * Beyond how long the first attempt may hold its workflow task (at most 10 seconds) and its database writes:
+     * Beyond how long the first attempt may hold its workflow task (at most 5 seconds) and its database writes:
      * reached only when Relaybox's database does not answer, which is Relaybox's fault, never the receiver's.
      */
     private static final Duration FIRST_ATTEMPT_LIMIT = Duration.ofSeconds(30);
