@@ -59,7 +59,10 @@ public final class TemporalRuntime implements Managed {
     private volatile Workers workers;
     private volatile boolean recycling;
 
-    /** The two workers of one worker factory: the main task queue, and the HTTP attempts' own. */
+    /**
+     * The workers of one worker factory: the main task queue, the HTTP attempts' own, and this process's own HTTP
+     * queue (where it waits for the first attempts it handed over).
+     */
     public record Workers(Worker worker, Worker httpWorker, Worker ownHttpWorker) {}
 
     private TemporalRuntime(
