@@ -18,6 +18,8 @@ final class OutboundScenario {
     static final String POLLER_PATH = "/poller";
     /** The floor of "one workflow per event" on the engine. */
     static final String FLOOR = "bare eager: no-op workflow + 1 no-op local activity, started eagerly";
+    /** Deliveries a second of the quiet paced run. */
+    static final double QUIET_RATE = 5;
 
     private final Context ctx;
 
@@ -95,10 +97,15 @@ final class OutboundScenario {
         pacedPoller.start(o.pollerThreads);
         Run plainPaced = poller(pacedCount, half, prefix + "p", pollerTally);
         pacedPoller.close();
+        // A quiet system: how long one webhook takes when nothing queues in front of it.
+        int quietCount = (int) Math.max(50, QUIET_RATE * o.pacedDuration.toSeconds());
+        Run relayboxQuiet = relaybox(quietCount, QUIET_RATE, prefix + "q", tally);
+        ctx.settle();
+        Run floorQuiet = bareLocal(quietCount, QUIET_RATE, prefix + "q");
         ctx.bareWorkflowsPerSecond = bare.perSecond();
         ctx.bareCost = bareCost;
         ctx.bareHistory = bareHistory;
-        ctx.workflowsRun += 3 * (o.warmup + o.n + pacedCount);
+        ctx.workflowsRun += 3 * (o.warmup + o.n + pacedCount) + 2 * quietCount;
 
         Report r = ctx.report;
         String vsBare = "bare Temporal: no-op workflow + 1 no-op activity";
@@ -151,10 +158,19 @@ final class OutboundScenario {
                     plainPaced.latencies().percentileMs(p),
                     vsPoller);
         }
+        for (double p : new double[] {50, 95, 99}) {
+            r.metric(
+                    scenario,
+                    String.format(Locale.ROOT, "enqueue→receipt p%d ms, paced %.0f/s", (int) p, QUIET_RATE),
+                    relayboxQuiet.latencies().percentileMs(p),
+                    floorQuiet.latencies().percentileMs(p),
+                    vsFloor);
+        }
         r.fact(
                 scenario,
                 "lost / duplicate deliveries",
-                (relaybox.failures() + relayboxPaced.failures()) + " / " + tally.duplicates.get(),
+                (relaybox.failures() + relayboxPaced.failures() + relayboxQuiet.failures()) + " / "
+                        + tally.duplicates.get(),
                 "0 / 0");
         r.note(
                 scenario,
@@ -163,10 +179,12 @@ final class OutboundScenario {
                         "%d outbox rows per run, enqueued by %d producer threads with "
                                 + "Outbox.enqueue, one transaction per row, to one endpoint (a JDK HttpServer in the bench answering 200 "
                                 + "at once). Rate = rows / (last receipt − first enqueue). Paced runs: %d rows at half Relaybox's burst "
-                                + "rate, for all three.",
+                                + "rate, for all three; then %d rows at %.0f a second, for Relaybox and the bare eager workflow.",
                         o.n,
                         o.concurrency,
-                        pacedCount));
+                        pacedCount,
+                        quietCount,
+                        QUIET_RATE));
         r.note(
                 scenario,
                 "Bare Temporal: workflows started from " + o.concurrency + " threads on their own task queue "
