@@ -52,7 +52,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final DeadLetters deadLetters;
     private final MeterRegistry metrics;
     private final EndpointControlActivitiesImpl controls;
-    private final HandedOverAttempts<Made> handedOver = new HandedOverAttempts<>();
+    private final FirstAttemptsInFlight<Made> inFlight = new FirstAttemptsInFlight<>();
     /** First attempts' requests, which may outlast the local activity that started them. */
     private final ExecutorService requests = Executors.newCachedThreadPool(runnable -> {
         Thread thread = new Thread(runnable, "relaybox-first-attempt");
@@ -121,8 +121,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     /**
      * Made as a local activity (a first attempt), the attempt holds its workflow task for at most
      * {@code firstAttemptHold}; a slower receiver's request goes on meanwhile, and the workflow asks for its answer by
-     * calling this again on this worker's own queue. Made as a regular activity, it waits for such an answer when one
-     * is in flight here, and makes the attempt otherwise.
+     * calling this again on this worker's own queue. Either way, it waits for such an answer when one is in flight
+     * here, and makes the attempt otherwise.
      */
     @Override
     public SettledAttempt send(UUID deliveryId, int attempt) {
@@ -130,26 +130,40 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         Instant scheduledAt = scheduledTime(activity);
         Made made;
         if (activity.getInfo().isLocal() && ownTaskQueue != null) {
-            CompletableFuture<Made> making =
-                    CompletableFuture.supplyAsync(() -> attempt(deliveryId, attempt, true, scheduledAt), requests);
+            // A run started afresh (its engine lost the run that made this attempt) waits for the request still in
+            // flight here rather than sending the webhook again.
+            Optional<CompletableFuture<Made>> earlier = inFlight.take(deliveryId, attempt);
+            CompletableFuture<Made> making = earlier.orElseGet(CompletableFuture::new);
+            // Known before its request leaves, so that nothing can send it beside this one.
+            inFlight.add(deliveryId, attempt, making);
+            if (earlier.isEmpty()) {
+                requests.execute(() -> {
+                    try {
+                        making.complete(attempt(deliveryId, attempt, true, scheduledAt));
+                    } catch (RuntimeException failure) {
+                        making.completeExceptionally(failure);
+                    }
+                });
+            }
             try {
                 made = making.get(settings.firstAttemptHold().toMillis(), TimeUnit.MILLISECONDS);
+                inFlight.answered(deliveryId, attempt, making);
             } catch (TimeoutException | InterruptedException e) {
                 if (e instanceof InterruptedException) {
                     Thread.currentThread().interrupt();
                 }
-                handedOver.put(deliveryId, attempt, making);
+                inFlight.handedOver(deliveryId, attempt, making);
                 return SettledAttempt.handedOver(new SettledAttempt.HandOver(
                         ownTaskQueue, settings.requestTimeout().plus(RECORDING_LIMIT)));
             } catch (ExecutionException e) {
+                inFlight.answered(deliveryId, attempt, making);
                 throw rethrown(e.getCause());
             }
         } else {
             // From the first statement: a worker waiting on its database or a receiver is alive, and must not be
             // taken for dead (the attempt would be made again beside this one, and both would send).
             try (Heartbeat alive = Heartbeat.whileRunning(activity)) {
-                made = handedOver
-                        .take(deliveryId, attempt)
+                made = inFlight.take(deliveryId, attempt)
                         .map(DeliveryActivitiesImpl::answer)
                         .orElseGet(() -> attempt(deliveryId, attempt, true, scheduledAt));
             }

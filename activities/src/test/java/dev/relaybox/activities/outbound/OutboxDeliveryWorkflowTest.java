@@ -193,6 +193,31 @@ class OutboxDeliveryWorkflowTest {
     }
 
     @Test
+    void aRunStartedAfreshWhileTheFirstAttemptsRequestIsInFlightWaitsForItRatherThanSendingAgain() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(200).after(Duration.ofSeconds(4)));
+        UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
+        String workflowId = OutboxDeliveryWorkflow.workflowId(outboxId);
+        OutboxDeliveryWorkflow first = env.getWorkflowClient()
+                .newWorkflowStub(
+                        OutboxDeliveryWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(QUEUE)
+                                .setWorkflowId(workflowId)
+                                .build());
+        WorkflowClient.start(first::deliver, outboxId);
+        await().atMost(Duration.ofSeconds(20)).until(() -> receiver.requests() == 1);
+        // The engine loses the run while the receiver is still answering; the reconciler starts another.
+        env.getWorkflowClient().newUntypedWorkflowStub(workflowId).terminate("engine lost the run");
+
+        run(outboxId);
+
+        assertThat(receiver.requests()).as("requests taken, answered or not").isEqualTo(1);
+        assertThat(attemptStatuses(outboxId)).containsExactly(200);
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+    }
+
+    @Test
     void runTakingOverMidScheduleWaitsForTheRecordedAttemptTimeAndContinuesTheCount() {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.of(503), Reply.of(200));

@@ -10,14 +10,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * First attempts still waiting on their receiver when their workflow task went on, by delivery and attempt number:
- * the regular activity the workflow schedules on this worker's own queue takes one and waits for its answer. One its
- * workflow never came for (the workflow terminated meanwhile) is forgotten a while after it ended.
+ * The requests of first attempts in flight in this worker, by delivery and attempt number: while one holds its
+ * workflow task, and after it was handed over, until the regular activity the workflow schedules on this worker's own
+ * queue takes it. Any later call for the same attempt (that activity, or a run started afresh) waits for its answer
+ * rather than sending the webhook again. One handed over that no workflow comes for (it was terminated meanwhile) is
+ * forgotten a while after its answer.
  */
-final class HandedOverAttempts<T> {
+final class FirstAttemptsInFlight<T> {
     private static final long FORGET_AFTER_MINUTES = 10;
     private static final ScheduledExecutorService FORGETTING = Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "relaybox-handed-over-attempts");
+        Thread thread = new Thread(runnable, "relaybox-first-attempts-in-flight");
         thread.setDaemon(true);
         return thread;
     });
@@ -26,9 +28,17 @@ final class HandedOverAttempts<T> {
 
     private final Map<Key, CompletableFuture<T>> inFlight = new ConcurrentHashMap<>();
 
-    void put(UUID deliveryId, int attempt, CompletableFuture<T> answer) {
+    void add(UUID deliveryId, int attempt, CompletableFuture<T> answer) {
+        inFlight.put(new Key(deliveryId, attempt), answer);
+    }
+
+    /** Its answer came while it held the workflow task, which takes it. */
+    void answered(UUID deliveryId, int attempt, CompletableFuture<T> answer) {
+        inFlight.remove(new Key(deliveryId, attempt), answer);
+    }
+
+    void handedOver(UUID deliveryId, int attempt, CompletableFuture<T> answer) {
         Key key = new Key(deliveryId, attempt);
-        inFlight.put(key, answer);
         answer.whenComplete((made, failure) ->
                 FORGETTING.schedule(() -> inFlight.remove(key, answer), FORGET_AFTER_MINUTES, TimeUnit.MINUTES));
     }
