@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
 /**
@@ -210,30 +211,24 @@ final class OutboundScenario {
     }
 
     private Run bare(int count, double perSecond, String prefix) throws Exception {
-        BareTemporal bare = ctx.bare();
-        return EndToEnd.run(
-                ctx,
-                "bare workflows",
-                count,
-                perSecond,
-                i -> {
-                    String id = prefix + "-bare-" + i;
-                    bare.start(id);
-                    return id;
-                },
-                BareTemporal.TOUCHED);
+        return bare(count, perSecond, prefix + "-bare-", "bare workflows", ctx.bare()::start);
     }
 
     private Run bareLocal(int count, double perSecond, String prefix) throws Exception {
-        BareTemporal bare = ctx.bare();
+        return bare(
+                count, perSecond, prefix + "-local-", "bare eager local-activity workflows", ctx.bare()::startLocal);
+    }
+
+    private Run bare(int count, double perSecond, String idPrefix, String what, Consumer<String> start)
+            throws Exception {
         return EndToEnd.run(
                 ctx,
-                "bare eager local-activity workflows",
+                what,
                 count,
                 perSecond,
                 i -> {
-                    String id = prefix + "-local-" + i;
-                    bare.startLocal(id);
+                    String id = idPrefix + i;
+                    start.accept(id);
                     return id;
                 },
                 BareTemporal.TOUCHED);
