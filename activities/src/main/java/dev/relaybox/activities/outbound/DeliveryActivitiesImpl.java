@@ -130,35 +130,12 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         Instant scheduledAt = scheduledTime(activity);
         Made made;
         if (activity.getInfo().isLocal() && ownTaskQueue != null) {
-            // A run started afresh (its engine lost the run that made this attempt) waits for the request still in
-            // flight here rather than sending the webhook again.
-            Optional<CompletableFuture<Made>> earlier = inFlight.take(deliveryId, attempt);
-            CompletableFuture<Made> making = earlier.orElseGet(CompletableFuture::new);
-            // Known before its request leaves, so that nothing can send it beside this one.
-            inFlight.add(deliveryId, attempt, making);
-            if (earlier.isEmpty()) {
-                requests.execute(() -> {
-                    try {
-                        making.complete(attempt(deliveryId, attempt, true, scheduledAt));
-                    } catch (RuntimeException failure) {
-                        making.completeExceptionally(failure);
-                    }
-                });
-            }
-            try {
-                made = making.get(settings.firstAttemptHold().toMillis(), TimeUnit.MILLISECONDS);
-                inFlight.answered(deliveryId, attempt, making);
-            } catch (TimeoutException | InterruptedException e) {
-                if (e instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
-                }
-                inFlight.handedOver(deliveryId, attempt, making);
+            Optional<Made> answered = answeredWithinHold(deliveryId, attempt, scheduledAt);
+            if (answered.isEmpty()) {
                 return SettledAttempt.handedOver(new SettledAttempt.HandOver(
                         ownTaskQueue, settings.requestTimeout().plus(RECORDING_LIMIT)));
-            } catch (ExecutionException e) {
-                inFlight.answered(deliveryId, attempt, making);
-                throw rethrown(e.getCause());
             }
+            made = answered.get();
         } else {
             // From the first statement: a worker waiting on its database or a receiver is alive, and must not be
             // taken for dead (the attempt would be made again beside this one, and both would send).
@@ -170,6 +147,42 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         }
         CircuitState circuit = controls.settle(deliveryId, made.result(), made.settledAt());
         return new SettledAttempt(made.result(), circuit, made.outboxFinished());
+    }
+
+    /**
+     * The first attempt, made on a thread of its own so that its request can outlast the local activity: its answer
+     * when it comes within {@code firstAttemptHold}, else empty, the request handed over still in flight. A run
+     * started afresh (its engine lost the run that made this attempt) waits for the request still in flight here
+     * rather than sending the webhook again.
+     */
+    private Optional<Made> answeredWithinHold(UUID deliveryId, int attempt, Instant scheduledAt) {
+        Optional<CompletableFuture<Made>> earlier = inFlight.take(deliveryId, attempt);
+        CompletableFuture<Made> making = earlier.orElseGet(CompletableFuture::new);
+        // Known before its request leaves, so that nothing can send it beside this one.
+        inFlight.add(deliveryId, attempt, making);
+        if (earlier.isEmpty()) {
+            requests.execute(() -> {
+                try {
+                    making.complete(attempt(deliveryId, attempt, true, scheduledAt));
+                } catch (RuntimeException failure) {
+                    making.completeExceptionally(failure);
+                }
+            });
+        }
+        try {
+            Made made = making.get(settings.firstAttemptHold().toMillis(), TimeUnit.MILLISECONDS);
+            inFlight.answered(deliveryId, attempt, making);
+            return Optional.of(made);
+        } catch (TimeoutException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            inFlight.handedOver(deliveryId, attempt, making);
+            return Optional.empty();
+        } catch (ExecutionException e) {
+            inFlight.answered(deliveryId, attempt, making);
+            throw rethrown(e.getCause());
+        }
     }
 
     /**
