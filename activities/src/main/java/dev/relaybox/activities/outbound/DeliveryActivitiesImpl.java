@@ -42,6 +42,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     public static final String PARTNER_HEADER = "relaybox-partner";
 
     public static final String PARTNER_EVENT_ID_HEADER = "relaybox-partner-event-id";
+    private static final String DETAILS = "attempt_details";
     /** Beyond a request's deadline, for an attempt's database writes. */
     private static final Duration RECORDING_LIMIT = Duration.ofSeconds(30);
 
@@ -293,9 +294,9 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     }
 
     /**
-     * Records the outcome first, in its own transaction, and the attempt's details (excerpt, latency) after it,
-     * in another: a detail that cannot be written is logged, and never undoes a delivery the receiver has
-     * already accepted (undoing it would send the webhook again). True when it finished the row.
+     * Records the outcome and then the attempt's details (excerpt, latency) in one transaction, the details behind a
+     * savepoint: a detail that cannot be written is rolled back alone and logged, and never undoes a delivery the
+     * receiver has already accepted (undoing it would send the webhook again). True when it finished the row.
      */
     private boolean record(
             DeliveryStore.AttemptContext ctx,
@@ -306,11 +307,10 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         AttemptResult result = sent.result();
         Integer status = result.statusCode() == 0 ? null : result.statusCode();
         String error = StorableText.of(sent.error());
-        // One handle and one attached store for both writes: attaching builds a handler per store method.
-        return jdbi.withHandle(h -> {
+        return jdbi.inTransaction(h -> {
             DeliveryAttemptStore dao = h.attach(DeliveryAttemptStore.class);
-            boolean outboxFinished =
-                    h.inTransaction(tx -> recordOutcome(tx, dao, ctx, attempt, status, error, result, finishesOutbox));
+            boolean outboxFinished = recordOutcome(h, dao, ctx, attempt, status, error, result, finishesOutbox);
+            h.savepoint(DETAILS);
             try {
                 dao.recordAttempt(
                         ctx.deliveryId(),
@@ -320,7 +320,9 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                         sent.latencyMs(),
                         StorableText.of(sent.responseExcerpt()),
                         error);
+                h.releaseSavepoint(DETAILS);
             } catch (RuntimeException e) {
+                h.rollbackToSavepoint(DETAILS);
                 LOG.warn(
                         "attempt {} of delivery {} is recorded as {}, but its details could not be written",
                         attempt,
