@@ -157,11 +157,10 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
      * rather than sending the webhook again.
      */
     private Optional<Made> answeredWithinHold(UUID deliveryId, int attempt, Instant scheduledAt) {
-        Optional<CompletableFuture<Made>> earlier = inFlight.take(deliveryId, attempt);
-        CompletableFuture<Made> making = earlier.orElseGet(CompletableFuture::new);
         // Known before its request leaves, so that nothing can send it beside this one.
-        inFlight.add(deliveryId, attempt, making);
-        if (earlier.isEmpty()) {
+        CompletableFuture<Made> fresh = new CompletableFuture<>();
+        CompletableFuture<Made> making = inFlight.inFlightOr(deliveryId, attempt, fresh);
+        if (making == fresh) {
             requests.execute(() -> {
                 try {
                     making.complete(attempt(deliveryId, attempt, true, scheduledAt));

@@ -28,8 +28,10 @@ final class FirstAttemptsInFlight<T> {
 
     private final Map<Key, CompletableFuture<T>> inFlight = new ConcurrentHashMap<>();
 
-    void add(UUID deliveryId, int attempt, CompletableFuture<T> answer) {
-        inFlight.put(new Key(deliveryId, attempt), answer);
+    /** The request in flight for this attempt, or {@code fresh}, now known as in flight, when there is none. */
+    CompletableFuture<T> inFlightOr(UUID deliveryId, int attempt, CompletableFuture<T> fresh) {
+        CompletableFuture<T> earlier = inFlight.putIfAbsent(new Key(deliveryId, attempt), fresh);
+        return earlier == null ? fresh : earlier;
     }
 
     /** Its answer came while it held the workflow task, which takes it. */
