@@ -14,14 +14,21 @@ final class Admin {
     /** {@code http://host:port}, the API's base. */
     private final URI api;
 
+    private final String token;
     private final HttpClient client = Shop.client();
 
+    /** With the admin token Relaybox was configured with (the pass's own outside embedded mode). */
     Admin(Relaybox relaybox) {
-        this(relaybox.api(""));
+        this(relaybox.api(""), relaybox.config().getAuth().adminTokens().get(0));
     }
 
     Admin(URI api) {
+        this(api, TOKEN);
+    }
+
+    private Admin(URI api, String token) {
         this.api = api;
+        this.token = token;
     }
 
     /** Registers an endpoint for {@code eventTypes}; returns its id. */
@@ -56,6 +63,6 @@ final class Admin {
     private HttpRequest.Builder request(String path) {
         return HttpRequest.newBuilder(api.resolve(path))
                 .timeout(Duration.ofSeconds(30))
-                .header("authorization", "Bearer " + TOKEN);
+                .header("authorization", "Bearer " + token);
     }
 }

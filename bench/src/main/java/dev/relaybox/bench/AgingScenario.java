@@ -102,7 +102,7 @@ final class AgingScenario {
                     .mapToInt(sample -> sample[1])
                     .summaryStatistics();
             rssSamples.clear();
-            MemoryScenario.Sample s = MemoryScenario.measure(size, ctx.relaybox.enginePid());
+            MemoryScenario.Sample s = MemoryScenario.measure(size, ctx.relaybox.engineProcesses());
             if (first == null) {
                 first = s;
                 firstRate = rate;

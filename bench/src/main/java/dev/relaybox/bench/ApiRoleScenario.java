@@ -31,7 +31,8 @@ final class ApiRoleScenario {
         Run raw;
         String peakCpu;
         String rawCpu;
-        try (Relaybox api = Relaybox.start(o.config, o.engine, List.of(ConfigOverride.config("roles", "api")))) {
+        try (Relaybox api =
+                Relaybox.start(o.config, ctx.relaybox.engine(), List.of(ConfigOverride.config("roles", "api")))) {
             Context apiCtx = new Context(o, api, ctx.receiver, ctx.report, ctx.runId);
             String prefix = ctx.runId + "-api-";
             Load.closed(

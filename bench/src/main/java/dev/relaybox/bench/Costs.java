@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * What one event costs, between two snapshots: this JVM's CPU (Relaybox, the bench's load and, on the in-process
- * engine, the engine too), the engine's own process when it has one (the dev server), PostgreSQL commits and rows
+ * engine, the engine too), the engine's own processes when it has them (the dev server; the postgres-server engine's server and its PostgreSQL), PostgreSQL commits and rows
  * written (the whole server's, the bench's own enqueue transactions included), and history events of a sample of the
  * workflows.
  */
@@ -38,14 +38,14 @@ final class Costs {
                         .one());
         return new Snapshot(
                 Cpu.jvmSeconds(),
-                ctx.relaybox.enginePid().stream().mapToDouble(Costs::cpuSeconds).sum(),
+                ctx.relaybox.engineProcesses().cpuSeconds(),
                 Cpu.postgresSeconds(),
                 database[0],
                 database[1]);
     }
 
     static PerEvent between(Context ctx, Snapshot from, Snapshot to, int events) {
-        double engine = ctx.relaybox.enginePid().isPresent()
+        double engine = ctx.relaybox.engineProcesses().isPresent()
                 ? (to.engineSeconds() - from.engineSeconds()) * 1000 / events
                 : Double.NaN;
         return new PerEvent(
@@ -100,14 +100,5 @@ final class Costs {
                 baseline.rowsWritten(),
                 baselineName);
         r.metric(scenario, "history events/workflow", history, baselineHistory, baselineName);
-    }
-
-    private static double cpuSeconds(long pid) {
-        String[] f = Machine.stat(pid);
-        // utime(11) stime(12) cutime(13) cstime(14), in clock ticks.
-        return f == null
-                ? 0
-                : (Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]))
-                        / 100.0;
     }
 }

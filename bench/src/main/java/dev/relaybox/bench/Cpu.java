@@ -49,19 +49,17 @@ final class Cpu {
 
     /** The embedded PostgreSQL's processes, including backends that already exited (the postmaster's cutime). */
     static double postgresSeconds() {
-        return Machine.postgresPids().stream()
-                .mapToDouble(pid -> {
-                    String[] f = Machine.stat(pid);
-                    // state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
-                    return f == null
-                            ? 0
-                            : (Long.parseLong(f[11])
-                                            + Long.parseLong(f[12])
-                                            + Long.parseLong(f[13])
-                                            + Long.parseLong(f[14]))
-                                    / TICKS_PER_SECOND;
-                })
-                .sum();
+        return Machine.postgresPids().stream().mapToDouble(Cpu::processSeconds).sum();
+    }
+
+    /** CPU seconds of process {@code pid} and of its children that exited (cutime, cstime); 0 when it is gone. */
+    static double processSeconds(long pid) {
+        String[] f = Machine.stat(pid);
+        // state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
+        return f == null
+                ? 0
+                : (Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]))
+                        / TICKS_PER_SECOND;
     }
 
     private static double machineBusySeconds() {

@@ -33,7 +33,7 @@ final class DurabilityScenario {
         Path mainDataDirectory = Machine.postgresDataDirectory;
         try (Relaybox other = Relaybox.start(
                 ctx.options.config,
-                ctx.options.engine,
+                ctx.relaybox.engine(),
                 List.of(
                         ConfigOverride.config("embeddedPostgres.durable", "false"),
                         ConfigOverride.config("inbox.recheckInterval", "1h")))) {

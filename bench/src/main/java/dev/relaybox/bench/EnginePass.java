@@ -28,18 +28,20 @@ final class EnginePass {
 
     static Result run(Options o, String stamp, String runId) throws Exception {
         Report report = new Report();
-        try (Receiver receiver = new Receiver()) {
+        try (Receiver receiver = new Receiver();
+                Engine engine = Engine.start(o)) {
             long booting = System.nanoTime();
             Relaybox relaybox = Relaybox.start(
                     o.config,
-                    o.engine,
+                    engine,
                     List.of(
                             ConfigOverride.config("delivery.retryDelays", o.drainDelays),
                             ConfigOverride.config("delivery.jitter", "0"),
                             ConfigOverride.config("inbox.recheckInterval", "1h")));
             try (relaybox) {
+                engine.checkNamespace(relaybox.namespace());
                 double bootSeconds = (System.nanoTime() - booting) / 1e9;
-                MemoryScenario.Sample atBoot = MemoryScenario.measure(0, relaybox.enginePid());
+                MemoryScenario.Sample atBoot = MemoryScenario.measure(0, relaybox.engineProcesses());
                 // What the service costs with nothing to do: pollers, dispatcher, reconciler, the embedded server.
                 Cpu.Snapshot idleFrom = Cpu.now();
                 Context.sleep(10_000);
@@ -60,13 +62,15 @@ final class EnginePass {
                         .withHandle(h -> h.createQuery("SHOW server_version")
                                 .mapTo(String.class)
                                 .one());
-                String temporalServer = !relaybox.embeddedTemporal()
-                        ? "server " + serverVersion(relaybox) + " at " + relaybox.temporalTarget()
-                        : relaybox.enginePid().isPresent()
-                                ? "the embedded dev server (temporal server start-dev " + serverVersion(relaybox)
-                                        + ", its own process)"
-                                : "embedded temporal-test-server "
-                                        + Machine.versions().getProperty("temporal.version") + " in this JVM";
+                String temporalServer = !engine.embedded()
+                        ? engine.describe(serverVersion(relaybox))
+                        : !relaybox.embeddedTemporal()
+                                ? "server " + serverVersion(relaybox) + " at " + relaybox.temporalTarget()
+                                : relaybox.engineProcesses().isPresent()
+                                        ? "the embedded dev server (temporal server start-dev "
+                                                + serverVersion(relaybox) + ", its own process)"
+                                        : "embedded temporal-test-server "
+                                                + Machine.versions().getProperty("temporal.version") + " in this JVM";
                 scenarios(ctx, stamp, atBoot);
                 return new Result(
                         o.engine,

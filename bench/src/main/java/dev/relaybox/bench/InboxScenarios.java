@@ -178,7 +178,8 @@ final class InboxScenarios {
         Options o = ctx.options;
         int c = o.concurrency;
         if (Wrk.available()) {
-            Wrk.Result w = Wrk.post(ctx.relaybox.api("/webhooks/shop"), prefix, c, duration, WRK_CAPACITY);
+            Wrk.Result w =
+                    Wrk.post(ctx.relaybox.api("/webhooks/shop"), ctx.shop.secret(), prefix, c, duration, WRK_CAPACITY);
             return new Peak(
                     w.requests(),
                     w.perSecond(),

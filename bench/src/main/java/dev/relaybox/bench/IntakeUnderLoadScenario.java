@@ -89,7 +89,7 @@ final class IntakeUnderLoadScenario {
         Options o = ctx.options;
         int c = o.concurrency;
         String prefix = ctx.runId + "-iul-" + candidate.label() + "-";
-        try (Relaybox relaybox = Relaybox.start(o.config, o.engine, candidate.overrides())) {
+        try (Relaybox relaybox = Relaybox.start(o.config, ctx.relaybox.engine(), candidate.overrides())) {
             Context here = new Context(o, relaybox, ctx.receiver, ctx.report, ctx.runId);
             new Admin(relaybox).registerEndpoint(ctx.runId, ctx.receiver.url(PATH), "[\"bench.*\"]");
             ctx.receiver.reset(PATH, 200);
@@ -97,8 +97,8 @@ final class IntakeUnderLoadScenario {
             here.settle();
             double pace = Double.isNaN(givenPace) ? peak.perSecond() / 2 : givenPace;
             Duration warmup = Duration.ofSeconds(3);
-            PacedPoster.Result idle =
-                    PacedPoster.run(relaybox.api("/webhooks/shop"), pace, o.pacedDuration, c, prefix + "idle-", warmup);
+            PacedPoster.Result idle = PacedPoster.run(
+                    here.shop, relaybox.api("/webhooks/shop"), pace, o.pacedDuration, c, prefix + "idle-", warmup);
             here.settle();
 
             long began = System.nanoTime();
@@ -107,8 +107,8 @@ final class IntakeUnderLoadScenario {
             int before = drained(here, prefix + "bl-");
             long from = System.nanoTime();
             Cpu.Snapshot cpuFrom = Cpu.now();
-            PacedPoster.Result draining =
-                    PacedPoster.run(relaybox.api("/webhooks/shop"), pace, o.pacedDuration, c, prefix + "busy-", warmup);
+            PacedPoster.Result draining = PacedPoster.run(
+                    here.shop, relaybox.api("/webhooks/shop"), pace, o.pacedDuration, c, prefix + "busy-", warmup);
             String cpu = Cpu.between(cpuFrom, Cpu.now());
             int during = drained(here, prefix + "bl-");
             double duringSeconds = (System.nanoTime() - from) / 1e9;

@@ -82,9 +82,11 @@ final class Machine {
      */
     static List<Long> postgresPids() {
         Path dir = postgresDataDirectory;
-        if (dir == null) {
-            return List.of();
-        }
+        return dir == null ? List.of() : postgresPids(dir);
+    }
+
+    /** The processes of the PostgreSQL cluster in {@code dir}: its postmaster and the postmaster's children. */
+    static List<Long> postgresPids(Path dir) {
         try {
             long postmaster = Long.parseLong(
                     Files.readAllLines(dir.resolve("postmaster.pid")).get(0).trim());
@@ -118,7 +120,13 @@ final class Machine {
 
     /** Proportional set size of the embedded PostgreSQL's processes, in MiB (shared buffers split between them). */
     static double postgresPssMiB() {
-        return postgresPids().stream()
+        Path dir = postgresDataDirectory;
+        return dir == null ? 0 : postgresPssMiB(dir);
+    }
+
+    /** Proportional set size of the processes of the PostgreSQL cluster in {@code dir}, in MiB. */
+    static double postgresPssMiB(Path dir) {
+        return postgresPids(dir).stream()
                 .mapToDouble(pid -> {
                     try {
                         return Files.readAllLines(Path.of("/proc", Long.toString(pid), "smaps_rollup")).stream()

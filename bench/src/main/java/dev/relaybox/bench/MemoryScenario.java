@@ -2,7 +2,6 @@ package dev.relaybox.bench;
 
 import java.lang.management.ManagementFactory;
 import java.util.Locale;
-import java.util.OptionalLong;
 
 /**
  * Memory with N workflows parked on timers: order.paid for orders that never get created, so each inbox workflow
@@ -16,28 +15,23 @@ final class MemoryScenario {
         this.ctx = ctx;
     }
 
-    /** {@code engineMiB}: the engine process's RSS (the dev server), NaN when the engine runs in this JVM. */
+    /** {@code engineMiB}: the engine's processes ({@link EngineProcesses#memoryMiB}), NaN when it runs in this JVM. */
     record Sample(int waiting, double heapMiB, double rssMiB, double postgresMiB, double engineMiB) {}
 
-    static Sample measure(int waiting, OptionalLong enginePid) {
+    static Sample measure(int waiting, EngineProcesses engine) {
         for (int i = 0; i < 3; i++) {
             System.gc();
             Context.sleep(200);
         }
         double heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1024.0 / 1024.0;
-        return new Sample(
-                waiting,
-                heap,
-                Machine.rssMiB(),
-                Machine.postgresPssMiB(),
-                enginePid.isPresent() ? Machine.rssMiB(enginePid.getAsLong()) : Double.NaN);
+        return new Sample(waiting, heap, Machine.rssMiB(), Machine.postgresPssMiB(), engine.memoryMiB());
     }
 
     void run(Sample atBoot) throws Exception {
         String scenario = "Memory";
         Options o = ctx.options;
         BareTemporal.TOUCHED.clear();
-        Sample idle = measure(0, ctx.relaybox.enginePid());
+        Sample idle = measure(0, ctx.relaybox.engineProcesses());
         // The server's own count when it can be read; the scenarios' tally otherwise.
         int finished = ctx.probe().map(TestServerProbe::executions).orElse(ctx.workflowsRun);
         String prefix = ctx.runId + "-mem-";
@@ -68,7 +62,7 @@ final class MemoryScenario {
             // The DEFERRED row is written by the decide activity; give the workflow task that starts the timer a
             // moment.
             Context.sleep(3000);
-            Sample s = measure(size, ctx.relaybox.enginePid());
+            Sample s = measure(size, ctx.relaybox.engineProcesses());
             if (run.failures() > 0) {
                 r.fact(scenario, "non-200 answers sending " + size, Integer.toString(run.failures()), "0");
             }

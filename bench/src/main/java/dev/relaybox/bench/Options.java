@@ -24,7 +24,7 @@ final class Options {
             "aging",
             "crash-drill",
             "workers");
-    static final List<String> ENGINES = List.of("dev-server", "in-process");
+    static final List<String> ENGINES = List.of("dev-server", "in-process", Engine.POSTGRES_SERVER);
     /** Run without --only: all but the long ones, which are asked for by name. */
     static final List<String> DEFAULT_SCENARIOS =
             List.of("inbox", "duplicates", "durability", "outbound", "fanout", "inbound", "api", "drain", "memory");
@@ -57,6 +57,9 @@ final class Options {
     /** The engine of the pass under way. */
     String engine = engines.get(0);
 
+    /** The postgres-server engine's Temporal server binary, its SQL tool beside it; null: where go install puts it. */
+    Path temporalServer;
+
     Path jar = Path.of("service", "target", "relaybox.jar");
     int drillEvents = 400;
     int drillOrders = 200;
@@ -87,7 +90,13 @@ final class Options {
                                     and workers (outbound with one worker process, then with a second from --jar)
               --engines LIST        embedded engines to run the scenarios on, each in turn: dev-server (the Temporal
                                     CLI's server, its own process; the default when the CLI is found), in-process
-                                    (the default without it); two print a column each
+                                    (the default without it), postgres-server (Temporal's real server v1.32.2 on
+                                    its own PostgreSQL with SQL visibility, started by the bench: production's
+                                    engine; build it first, see --temporal-server); several print a column each
+              --temporal-server PATH  the postgres-server engine's server binary, the SQL tool "sql" beside it
+                                    (default $(go env GOPATH)/bin/server; build both with
+                                    GOTOOLCHAIN=go1.27.3 go install go.temporal.io/server/cmd/server@v1.32.2 and
+                                    .../cmd/tools/sql@v1.32.2)
               --drill-events N      outbox events in the crash drill (default 400), --drill-orders N orders (200)
               --jar PATH            the service jar of the crash drill and the second worker (service/target/relaybox.jar)
               --jfr SCENARIO|all    record a JFR profile around the scenario(s) into the results directory
@@ -189,6 +198,7 @@ final class Options {
                 }
                 engine = engines.get(0);
             }
+            case "--temporal-server" -> temporalServer = Path.of(value);
             case "--jar" -> jar = Path.of(value);
             case "--drill-events" -> drillEvents = Integer.parseInt(value);
             case "--drill-orders" -> drillOrders = Integer.parseInt(value);

@@ -59,9 +59,18 @@ public final class PacedPoster {
         return new String[] {prefix + i, Shop.event("order.created", prefix + i)};
     }
 
-    /** Runs the generator as a child JVM (the benchmark's own jar and java) and waits for its result. */
+    /**
+     * Runs the generator as a child JVM (the benchmark's own jar and java), signing with {@code shop}'s secret, and
+     * waits for its result.
+     */
     static Result run(
-            URI webhooks, double perSecond, Duration duration, int connections, String prefix, Duration warmup)
+            Shop shop,
+            URI webhooks,
+            double perSecond,
+            Duration duration,
+            int connections,
+            String prefix,
+            Duration warmup)
             throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
         Path jar = Path.of(PacedPoster.class
@@ -85,7 +94,10 @@ public final class PacedPoster {
                 Integer.toString(connections),
                 prefix,
                 Long.toString(warmup.toSeconds())));
-        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        // The child's Shop reads it as the bench does; the environment keeps it out of the process list.
+        builder.environment().put("SHOP_WEBHOOK_SECRET", shop.secret());
+        Process child = builder.start();
         List<String> output = new ArrayList<>();
         try (BufferedReader in =
                 new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {

@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.jdbi.v3.core.Jdbi;
 
@@ -32,18 +31,21 @@ final class Relaybox implements AutoCloseable {
     final DropwizardTestSupport<RelayboxConfiguration> support;
     private final Path dataDirectory;
     private final int temporalPort;
+    private final Engine engine;
     private ManagedDataSource pool;
     private Jdbi jdbi;
     private WorkflowServiceStubs stubs;
 
-    private Relaybox(DropwizardTestSupport<RelayboxConfiguration> support, Path dataDirectory, int temporalPort) {
+    private Relaybox(
+            DropwizardTestSupport<RelayboxConfiguration> support, Path dataDirectory, int temporalPort, Engine engine) {
         this.support = support;
         this.dataDirectory = dataDirectory;
         this.temporalPort = temporalPort;
+        this.engine = engine;
     }
 
-    /** Boots it on {@code engine}, embedded mode's {@code temporal.embeddedEngine} (dev-server or in-process). */
-    static Relaybox start(Path config, String engine, List<ConfigOverride> extra) throws Exception {
+    /** Boots it on {@code engine}: one it starts itself (embedded mode), or the pass's postgres-server. */
+    static Relaybox start(Path config, Engine engine, List<ConfigOverride> extra) throws Exception {
         Path data = Files.createTempDirectory("relaybox-bench");
         int temporalPort = freePort();
         List<ConfigOverride> overrides = new ArrayList<>(List.of(
@@ -54,12 +56,12 @@ final class Relaybox implements AutoCloseable {
                         data.resolve("postgres").toString()),
                 ConfigOverride.config("embeddedPostgres.port", "0"),
                 ConfigOverride.config("temporal.embeddedPort", Integer.toString(temporalPort)),
-                ConfigOverride.config("temporal.embeddedEngine", engine),
                 ConfigOverride.config(
                         "temporal.embeddedDataDirectory",
                         data.resolve("temporal").toString()),
                 ConfigOverride.config("temporal.embeddedUiPort", "off"),
                 ConfigOverride.config("logging.level", "WARN")));
+        overrides.addAll(engine.overrides());
         overrides.addAll(extra);
         DropwizardTestSupport<RelayboxConfiguration> support = new DropwizardTestSupport<>(
                 RelayboxApplication.class,
@@ -68,7 +70,7 @@ final class Relaybox implements AutoCloseable {
         support.before();
         // WARN logging for the benchmark covers the request log too: one console line per request is noise here.
         support.getEnvironment().getApplicationContext().getServer().setRequestLog(null);
-        Relaybox relaybox = new Relaybox(support, data, temporalPort);
+        Relaybox relaybox = new Relaybox(support, data, temporalPort, engine);
         if (relaybox.embeddedDatabase()) {
             Machine.postgresDataDirectory = data.resolve("postgres");
         }
@@ -98,14 +100,18 @@ final class Relaybox implements AutoCloseable {
                 : config().getTemporal().getAddress();
     }
 
-    /** The engine's own process (the embedded dev server), if it runs in one. */
-    OptionalLong enginePid() {
+    Engine engine() {
+        return engine;
+    }
+
+    /** The engine's own processes: the embedded dev server's, or the postgres-server engine's; none in process. */
+    EngineProcesses engineProcesses() {
         if (!embeddedTemporal()) {
-            return OptionalLong.empty();
+            return engine.processes().orElse(EngineProcesses.NONE);
         }
         return EmbeddedDevServer.recordedPid(dataDirectory.resolve("temporal"))
-                .map(OptionalLong::of)
-                .orElse(OptionalLong.empty());
+                .map(EngineProcesses::server)
+                .orElse(EngineProcesses.NONE);
     }
 
     int adminPort() {

@@ -17,13 +17,32 @@ final class Shop {
     static final String SECRET = env("SHOP_WEBHOOK_SECRET", "whsec_cmVsYXlib3gtZGV2ZWxvcG1lbnQtc2VjcmV0LTAwMQ==");
 
     private final URI uri;
+    private final String secret;
 
+    /** With the secret Relaybox was configured with for shop (the pass's own outside embedded mode). */
     Shop(Relaybox relaybox) {
-        this(relaybox.api("/webhooks/shop"));
+        this(
+                relaybox.api("/webhooks/shop"),
+                relaybox.config()
+                        .getPartners()
+                        .get("shop")
+                        .getSignature()
+                        .secrets()
+                        .get(0));
     }
 
     Shop(URI webhooks) {
+        this(webhooks, SECRET);
+    }
+
+    private Shop(URI webhooks, String secret) {
         this.uri = webhooks;
+        this.secret = secret;
+    }
+
+    /** The secret this partner signs with. */
+    String secret() {
+        return secret;
     }
 
     static String event(String type, String orderId) {
@@ -38,7 +57,7 @@ final class Shop {
                 .header("content-type", "application/json")
                 .header("webhook-id", eventId)
                 .header("webhook-timestamp", Long.toString(timestamp))
-                .header("webhook-signature", WebhookSigner.signatureHeader(List.of(SECRET), eventId, timestamp, bytes))
+                .header("webhook-signature", WebhookSigner.signatureHeader(List.of(secret), eventId, timestamp, bytes))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(bytes))
                 .build();
     }

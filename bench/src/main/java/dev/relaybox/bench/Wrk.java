@@ -90,9 +90,10 @@ final class Wrk {
     /**
      * Posts signed webhooks with ids {@code prefix + i} from {@code connections} keep-alive connections for
      * {@code duration}. {@code capacity} requests are signed up front; a run that needs more starts over from the
-     * first (duplicates) and says so in {@link Result#ranOut}.
+     * first (duplicates) and says so in {@link Result#ranOut}. Signed with the partner's {@code secret}.
      */
-    static Result post(URI webhooks, String prefix, int connections, Duration duration, int capacity) throws Exception {
+    static Result post(URI webhooks, String secret, String prefix, int connections, Duration duration, int capacity)
+            throws Exception {
         Path dir = Files.createTempDirectory("relaybox-bench-wrk");
         Path requests = dir.resolve("requests.tsv");
         Path script = dir.resolve("webhooks.lua");
@@ -102,7 +103,7 @@ final class Wrk {
                 String id = prefix + i;
                 byte[] body = Shop.event("order.created", id).getBytes(StandardCharsets.UTF_8);
                 out.write(id + "\t" + timestamp + "\t"
-                        + WebhookSigner.signatureHeader(List.of(Shop.SECRET), id, timestamp, body) + "\t"
+                        + WebhookSigner.signatureHeader(List.of(secret), id, timestamp, body) + "\t"
                         + new String(body, StandardCharsets.UTF_8) + "\n");
             }
         }
