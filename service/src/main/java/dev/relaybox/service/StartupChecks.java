@@ -18,7 +18,8 @@ final class StartupChecks {
     private StartupChecks() {}
 
     /**
-     * Where webhooks may be sent (delivery.allowedPrivateNetworks) and Relaybox's own ports, which they may never
+     * Where webhooks may be sent (delivery.allowedPrivateNetworks; tenants' endpoints:
+     * delivery.tenantAllowedPrivateNetworks) and Relaybox's own ports, which they may never
      * reach; the ports configured as 0 are added once the server has bound them.
      */
     static AddressPolicy addressPolicy(RelayboxConfiguration config) {
@@ -32,7 +33,9 @@ final class StartupChecks {
             own.add("embedded Temporal", config.getTemporal().getEmbeddedPort());
         }
         try {
-            return new AddressPolicy(config.getDelivery().allowedPrivateNetworks(config.isDevelopment()), own);
+            boolean development = config.isDevelopment();
+            return new AddressPolicy(config.getDelivery().allowedPrivateNetworks(development), own)
+                    .withTenantNetworks(config.getDelivery().tenantAllowedPrivateNetworks(development));
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("refusing to start: " + e.getMessage(), e);
         }

@@ -49,6 +49,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final Jdbi jdbi;
     private final DeliverySettings settings;
     private final WebhookSender sender;
+    private final WebhookSender tenantSender;
     private final EndpointUrlPolicy urlPolicy;
     private final DeadLetters deadLetters;
     private final MeterRegistry metrics;
@@ -86,6 +87,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         this.settings = settings;
         this.urlPolicy = new EndpointUrlPolicy(settings.addresses(), resolver);
         this.sender = new WebhookSender(settings, urlPolicy);
+        this.tenantSender = new WebhookSender(settings, urlPolicy.forTenants());
         this.deadLetters = deadLetters;
     }
 
@@ -262,14 +264,15 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 controls.awaitTurn(deliveryId);
             }
             Instant now = Instant.now();
-            WebhookSender.Sent sent = sender.send(
-                    ctx.url(),
-                    ctx.outboxId().toString(),
-                    ctx.payload().getBytes(StandardCharsets.UTF_8),
-                    WebhookSigner.signingSecrets(
-                            ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
-                    now,
-                    requestHeaders(ctx));
+            WebhookSender.Sent sent = (ctx.tenant() == null ? sender : tenantSender)
+                    .send(
+                            ctx.url(),
+                            ctx.outboxId().toString(),
+                            ctx.payload().getBytes(StandardCharsets.UTF_8),
+                            WebhookSigner.signingSecrets(
+                                    ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
+                            now,
+                            requestHeaders(ctx));
             boolean outboxFinished = record(ctx, attempt, startedAt, sent, finishesOutbox);
             Timer.builder("relaybox.delivery.attempt")
                     .description("HTTP attempts to deliver webhooks, by endpoint and outcome")

@@ -40,6 +40,7 @@ public interface DeliveryAttemptStore {
             UUID endpointId,
             String endpointName,
             String url,
+            String tenant,
             @Sealed String secret,
             @Sealed String previousSecret,
             Instant previousSecretExpiresAt,
@@ -159,7 +160,7 @@ public interface DeliveryAttemptStore {
                                  'timestamp', to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
                                  'data', o.payload)::text
                    END AS payload, e.id AS endpoint_id,
-                   e.name AS endpoint_name, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+                   e.name AS endpoint_name, e.url, e.tenant, e.secret, e.previous_secret, e.previous_secret_expires_at,
                    e.enabled, e.disabled_reason, e.rate_limit IS NOT NULL AS rate_limited,
                    o.source_partner, o.source_event_id, e.headers
               FROM deliveries d

@@ -27,6 +27,20 @@ public final class EndpointUrlPolicy {
         this.resolver = resolver;
     }
 
+    /** The same rules for a tenant's endpoints: see {@link AddressPolicy#forTenants}. */
+    public EndpointUrlPolicy forTenants() {
+        return new EndpointUrlPolicy(policy.forTenants(), resolver);
+    }
+
+    /**
+     * Whether the reply of a receiver at {@code address} may be kept where the endpoint's owner reads it: a tenant
+     * sees replies from public addresses only, so an endpoint the operator let onto a private network cannot read
+     * what answers there.
+     */
+    public boolean showsRepliesFrom(InetAddress address) {
+        return !policy.forTenant() || AddressPolicy.isPublic(address);
+    }
+
     /**
      * Why {@code url} may not be called now.
      *
@@ -75,6 +89,9 @@ public final class EndpointUrlPolicy {
         }
         if (uri.getUserInfo() != null) {
             return permanent("url must not carry credentials");
+        }
+        if (uri.getPort() != -1 && (uri.getPort() < 1 || uri.getPort() > 65535)) {
+            return permanent("url port " + uri.getPort() + " is outside 1-65535");
         }
         return Optional.empty();
     }

@@ -30,13 +30,17 @@ import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.EndpointDetails;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.util.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sends one signed webhook over a pooled HTTP client and classifies the answer. Redirects are not followed:
@@ -48,13 +52,21 @@ import org.apache.hc.core5.util.Timeout;
  * {@code Host} header, TLS SNI and certificate checks are those of the name, not of the address.
  */
 public final class WebhookSender {
+    private static final Logger LOG = LoggerFactory.getLogger(WebhookSender.class);
     private static final ContentType JSON = ContentType.create("application/json");
 
     private final CloseableHttpClient client;
     private final DeliverySettings settings;
+    private final EndpointUrlPolicy policy;
 
+    /**
+     * A sender for the endpoints {@code policy} judges: the operator's, or the tenants' ({@link
+     * EndpointUrlPolicy#forTenants}). Each has its own connection pool, so a connection one opened is never reused by
+     * the other.
+     */
     public WebhookSender(DeliverySettings settings, EndpointUrlPolicy policy) {
         this.settings = settings;
+        this.policy = policy;
         Timeout connect = Timeout.of(settings.connectTimeout());
         this.client = HttpClients.custom()
                 .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
@@ -87,9 +99,31 @@ public final class WebhookSender {
         return send(url, webhookId, body, secrets, now, Map.of());
     }
 
-    /** As above, with {@code headers} added (unsigned, like every header but the body's id and timestamp). */
+    /**
+     * As above, with {@code headers} added (unsigned, like every header but the body's id and timestamp). Whatever
+     * goes wrong is the attempt's failure, recorded and retried on the schedule: an exception this class did not
+     * foresee (a URL stored before registration refused it) must not become a retry of Relaybox's own that never
+     * ends in a dead letter.
+     */
     public Sent send(
             String url, String webhookId, byte[] body, List<String> secrets, Instant now, Map<String, String> headers) {
+        long started = System.nanoTime();
+        try {
+            return exchange(url, webhookId, body, secrets, now, headers, started);
+        } catch (RuntimeException e) {
+            LOG.warn("attempt to {} failed unexpectedly", RedactedUrl.of(url), e);
+            return failed(started, "could not send: " + message(e));
+        }
+    }
+
+    private Sent exchange(
+            String url,
+            String webhookId,
+            byte[] body,
+            List<String> secrets,
+            Instant now,
+            Map<String, String> headers,
+            long started) {
         long timestamp = now.getEpochSecond();
         URI uri = URI.create(url);
         HttpPost request = new HttpPost(uri);
@@ -98,13 +132,18 @@ public final class WebhookSender {
         request.setHeader("webhook-timestamp", Long.toString(timestamp));
         request.setHeader("webhook-signature", WebhookSigner.signatureHeader(secrets, webhookId, timestamp, body));
         request.setEntity(new ByteArrayEntity(body, JSON));
-        long started = System.nanoTime();
         Deadline deadline = new Deadline(request, settings.requestTimeout());
         try (deadline) {
-            ClassicHttpResponse response = client.executeOpen(HttpHost.create(uri), request, null);
-            String excerpt;
+            HttpClientContext context = HttpClientContext.create();
+            ClassicHttpResponse response = client.executeOpen(HttpHost.create(uri), request, context);
+            String excerpt = null;
             try {
-                excerpt = readExcerpt(response.getEntity(), request);
+                if (repliesShown(context)) {
+                    excerpt = readExcerpt(response.getEntity(), request);
+                } else {
+                    // Never read: the connection is dropped instead of drained.
+                    request.cancel();
+                }
             } finally {
                 closeQuietly(response);
             }
@@ -173,6 +212,14 @@ public final class WebhookSender {
         public void close() {
             expiry.cancel(false);
         }
+    }
+
+    /** Whether the peer that answered may be quoted to the endpoint's owner; unknown, it is not. */
+    private boolean repliesShown(HttpClientContext context) {
+        EndpointDetails peer = context.getEndpointDetails();
+        return peer != null
+                && peer.getRemoteAddress() instanceof InetSocketAddress remote
+                && policy.showsRepliesFrom(remote.getAddress());
     }
 
     /** The answer is already in hand: a failure to release its connection must not turn it into a failed attempt. */

@@ -67,6 +67,13 @@ public final class DeliveryFactory {
     @JsonProperty
     private String allowedPrivateNetworks = "";
 
+    /**
+     * The special-purpose blocks tenants' endpoints may reach, which are not the operator's: blank, the development
+     * networks in development mode and none otherwise; {@code none}: none.
+     */
+    @JsonProperty
+    private String tenantAllowedPrivateNetworks = "";
+
     /** The on/off switch {@link #allowedPrivateNetworks} replaced; set, start-up fails naming the replacement. */
     @JsonProperty
     private String allowPrivateNetworks = "";
@@ -101,7 +108,16 @@ public final class DeliveryFactory {
      * and the entry that is not a CIDR block.
      */
     public List<AddressBlock> allowedPrivateNetworks(boolean development) {
-        String value = allowedPrivateNetworks == null ? "" : allowedPrivateNetworks.trim();
+        return networks(allowedPrivateNetworks, AddressPolicy.SETTING, development);
+    }
+
+    /** As {@link #allowedPrivateNetworks}, for tenants' endpoints. */
+    public List<AddressBlock> tenantAllowedPrivateNetworks(boolean development) {
+        return networks(tenantAllowedPrivateNetworks, AddressPolicy.TENANT_SETTING, development);
+    }
+
+    private static List<AddressBlock> networks(String setting, String name, boolean development) {
+        String value = setting == null ? "" : setting.trim();
         if (value.equalsIgnoreCase("none")) {
             return List.of();
         }
@@ -109,9 +125,9 @@ public final class DeliveryFactory {
             value = development ? DEVELOPMENT_PRIVATE_NETWORKS : "";
         }
         try {
-            return AddressBlock.parseList(value, AddressPolicy.SETTING);
+            return AddressBlock.parseList(value, name);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(AddressPolicy.SETTING + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(name + ": " + e.getMessage(), e);
         }
     }
 

@@ -53,12 +53,14 @@ import org.jdbi.v3.core.Jdbi;
 public final class EndpointsResource {
     private final Jdbi jdbi;
     private final EndpointUrlPolicy urlPolicy;
+    private final EndpointUrlPolicy tenantUrlPolicy;
     private final Duration rotationGrace;
     private final int tenantMaxInFlight;
 
     public EndpointsResource(Jdbi jdbi, EndpointUrlPolicy urlPolicy, Duration rotationGrace, int tenantMaxInFlight) {
         this.jdbi = jdbi;
         this.urlPolicy = urlPolicy;
+        this.tenantUrlPolicy = urlPolicy.forTenants();
         this.rotationGrace = rotationGrace;
         this.tenantMaxInFlight = tenantMaxInFlight;
     }
@@ -99,7 +101,7 @@ public final class EndpointsResource {
 
     /** Creates an endpoint of {@code tenant} (null: the operator's own). */
     public Response create(NewEndpoint request, String tenant) {
-        checkUrl(request.url());
+        checkUrl(request.url(), tenant);
         ReceiverOptions options = ReceiverOptions.checked(request.filter(), request.headers());
         checkBurst(request.burst(), request.rateLimit(), null);
         String secret = request.secret() == null ? WebhookSigner.newSecret() : request.secret();
@@ -184,9 +186,9 @@ public final class EndpointsResource {
 
     /** Changes the endpoint, when it is {@code tenant}'s (or when {@code tenant} is null). */
     public EndpointView change(UUID id, EndpointChange change, String tenant) {
-        find(id, tenant);
+        Endpoint found = find(id, tenant);
         if (change.url() != null) {
-            checkUrl(change.url());
+            checkUrl(change.url(), found.tenant());
         }
         ReceiverOptions options = ReceiverOptions.checked(change.filter(), change.headers());
         String revealedSecret = jdbi.inTransaction(h -> {
@@ -288,8 +290,9 @@ public final class EndpointsResource {
         return ApiException.notFound("endpoint_not_found", "no endpoint with id " + id);
     }
 
-    private void checkUrl(String url) {
-        urlPolicy.problem(url).ifPresent(problem -> {
+    /** A tenant's endpoint is judged as a stranger's: see {@link EndpointUrlPolicy#forTenants}. */
+    private void checkUrl(String url, String tenant) {
+        (tenant == null ? urlPolicy : tenantUrlPolicy).problem(url).ifPresent(problem -> {
             throw new ApiException(422, "url_refused", problem);
         });
     }
