@@ -41,6 +41,8 @@ import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.jdbi3.JdbiFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -116,6 +118,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                 config.getTemporal(),
                 metrics.temporalScope(),
                 Path.of(config.getEmbeddedPostgres().getDataDirectory()));
+        addEnginePorts(temporal, addresses.ownListeners());
         // Without registered types the worker polls nothing: a process without the worker role only uses the client.
         if (roles.worker()) {
             EndpointControlActivitiesImpl endpointControls =
@@ -197,6 +200,20 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
         environment.lifecycle().addServerLifecycleListener(server -> addOwnPorts(server, addresses.ownListeners()));
         environment.lifecycle().addServerLifecycleListener(ReadyMessage.listener(config, temporal, roles));
+    }
+
+    /**
+     * Every port the embedded engine's process listens on (gRPC, UI, HTTP API, metrics and what else it opens), read
+     * from the kernel: the ones it picks for itself are known only to it.
+     */
+    private static void addEnginePorts(TemporalRuntime temporal, OwnListeners own) {
+        temporal.enginePid().ifPresent(pid -> {
+            try {
+                ListeningSockets.ofProcess(pid).forEach(port -> own.add("embedded Temporal", port));
+            } catch (IOException | UncheckedIOException e) {
+                LOG.warn("could not read the ports of the embedded Temporal server (pid {}): {}", pid, e.toString());
+            }
+        });
     }
 
     private static void addOwnPorts(Server server, OwnListeners own) {

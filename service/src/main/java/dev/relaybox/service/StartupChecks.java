@@ -31,6 +31,7 @@ final class StartupChecks {
         config.listeners().all().forEach(listener -> own.add(listener.name(), listener.port()));
         if (config.getTemporal().isEmbedded()) {
             own.add("embedded Temporal", config.getTemporal().getEmbeddedPort());
+            config.getTemporal().embeddedUiPort().ifPresent(port -> own.add("embedded Temporal UI", port));
         }
         try {
             boolean development = config.isDevelopment();

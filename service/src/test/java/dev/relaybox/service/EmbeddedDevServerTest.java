@@ -37,7 +37,7 @@ class EmbeddedDevServerTest {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Test
-    void theTemporalUiAndFrontendListenOnLoopbackOnlyAndAdminLinksGoToTheUi() throws Exception {
+    void theTemporalUiAndFrontendListenOnLoopbackOnlyNoEndpointReachesThemAndAdminLinksGoToTheUi() throws Exception {
         RealTemporal.cli();
         Assumptions.assumeTrue(ListeningSockets.available(), "needs /proc/net/tcp");
         Path temporalDirectory = Files.createTempDirectory("relaybox-test-temporal");
@@ -66,6 +66,20 @@ class EmbeddedDevServerTest {
             assertThat(ProcessHandle.of(
                             EmbeddedDevServer.recordedPid(temporalDirectory).orElseThrow()))
                     .hasValueSatisfying(process -> assertThat(process.isAlive()).isTrue());
+
+            // Every port the engine opened (gRPC, UI, HTTP API, metrics, ...) is Relaybox's own: no endpoint reaches
+            // it.
+            long enginePid = EmbeddedDevServer.recordedPid(temporalDirectory).orElseThrow();
+            assertThat(ListeningSockets.ofProcess(enginePid)).contains(uiPort, temporalPort);
+            for (int enginePort : ListeningSockets.ofProcess(enginePid)) {
+                Api.Answer refused = new Api(app)
+                        .admin(
+                                "POST",
+                                "/admin/endpoints",
+                                Map.of("name", "engine-" + enginePort, "url", "http://127.0.0.1:" + enginePort + "/"));
+                refused.assertError(422, "url_refused");
+                assertThat(refused.text("reason")).contains("Relaybox's own embedded Temporal");
+            }
 
             String endpointId = new Api(app)
                     .admin(

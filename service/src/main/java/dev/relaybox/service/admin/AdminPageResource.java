@@ -1,18 +1,20 @@
 package dev.relaybox.service.admin;
 
+import dev.relaybox.service.api.Pages;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * {@code /admin/}: one static page over the admin API, and the scripts it loads (the page's own, and correcting a
- * payload before a replay). It holds no data itself; the operator's token stays in the browser tab and goes with each API call, so
+ * {@code /admin/}: one static page over the admin API, and the scripts it loads (the page's own, correcting a
+ * payload before a replay, and the history page's), each served as {@link Pages} serves pages. It holds no data itself; the operator's token stays in the browser tab and goes with each API call, so
  * the page loads without one (no role annotation here: any would make the bearer filter demand a token).
  */
 @Tag(name = "admin")
@@ -21,42 +23,58 @@ public final class AdminPageResource {
     /** One chart for both pages: the admin page's endpoints and the portal's. */
     public static final String CHART_SCRIPT = "/shared/chart.js";
 
+    private static final String JAVASCRIPT = "text/javascript";
+
     private final byte[] page = resource("/admin/index.html");
     private final byte[] pageScript = resource("/admin/admin.js");
     private final byte[] payloadEditScript = resource("/admin/payload-edit.js");
     private final byte[] chartScript = resource(CHART_SCRIPT);
+    private final byte[] historyScript = resource("/admin/history.js");
 
     @GET
     @Produces(MediaType.TEXT_HTML)
     @Operation(operationId = "adminPage", summary = "The admin page (HTML; it asks for an admin token itself)")
-    public byte[] page() {
-        return page;
+    public Response page() {
+        return served(page, MediaType.TEXT_HTML);
     }
 
     @GET
     @Path("/admin.js")
-    @Produces("text/javascript")
+    @Produces(JAVASCRIPT)
     @Operation(operationId = "adminPageScript", summary = "The admin page's script")
-    public byte[] pageScript() {
-        return pageScript;
+    public Response pageScript() {
+        return served(pageScript, JAVASCRIPT);
     }
 
     @GET
     @Path("/payload-edit.js")
-    @Produces("text/javascript")
+    @Produces(JAVASCRIPT)
     @Operation(
             operationId = "adminPagePayloadEdit",
             summary = "The admin page's script to fix a dead letter's payload, replay it, and show the edits")
-    public byte[] payloadEditScript() {
-        return payloadEditScript;
+    public Response payloadEditScript() {
+        return served(payloadEditScript, JAVASCRIPT);
     }
 
     @GET
     @Path("/chart.js")
-    @Produces("text/javascript")
+    @Produces(JAVASCRIPT)
     @Operation(operationId = "adminPageChart", summary = "The chart of an endpoint's last 24 hours, as in the portal")
-    public byte[] chartScript() {
-        return chartScript;
+    public Response chartScript() {
+        return served(chartScript, JAVASCRIPT);
+    }
+
+    @GET
+    @Path("/history.js")
+    @Produces(JAVASCRIPT)
+    @Operation(operationId = "adminHistoryScript", summary = "The script of a workflow's history page")
+    public Response historyScript() {
+        return served(historyScript, JAVASCRIPT);
+    }
+
+    /** A page or script of the admin pages, with their {@link Pages#ADMIN_POLICY}. */
+    public static Response served(byte[] body, String type) {
+        return Pages.served(body, type, Pages.ADMIN_POLICY);
     }
 
     public static byte[] resource(String name) {

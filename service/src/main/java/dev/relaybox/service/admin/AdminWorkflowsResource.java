@@ -15,9 +15,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
+import jakarta.ws.rs.core.Response;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,11 +39,7 @@ public final class AdminWorkflowsResource {
     public AdminWorkflowsResource(WorkflowClient temporal, TemporalLinks links) {
         this.temporal = temporal;
         this.links = links;
-        try (InputStream in = AdminWorkflowsResource.class.getResourceAsStream("/admin/history.html")) {
-            page = in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        this.page = AdminPageResource.resource("/admin/history.html");
     }
 
     /** The history; {@code temporalUrl} is the Temporal UI's page for it, null when the server is embedded. */
@@ -65,8 +59,8 @@ public final class AdminWorkflowsResource {
     @Operation(
             operationId = "workflowHistoryPage",
             summary = "A workflow's history as a timeline (HTML; it asks for an admin token itself)")
-    public byte[] page(@PathParam("workflowId") String workflowId) {
-        return page;
+    public Response page(@PathParam("workflowId") String workflowId) {
+        return AdminPageResource.served(page, MediaType.TEXT_HTML);
     }
 
     @GET

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -265,6 +266,11 @@ public final class TemporalRuntime implements Managed {
     }
 
     /** The embedded dev server's UI for links ({@code http://localhost:<port>}); empty without one. */
+    /** The embedded engine's own process, when it runs in one (the dev server). */
+    public OptionalLong enginePid() {
+        return devServer == null ? OptionalLong.empty() : OptionalLong.of(devServer.pid());
+    }
+
     public Optional<String> embeddedUiUrl() {
         return devServer == null ? Optional.empty() : devServer.uiUrl();
     }

@@ -2,6 +2,7 @@ package dev.relaybox.service.tenants;
 
 import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.api.Pages;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.ws.rs.GET;
@@ -71,10 +72,6 @@ public final class PortalPageResource {
     }
 
     private Response served(byte[] body, String type) {
-        return Response.ok(body, type)
-                .header("Content-Security-Policy", contentSecurityPolicy)
-                .header("X-Content-Type-Options", "nosniff")
-                .header("Referrer-Policy", "no-referrer")
-                .build();
+        return Pages.served(body, type, contentSecurityPolicy);
     }
 }

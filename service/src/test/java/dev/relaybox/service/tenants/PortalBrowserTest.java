@@ -125,7 +125,9 @@ class PortalBrowserTest {
         assertThat(row.getText()).contains("relaybox.test", "billing", "DELIVERED", "200");
         row.findElement(By.xpath(".//button[text()='Details']")).click();
         wait.until(d -> attempts().size() == 1);
-        assertThat(attempts().get(0)).contains("200", "{\"received\": true}");
+        // The receiver is on loopback, where the development setup lets tenants deliver, but a tenant reads replies
+        // from public addresses only: the status, never what answered.
+        assertThat(attempts().get(0)).contains("200").doesNotContain("received");
         assertThat(browser.findElement(By.id("delivery-payload")).getText()).contains("a test event from Relaybox");
 
         browser.findElement(By.id("delivery-resend")).click();

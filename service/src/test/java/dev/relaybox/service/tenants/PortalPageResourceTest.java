@@ -3,6 +3,7 @@ package dev.relaybox.service.tenants;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.service.admin.AdminPageResource;
+import dev.relaybox.service.admin.AdminWorkflowsResource;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.api.ResourceTests;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
@@ -22,7 +23,9 @@ class PortalPageResourceTest {
     static final ResourceExtension DEFAULT = withErrorShape(ResourceExtension.builder()
             .setRegisterDefaultExceptionMappers(false)
             .addResource(new PortalPageResource())
-            .addResource(new AdminPageResource()));
+            .addResource(new AdminPageResource())
+            // The history page needs neither Temporal nor links; its data comes from a call the page makes.
+            .addResource(new AdminWorkflowsResource(null, null)));
 
     private static ResourceExtension withErrorShape(ResourceExtension.Builder builder) {
         JsonErrorMappers.providers().forEach(builder::addProvider);
@@ -55,6 +58,26 @@ class PortalPageResourceTest {
             assertThat(response.getHeaderString("Content-Security-Policy"))
                     .startsWith("default-src 'self';")
                     .endsWith("; frame-ancestors 'none'");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "/admin, text/html",
+        "/admin/admin.js, text/javascript",
+        "/admin/payload-edit.js, text/javascript",
+        "/admin/history.js, text/javascript",
+        "/admin/workflows/outbox-1, text/html",
+    })
+    void theAdminPagesRunOnlyTheirOwnScriptsAndNobodyMayFrameThem(String path, String type) {
+        try (Response response = DEFAULT.target(path).request().get()) {
+            assertThat(response.getStatus()).isEqualTo(200);
+            assertThat(response.getMediaType().toString()).startsWith(type);
+            assertThat(response.getHeaderString("Content-Security-Policy"))
+                    .isEqualTo("default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:;"
+                            + " frame-ancestors 'none'");
+            assertThat(response.getHeaderString("X-Content-Type-Options")).isEqualTo("nosniff");
+            assertThat(response.getHeaderString("Referrer-Policy")).isEqualTo("no-referrer");
         }
     }
 
