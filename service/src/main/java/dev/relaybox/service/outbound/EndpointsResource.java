@@ -52,6 +52,9 @@ import org.jdbi.v3.core.Jdbi;
 @Consumes(MediaType.APPLICATION_JSON)
 public final class EndpointsResource {
     private final Jdbi jdbi;
+    /** The reason of a tenant's own disabling, the one a tenant may undo. */
+    public static final String DISABLED_IN_THE_PORTAL = "disabled in the portal";
+
     private final EndpointUrlPolicy urlPolicy;
     private final EndpointUrlPolicy tenantUrlPolicy;
     private final Duration rotationGrace;
@@ -203,14 +206,10 @@ public final class EndpointsResource {
                         change.eventTypes() == null ? current.eventTypes() : change.eventTypes());
             }
             if (change.enabled() != null) {
-                dao.setEnabled(
-                        id,
-                        change.enabled(),
-                        change.enabled()
-                                ? null
-                                : change.disabledReason() == null
-                                        ? "disabled by an operator"
-                                        : change.disabledReason());
+                if (tenant != null && change.enabled() && !current.enabled()) {
+                    checkTenantMayEnable(current);
+                }
+                dao.setEnabled(id, change.enabled(), change.enabled() ? null : disabledReason(change, tenant));
                 if (change.enabled() && !current.enabled()) {
                     // What arrived while it was disabled was kept, paused: it goes out now.
                     if (h.attach(DeliveryStore.class).resumePaused(id) > 0) {
@@ -226,6 +225,28 @@ public final class EndpointsResource {
             return rotated;
         });
         return view(id, revealedSecret, options.headers());
+    }
+
+    /** Why the endpoint is disabled: a tenant's own disabling is marked as such, whatever it wrote. */
+    private static String disabledReason(EndpointChange change, String tenant) {
+        if (tenant != null) {
+            return DISABLED_IN_THE_PORTAL;
+        }
+        return change.disabledReason() == null ? "disabled by an operator" : change.disabledReason();
+    }
+
+    /**
+     * A tenant enables again only what it disabled itself: an endpoint the operator disabled, or Relaybox (the breaker,
+     * a 410), stays disabled until the operator enables it.
+     */
+    private static void checkTenantMayEnable(Endpoint current) {
+        if (!DISABLED_IN_THE_PORTAL.equals(current.disabledReason())) {
+            throw new ApiException(
+                    409,
+                    "disabled_by_operator",
+                    "this endpoint was disabled by your provider (" + current.disabledReason()
+                            + "); only they can enable it again");
+        }
     }
 
     private static void changeControls(EndpointStore dao, UUID id, EndpointChange change, Integer maxInFlightBound) {
