@@ -137,7 +137,8 @@ final class ApiResources {
                         recovery,
                         tenantDeliveries,
                         eventTypes,
-                        config.getPortal().theme()));
+                        config.getPortal().theme(),
+                        config.getPortal().quotas()));
         environment.jersey().register(new OpenApiResource(version(), new CatalogWebhooks(jdbi)::section));
     }
 

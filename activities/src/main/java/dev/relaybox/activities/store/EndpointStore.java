@@ -91,6 +91,9 @@ public interface EndpointStore extends SqlObject, EndpointAttemptStore {
     @SqlQuery("SELECT * FROM endpoints ORDER BY name")
     List<Endpoint> list();
 
+    @SqlQuery("SELECT count(*) FROM endpoints WHERE tenant = :tenant")
+    int countOfTenant(@Bind("tenant") String tenant);
+
     @SqlQuery("SELECT * FROM endpoints WHERE tenant = :tenant ORDER BY name")
     List<Endpoint> listOfTenant(@Bind("tenant") String tenant);
 

@@ -1,28 +1,17 @@
 package dev.relaybox.service.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import jakarta.ws.rs.NameBinding;
 import jakarta.ws.rs.ext.ReaderInterceptor;
 import jakarta.ws.rs.ext.ReaderInterceptorContext;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.lang.annotation.ElementType;
-import java.lang.annotation.Retention;
-import java.lang.annotation.RetentionPolicy;
-import java.lang.annotation.Target;
 
 /**
- * Checks the JSON body of a {@link Limited} resource method before Jackson binds it: larger than the limit is a 413,
- * JSON that PostgreSQL's {@code jsonb} cannot store is a 400 naming why ({@link JsonBodyReader}). Only then is the
- * body bound to the method's validated record, so the resource sees nothing but storable, bounded input.
+ * Checks every request body before it is bound: larger than the limit is a 413, JSON that PostgreSQL's {@code jsonb}
+ * cannot store is a 400 naming why ({@link JsonBodyReader}). Only then is the body bound to the method's validated
+ * record, so no resource sees anything but storable, bounded input.
  */
 public final class JsonBodyLimit implements ReaderInterceptor {
-    /** Marks the resource methods whose body is checked. */
-    @NameBinding
-    @Retention(RetentionPolicy.RUNTIME)
-    @Target({ElementType.TYPE, ElementType.METHOD})
-    public @interface Limited {}
-
     private final JsonBodyReader jsonBodyReader;
     private final long maxBodyBytes;
 

@@ -8,7 +8,6 @@ import dev.relaybox.activities.catalog.EventTypeStore;
 import dev.relaybox.activities.catalog.EventTypeStore.Definition;
 import dev.relaybox.activities.catalog.InvalidEventTypeException;
 import dev.relaybox.service.api.ApiException;
-import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
 import io.swagger.v3.oas.annotations.Operation;
@@ -139,7 +138,6 @@ public final class EventTypesResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @JsonBodyLimit.Limited
     @Operation(
             operationId = "createEventType",
             summary = "Add an event type to the catalog, at version 1",
@@ -177,7 +175,6 @@ public final class EventTypesResource {
     @PUT
     @Path("/{name}")
     @Consumes(MediaType.APPLICATION_JSON)
-    @JsonBodyLimit.Limited
     @Operation(
             operationId = "reviseEventType",
             summary = "Revise an event type: a schema other than the latest version's becomes a new version",

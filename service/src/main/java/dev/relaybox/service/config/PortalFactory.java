@@ -2,6 +2,7 @@ package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -46,6 +47,46 @@ public final class PortalFactory {
     @Max(10_000)
     @JsonProperty
     private int maxInFlightPerEndpoint = 8;
+
+    /** What one tenant may ask of the portal: see {@link Quotas}. */
+    @NotNull
+    @Valid
+    @JsonProperty
+    private Quotas quotas = new Quotas();
+
+    /**
+     * Per tenant, in each api process: endpoints in all, and test events, resends and recoveries a minute; past
+     * them a 429 with {@code Retry-After}.
+     */
+    public static final class Quotas {
+        @Min(1)
+        @JsonProperty
+        private int endpoints = 50;
+
+        @Min(1)
+        @JsonProperty
+        private int testsPerMinute = 10;
+
+        @Min(1)
+        @JsonProperty
+        private int resendsPerMinute = 60;
+
+        public int endpoints() {
+            return endpoints;
+        }
+
+        public int testsPerMinute() {
+            return testsPerMinute;
+        }
+
+        public int resendsPerMinute() {
+            return resendsPerMinute;
+        }
+    }
+
+    public Quotas quotas() {
+        return quotas;
+    }
 
     /** The portal's look where a tenant's theme says nothing: {"title", "logoUrl", "accentColor"}. */
     @NotNull

@@ -127,7 +127,6 @@ public final class OutboxResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    @JsonBodyLimit.Limited
     @Operation(
             operationId = "enqueueEvent",
             summary = "Enqueue an outbound event for delivery to every subscribed endpoint",

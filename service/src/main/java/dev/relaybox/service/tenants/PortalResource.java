@@ -1,6 +1,7 @@
 package dev.relaybox.service.tenants;
 
 import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.admin.EndpointRecoveryResource;
 import dev.relaybox.service.admin.Json;
@@ -8,6 +9,7 @@ import dev.relaybox.service.admin.ListParams;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.catalog.EventTypesResource;
+import dev.relaybox.service.config.PortalFactory;
 import dev.relaybox.service.outbound.EndpointChange;
 import dev.relaybox.service.outbound.EndpointView;
 import dev.relaybox.service.outbound.EndpointsResource;
@@ -64,14 +66,19 @@ public final class PortalResource {
             EndpointRecoveryResource recovery,
             TenantDeliveries deliveries,
             EventTypesResource eventTypes,
-            Map<String, String> theme) {
+            Map<String, String> theme,
+            PortalFactory.Quotas quotas) {
         this.theme = Map.copyOf(theme);
+        this.quotas = quotas;
         this.jdbi = jdbi;
         this.endpoints = endpoints;
         this.recovery = recovery;
         this.deliveries = deliveries;
         this.eventTypes = eventTypes;
     }
+
+    private final PortalFactory.Quotas quotas;
+    private final TenantQuotas used = new TenantQuotas(System::currentTimeMillis);
 
     public record Me(Map<String, String> tenant, Map<String, String> theme) {}
 
@@ -115,6 +122,12 @@ public final class PortalResource {
             throw new ApiException(
                     422, "not_in_portal", "filters, static headers and chosen secrets are set by the operator");
         }
+        int existing = jdbi.withExtension(EndpointStore.class, store -> store.countOfTenant(caller.tenant()));
+        if (existing >= quotas.endpoints()) {
+            throw ApiException.conflict(
+                    "quota_exceeded",
+                    "at most " + quotas.endpoints() + " endpoints; remove one first, or ask your provider for more");
+        }
         return endpoints.create(request, caller.tenant());
     }
 
@@ -145,6 +158,7 @@ public final class PortalResource {
     @Operation(operationId = "portalTestEndpoint", summary = "Send a relaybox.test event to this endpoint only")
     public Response test(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id) {
         EndpointView endpoint = endpoints.get(id, caller.tenant());
+        used.take(caller.tenant(), "test events", quotas.testsPerMinute());
         UUID outboxId =
                 jdbi.withExtension(OutboxStore.class, store -> store.enqueueTest(id, endpoint.name(), caller.tenant()));
         return Response.accepted(Map.of("outboxId", outboxId)).build();
@@ -157,6 +171,8 @@ public final class PortalResource {
             @Parameter(hidden = true) @Auth Caller caller,
             @PathParam("id") UUID id,
             @Valid EndpointRecoveryResource.RecoverRequest request) {
+        endpoints.get(id, caller.tenant());
+        used.take(caller.tenant(), "resends", quotas.resendsPerMinute());
         return recovery.recover(id, request, caller.getName(), caller.tenant());
     }
 
@@ -197,6 +213,7 @@ public final class PortalResource {
     @Path("/deliveries/{id}/resend")
     @Operation(operationId = "portalResendDelivery", summary = "Send a delivered or dead-lettered delivery again")
     public Response resend(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id) {
+        used.take(caller.tenant(), "resends", quotas.resendsPerMinute());
         deliveries.resend(caller.tenant(), id, caller.getName());
         return Response.accepted(Map.of("status", "resending")).build();
     }

@@ -1,0 +1,45 @@
+package dev.relaybox.service.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relaybox.service.Api;
+import dev.relaybox.service.Api.Answer;
+import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.TestApp;
+import io.dropwizard.testing.junit5.DropwizardAppExtension;
+import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import jakarta.ws.rs.client.Entity;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * One body limit and one storability check for every route, the admin's as the producer's: a body too large is a 413 and one
+ * PostgreSQL cannot store a 400, each with its reason, and nothing is written.
+ */
+@ExtendWith(DropwizardExtensionsSupport.class)
+class JsonBodiesTest {
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+    static final Api API = new Api(APP);
+
+    @Test
+    void aBodyTooLargeIsRefusedWithItsReasonAndWritesNothing() {
+        String huge = "x".repeat(300 * 1024);
+        Answer tenant = API.admin("POST", "/admin/tenants", Map.of("key", "huge", "name", huge));
+        tenant.assertError(413, "payload_too_large");
+        assertThat(API.admin("GET", "/admin/tenants/huge", null).status()).isEqualTo(404);
+
+        Answer endpoint =
+                API.admin("POST", "/admin/endpoints", Map.of("name", "huge", "url", "https://93.184.215.14/" + huge));
+        endpoint.assertError(413, "payload_too_large");
+    }
+
+    @Test
+    void aBodyPostgresqlCannotStoreIsRefusedWithItsReason() {
+        Answer nul = Answer.of(API.request("/admin/tenants", TestApp.ADMIN_TOKEN)
+                .post(Entity.json("{\"key\": \"nul\", \"name\": \"a\\u0000b\"}")));
+        assertThat(nul.status()).isEqualTo(400);
+        assertThat(nul.text("reason")).isNotBlank();
+        assertThat(API.admin("GET", "/admin/tenants/nul", null).status()).isEqualTo(404);
+    }
+}
