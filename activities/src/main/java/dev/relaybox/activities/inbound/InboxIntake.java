@@ -3,6 +3,7 @@ package dev.relaybox.activities.inbound;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.sqlobject.SqlObject;
@@ -16,8 +17,8 @@ public interface InboxIntake extends SqlObject {
     /**
      * A verified webhook as the intake stores it; a missing type or aggregate id is stored and rejected later.
      *
-     * @param bodySha256 the SHA-256 of the body exactly as received, which tells a resend from a different event
-     *     under the same id
+     * @param bodySha256 the SHA-256 of the body exactly as received (and of any field taken from a header), which
+     *     tells a resend from a different event under the same id
      */
     record ReceivedEvent(
             String partner,
@@ -47,8 +48,22 @@ public interface InboxIntake extends SqlObject {
         }
 
         public static byte[] sha256(byte[] body) {
+            return sha256(body, List.of());
+        }
+
+        /**
+         * The body's SHA-256, covering {@code headerFields} too when there are any (fields taken from headers, which
+         * tell two requests with one body apart); without them it is the body's own hash, as stored before.
+         */
+        public static byte[] sha256(byte[] body, List<String> headerFields) {
             try {
-                return MessageDigest.getInstance("SHA-256").digest(body);
+                MessageDigest digest = MessageDigest.getInstance("SHA-256");
+                digest.update(body);
+                for (String field : headerFields) {
+                    digest.update((byte) 0);
+                    digest.update(field.getBytes(StandardCharsets.UTF_8));
+                }
+                return digest.digest();
             } catch (NoSuchAlgorithmException e) {
                 throw new IllegalStateException("every JVM has SHA-256", e);
             }

@@ -96,6 +96,15 @@ public final class PartnerFactory {
     @JsonProperty
     private boolean trustUnsignedEventIdHeader;
 
+    /**
+     * Take any field (event id, type, aggregate id) from a header the scheme does not sign. The same cost as above for
+     * the event id; for the type or aggregate id, a captured body can be sent again under another type or aggregate.
+     * Every field taken from a header is part of what tells a resend from another event under the same id, so such a
+     * request sent first makes the real one a conflict (409), not a duplicate.
+     */
+    @JsonProperty
+    private boolean trustUnsignedHeaders;
+
     public PartnerSignature getSignature() {
         return signature;
     }
@@ -129,20 +138,33 @@ public final class PartnerFactory {
     }
 
     private String unsignedEventIdProblem() {
-        String header = eventId.header();
-        if (header == null
-                || header.isBlank()
-                || signature.scheme() == null
-                || signature.scheme().signsHeader(header)
-                || trustUnsignedEventIdHeader) {
+        if (trustUnsignedEventIdHeader || trustUnsignedHeaders || !unsignedHeader(eventId)) {
             return null;
         }
-        return "eventId header " + header + " is not signed by the "
+        return "eventId header " + eventId.header() + " is not signed by the "
                 + signature.scheme().configName()
                 + " scheme: anyone holding one signed body could send it again under new ids, or under an id the"
                 + " partner has yet to use so that the real event is refused; take the id from the body"
                 + " ({pointer: ...}) or, accepting that replays under new ids are stored as new events,"
                 + " set trustUnsignedEventIdHeader: true";
+    }
+
+    private String unsignedFieldProblem(String field, FieldLocation location) {
+        if (trustUnsignedHeaders || !unsignedHeader(location)) {
+            return null;
+        }
+        return field + " header " + location.header() + " is not signed by the "
+                + signature.scheme().configName()
+                + " scheme: anyone holding one signed body could send it again under another " + field
+                + "; take it from the body ({pointer: ...}) or, accepting that, set trustUnsignedHeaders: true";
+    }
+
+    private boolean unsignedHeader(FieldLocation location) {
+        String header = location.header();
+        return header != null
+                && !header.isBlank()
+                && signature.scheme() != null
+                && !signature.scheme().signsHeader(header);
     }
 
     /** What makes this partner unusable, naming it, or null. */
@@ -158,7 +180,13 @@ public final class PartnerFactory {
             problem = eventType.problem("eventType");
         }
         if (problem == null) {
+            problem = unsignedFieldProblem("eventType", eventType);
+        }
+        if (problem == null) {
             problem = aggregateId.problem("aggregateId");
+        }
+        if (problem == null) {
+            problem = unsignedFieldProblem("aggregateId", aggregateId);
         }
         return problem == null ? null : "partner '" + name + "': " + problem;
     }

@@ -26,6 +26,8 @@ import jakarta.ws.rs.core.MediaType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -132,7 +134,7 @@ public final class WebhookIntakeResource {
                     partner.getAggregateType(),
                     aggregateId,
                     stored.text(),
-                    InboxIntake.ReceivedEvent.sha256(raw)));
+                    InboxIntake.ReceivedEvent.sha256(raw, fromHeaders(partner, eventType, aggregateId))));
         } catch (StatementException e) {
             throw JsonBodyReader.refusedData(e)
                     .map(refused -> {
@@ -175,6 +177,21 @@ public final class WebhookIntakeResource {
         }
         String value = headers.getHeaderString(location.header());
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(value);
+    }
+
+    /**
+     * The type and aggregate id where they came from headers, which the body's hash must cover: the body alone would
+     * make a captured request sent first under another type the real event's "duplicate".
+     */
+    private static List<String> fromHeaders(PartnerFactory partner, String eventType, String aggregateId) {
+        List<String> values = new ArrayList<>();
+        if (partner.getEventType().inHeader()) {
+            values.add("eventType=" + eventType);
+        }
+        if (partner.getAggregateId().inHeader()) {
+            values.add("aggregateId=" + aggregateId);
+        }
+        return values;
     }
 
     private static String describe(FieldLocation location) {

@@ -48,6 +48,46 @@ class PartnerFactoryTest {
                 .isNull();
     }
 
+    @Test
+    void typeOrAggregateFromAHeaderTheSchemeDoesNotSignIsRefusedUnlessTrusted() {
+        String typeInHeader = """
+                signature: {scheme: github, secrets: s3cret}
+                eventId: {pointer: /hook_id}
+                eventType: {header: X-GitHub-Event}
+                aggregateId: {pointer: /repository/id}
+                aggregateType: repo
+                """;
+        assertThat(read(typeInHeader).problem("github"))
+                .contains(
+                        "partner 'github'", "eventType", "X-GitHub-Event", "not signed", "trustUnsignedHeaders: true");
+        assertThat(read(typeInHeader + "trustUnsignedHeaders: true\n").problem("github"))
+                .isNull();
+
+        String aggregateInHeader = """
+                signature: {scheme: hmac-sha256, header: X-Sig, secrets: s3cret}
+                eventId: {pointer: /id}
+                eventType: {pointer: /type}
+                aggregateId: {header: X-Account}
+                aggregateType: account
+                """;
+        assertThat(read(aggregateInHeader).problem("generic")).contains("aggregateId", "X-Account");
+        // Trusting every unsigned header trusts the event id's too.
+        assertThat(partner(
+                                "{scheme: github, secrets: s3cret}",
+                                "{header: X-GitHub-Delivery}",
+                                "trustUnsignedHeaders: true")
+                        .problem("github"))
+                .isNull();
+    }
+
+    private static PartnerFactory read(String yaml) {
+        try {
+            return Jackson.newObjectMapper(new YAMLFactory()).readValue(yaml, PartnerFactory.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static PartnerFactory partner(String signature, String eventId, String extra) {
         try {
             return Jackson.newObjectMapper(new YAMLFactory())

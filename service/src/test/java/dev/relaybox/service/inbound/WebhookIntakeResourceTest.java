@@ -59,7 +59,9 @@ class WebhookIntakeResourceTest {
                             "bodyid",
                             partner("{pointer: /id}"),
                             "github",
-                            github()),
+                            github("{pointer: /action}", ""),
+                            "github-typed",
+                            github("{header: X-GitHub-Event}", "trustUnsignedHeaders: true")),
                     METRICS))
             .build();
 
@@ -120,6 +122,20 @@ class WebhookIntakeResourceTest {
         Response again = sendGithub("delivery-poisoned", captured);
         assertThat(again.getStatus()).isEqualTo(200);
         assertThat(again.readEntity(JsonNode.class).path("status").asText()).isEqualTo("duplicate");
+    }
+
+    @Test
+    void aTypeHeaderChangedOnACapturedRequestIsAConflictNotTheRealEventsDuplicate() {
+        // The type comes from X-GitHub-Event, which GitHub does not sign: sent first with another type, the captured
+        // request must not make the real one a "duplicate" that is dropped.
+        String body = "{\"zen\": \"Keep it logically awesome.\", \"repository\": {\"full_name\": \"acme/web\"}}";
+        Response forged = sendGithubTyped("delivery-typed", "issues", body);
+        assertThat(forged.getStatus()).isEqualTo(200);
+        assertThat(forged.readEntity(JsonNode.class).path("status").asText()).isEqualTo("accepted");
+
+        assertError(sendGithubTyped("delivery-typed", "push", body), 409, "event_id_conflict");
+        Response resent = sendGithubTyped("delivery-typed", "issues", body);
+        assertThat(resent.readEntity(JsonNode.class).path("status").asText()).isEqualTo("duplicate");
     }
 
     @Test
@@ -247,6 +263,15 @@ class WebhookIntakeResourceTest {
                 .post(Entity.entity(body, MediaType.APPLICATION_JSON));
     }
 
+    private static Response sendGithubTyped(String delivery, String event, String body) {
+        return RESOURCE.target("/webhooks/github-typed")
+                .request()
+                .header("X-GitHub-Delivery", delivery)
+                .header("X-GitHub-Event", event)
+                .header("X-Hub-Signature-256", "sha256=" + HexFormat.of().formatHex(hmac(GITHUB_SECRET, body)))
+                .post(Entity.entity(body, MediaType.APPLICATION_JSON));
+    }
+
     private static byte[] hmac(String secret, String body) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
@@ -281,19 +306,23 @@ class WebhookIntakeResourceTest {
         }
     }
 
-    /** A GitHub-style partner: the body is signed, the delivery id in X-GitHub-Delivery is not. */
-    private static PartnerFactory github() {
+    /**
+     * A GitHub-style partner: the body is signed, the delivery id in X-GitHub-Delivery is not, and its type comes from
+     * {@code eventType}.
+     */
+    private static PartnerFactory github(String eventType, String trust) {
         try {
             return Jackson.newObjectMapper(new YAMLFactory())
                     .readValue("""
                     signature: {scheme: github, secrets: %s}
                     eventId: {header: X-GitHub-Delivery}
                     trustUnsignedEventIdHeader: true
-                    eventType: {pointer: /action}
+                    %s
+                    eventType: %s
                     aggregateId: {pointer: /repository/full_name}
                     aggregateType: order
                     maxBodySize: 4KiB
-                    """.formatted(GITHUB_SECRET), PartnerFactory.class);
+                    """.formatted(GITHUB_SECRET, trust, eventType), PartnerFactory.class);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
