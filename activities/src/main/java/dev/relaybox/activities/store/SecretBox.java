@@ -17,15 +17,35 @@ import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Seals short secrets for storage with AES-256-GCM (a random 96-bit nonce per value, a 128-bit tag), as
- * {@code v1:<keyId>:<base64(nonce | ciphertext | tag)>}. The key id (the first 8 hex digits of the key's SHA-256) says
+ * Seals short secrets with AES-256-GCM (a random 96-bit nonce per value, a 128-bit tag), as
+ * {@code v2:<keyId>:<base64(nonce | ciphertext | tag)>}. The key id (the first 8 hex digits of the key's SHA-256) says
  * which key opens a value, so values sealed under an older key stay readable while a rotation re-seals them; the
- * prefix is authenticated with the value, so it cannot be altered either. New values are always sealed with the
- * current key. Opening a value that was tampered with, or one sealed under a key this box lacks, throws.
+ * prefix is authenticated with the value, so it cannot be altered either, and so is the value's {@link Purpose}: a
+ * stored secret never opens as a portal token, nor a token as a stored secret, although one key seals both. New
+ * values are always sealed with the current key. Values sealed before purposes ({@code v1:}) still open, for any
+ * purpose, until a rotation re-seals them. Opening a value that was tampered with, one sealed for another purpose, or
+ * one sealed under a key this box lacks, throws.
  */
 public final class SecretBox {
-    /** The format's version prefix; a stored secret without it was written before secrets were sealed. */
-    public static final String PREFIX = "v1:";
+    /** The format's version prefix; a stored secret without it (or {@link #UNBOUND_PREFIX}) is plaintext. */
+    public static final String PREFIX = "v2:";
+
+    /** Values sealed before a value's purpose was bound to it. */
+    static final String UNBOUND_PREFIX = "v1:";
+
+    /** What a value is for, authenticated with it. */
+    public enum Purpose {
+        /** A column of the database: an endpoint's signing secret or header values. */
+        STORED_SECRET("stored-secret"),
+        /** A portal link's session and expiry. */
+        PORTAL_TOKEN("portal-token");
+
+        private final String label;
+
+        Purpose(String label) {
+            this.label = label;
+        }
+    }
 
     private static final int KEY_BYTES = 32;
     private static final int NONCE_BYTES = 12;
@@ -67,22 +87,31 @@ public final class SecretBox {
 
     /** Whether {@code value} is in the sealed format at all (a stored value without it is plaintext). */
     public static boolean isSealed(String value) {
-        return value != null && value.startsWith(PREFIX);
+        return value != null && (value.startsWith(PREFIX) || value.startsWith(UNBOUND_PREFIX));
     }
 
-    /** Whether {@code sealed} was sealed with the current key, so a rotation can leave it as it is. */
+    /**
+     * Whether {@code sealed} was sealed with the current key and its purpose, so a rotation can leave it as it is.
+     */
     public boolean sealedWithCurrentKey(String sealed) {
-        return isSealed(sealed) && currentKeyId.equals(parse(sealed).keyId());
+        return sealed != null
+                && sealed.startsWith(PREFIX)
+                && currentKeyId.equals(parse(sealed).keyId());
     }
 
+    /** Seals a {@link Purpose#STORED_SECRET}. */
     public String seal(String plaintext) {
+        return seal(plaintext, Purpose.STORED_SECRET);
+    }
+
+    public String seal(String plaintext, Purpose purpose) {
         byte[] nonce = new byte[NONCE_BYTES];
         RANDOM.nextBytes(nonce);
         String header = PREFIX + currentKeyId + ":";
         try {
             Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
             cipher.init(Cipher.ENCRYPT_MODE, keys.get(currentKeyId), new GCMParameterSpec(TAG_BITS, nonce));
-            cipher.updateAAD(header.getBytes(StandardCharsets.US_ASCII));
+            cipher.updateAAD(associatedData(header, purpose));
             byte[] sealed = cipher.doFinal(plaintext.getBytes(StandardCharsets.UTF_8));
             return header
                     + Base64.getEncoder()
@@ -95,7 +124,12 @@ public final class SecretBox {
         }
     }
 
+    /** Opens a {@link Purpose#STORED_SECRET}. */
     public String open(String sealed) {
+        return open(sealed, Purpose.STORED_SECRET);
+    }
+
+    public String open(String sealed, Purpose purpose) {
         if (!isSealed(sealed)) {
             throw new IllegalStateException("a stored secret is not sealed; start Relaybox once (it seals plaintext "
                     + "secrets at start-up) or run 'relaybox secrets rotate'");
@@ -114,17 +148,25 @@ public final class SecretBox {
         try {
             Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
             cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, body, 0, NONCE_BYTES));
-            cipher.updateAAD((PREFIX + parsed.keyId() + ":").getBytes(StandardCharsets.US_ASCII));
+            cipher.updateAAD(associatedData(parsed.version() + parsed.keyId() + ":", purpose));
             return new String(cipher.doFinal(body, NONCE_BYTES, body.length - NONCE_BYTES), StandardCharsets.UTF_8);
         } catch (AEADBadTagException e) {
             throw new IllegalStateException(
-                    "a stored secret sealed under key " + parsed.keyId() + " does not authenticate: it was altered", e);
+                    "a stored secret sealed under key " + parsed.keyId()
+                            + " does not authenticate: it was altered, or sealed for another purpose",
+                    e);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-GCM is unavailable in this JVM", e);
         }
     }
 
-    private record Parsed(String keyId, byte[] body) {}
+    /** The header as written, and for values of this format the purpose after it. */
+    private static byte[] associatedData(String header, Purpose purpose) {
+        String bound = header.startsWith(UNBOUND_PREFIX) ? header : header + purpose.label;
+        return bound.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private record Parsed(String version, String keyId, byte[] body) {}
 
     private static Parsed parse(String sealed) {
         int colon = sealed.indexOf(':', PREFIX.length());
@@ -133,6 +175,7 @@ public final class SecretBox {
         }
         try {
             return new Parsed(
+                    sealed.substring(0, PREFIX.length()),
                     sealed.substring(PREFIX.length(), colon),
                     Base64.getDecoder().decode(sealed.substring(colon + 1)));
         } catch (IllegalArgumentException e) {

@@ -3,8 +3,14 @@ package dev.relaybox.activities.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.List;
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 
 /** Sealing and opening secrets, and which key opens what, without a database. */
@@ -19,7 +25,9 @@ class SecretBoxTest {
 
         String sealed = box.seal(secret);
 
-        assertThat(sealed).startsWith("v1:" + box.currentKeyId() + ":").doesNotContain("c2VhbGVk");
+        assertThat(sealed)
+                .startsWith(SecretBox.PREFIX + box.currentKeyId() + ":")
+                .doesNotContain("c2VhbGVk");
         assertThat(box.open(sealed)).isEqualTo(secret);
         // A fresh nonce each time: equal secrets are not recognisable in the table.
         assertThat(box.seal(secret)).isNotEqualTo(sealed);
@@ -50,11 +58,55 @@ class SecretBoxTest {
         bytes[bytes.length - 1] ^= 1;
         String flipped = sealed.substring(0, sealed.lastIndexOf(':') + 1)
                 + Base64.getEncoder().encodeToString(bytes);
-        String otherId = "v1:" + SecretBox.of(OTHER_KEY, List.of()).currentKeyId() + ":" + body;
+        String otherId = SecretBox.PREFIX + SecretBox.of(OTHER_KEY, List.of()).currentKeyId() + ":" + body;
 
         assertThatThrownBy(() -> box.open(flipped)).hasMessageContaining("altered");
         assertThatThrownBy(() -> box.open(otherId)).hasMessageContaining("altered");
         assertThatThrownBy(() -> box.open("whsec_plaintext")).hasMessageContaining("not sealed");
+    }
+
+    @Test
+    void aValueOpensOnlyForThePurposeItWasSealedFor() {
+        SecretBox box = SecretBox.of(KEY, List.of());
+        String token = box.seal("7f0c…|1765000000", SecretBox.Purpose.PORTAL_TOKEN);
+        String stored = box.seal("7f0c…|1765000000");
+
+        assertThat(box.open(token, SecretBox.Purpose.PORTAL_TOKEN)).isEqualTo("7f0c…|1765000000");
+        assertThat(box.open(stored)).isEqualTo("7f0c…|1765000000");
+        // A stored value someone chose cannot be passed off as a portal link, nor a link stored as a secret.
+        assertThatThrownBy(() -> box.open(stored, SecretBox.Purpose.PORTAL_TOKEN))
+                .hasMessageContaining("another purpose");
+        assertThatThrownBy(() -> box.open(token)).hasMessageContaining("another purpose");
+    }
+
+    @Test
+    void aValueSealedBeforePurposesStillOpensAndARotationSealsItAgain() throws Exception {
+        SecretBox box = SecretBox.of(KEY, List.of());
+        String legacy = sealedAsBefore(KEY, box.currentKeyId(), "whsec_b2xkLXNlY3JldA==");
+
+        assertThat(SecretBox.isSealed(legacy)).isTrue();
+        assertThat(box.open(legacy)).isEqualTo("whsec_b2xkLXNlY3JldA==");
+        assertThat(box.sealedWithCurrentKey(legacy)).isFalse();
+    }
+
+    /** As release 1.0 sealed: {@code v1:<keyId>:}, the header alone as associated data. */
+    private static String sealedAsBefore(String key, String keyId, String plaintext) throws Exception {
+        byte[] nonce = new byte[12];
+        new SecureRandom().nextBytes(nonce);
+        String header = "v1:" + keyId + ":";
+        Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+        cipher.init(
+                Cipher.ENCRYPT_MODE,
+                new SecretKeySpec(Base64.getDecoder().decode(key), "AES"),
+                new GCMParameterSpec(128, nonce));
+        cipher.updateAAD(header.getBytes(StandardCharsets.US_ASCII));
+        byte[] sealed = cipher.doFinal(plaintext.getBytes(StandardCharsets.UTF_8));
+        return header
+                + Base64.getEncoder()
+                        .encodeToString(ByteBuffer.allocate(nonce.length + sealed.length)
+                                .put(nonce)
+                                .put(sealed)
+                                .array());
     }
 
     @Test

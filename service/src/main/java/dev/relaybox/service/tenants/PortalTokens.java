@@ -29,7 +29,7 @@ public final class PortalTokens {
 
     public Issued issue(String tenant, String createdBy, Instant expiresAt) {
         UUID session = jdbi.withExtension(TenantStore.class, store -> store.openSession(tenant, createdBy, expiresAt));
-        String sealed = box.seal(session + "|" + expiresAt.getEpochSecond());
+        String sealed = box.seal(session + "|" + expiresAt.getEpochSecond(), SecretBox.Purpose.PORTAL_TOKEN);
         String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes(sealed));
         return new Issued(session, token, expiresAt);
     }
@@ -47,7 +47,7 @@ public final class PortalTokens {
         try {
             String sealed =
                     new String(Base64.getUrlDecoder().decode(token.substring(PREFIX.length())), StandardCharsets.UTF_8);
-            parts = box.open(sealed).split("\\|");
+            parts = box.open(sealed, SecretBox.Purpose.PORTAL_TOKEN).split("\\|");
         } catch (IllegalArgumentException | IllegalStateException e) {
             return Optional.empty();
         }
