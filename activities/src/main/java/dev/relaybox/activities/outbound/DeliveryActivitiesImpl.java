@@ -12,6 +12,7 @@ import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.DeliveryTarget;
 import dev.relaybox.workflows.outbound.SettledAttempt;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
@@ -276,11 +277,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             boolean outboxFinished = record(ctx, attempt, startedAt, sent, finishesOutbox);
             Timer.builder("relaybox.delivery.attempt")
                     .description("HTTP attempts to deliver webhooks, by endpoint and outcome")
-                    .tags(
-                            "endpoint",
-                            ctx.endpointName(),
-                            "outcome",
-                            sent.result().outcome().name().toLowerCase())
+                    .tags(EndpointTags.of(ctx.endpointId(), ctx.tenant())
+                            .and("outcome", sent.result().outcome().name().toLowerCase()))
                     .publishPercentileHistogram()
                     .register(metrics)
                     .record(Duration.ofMillis(sent.latencyMs()));
@@ -350,10 +348,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         if (result.outcome() == Outcome.DELIVERED && dao.markDelivered(ctx.deliveryId())) {
             metrics.counter(
                             "relaybox.deliveries.finished",
-                            "endpoint",
-                            ctx.endpointName(),
-                            "result",
-                            DeliveryPhase.DELIVERED.label())
+                            EndpointTags.of(ctx.endpointId(), ctx.tenant())
+                                    .and("result", DeliveryPhase.DELIVERED.label()))
                     .increment();
             return finishesOutbox && dao.markProcessed(ctx.outboxId());
         } else if (result.outcome() == Outcome.GONE) {
@@ -395,22 +391,19 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                             reason,
                             lastError,
                             ctx.attempts())
-                    .map(deadLetter -> new Recorded(deadLetter, ctx.endpointName()));
+                    .map(deadLetter -> new Recorded(deadLetter, EndpointTags.of(ctx.endpointId(), ctx.tenant())));
         });
         created.ifPresent(recorded -> {
             metrics.counter(
                             "relaybox.deliveries.finished",
-                            "endpoint",
-                            recorded.endpointName(),
-                            "result",
-                            DeliveryPhase.DEAD_LETTERED.label())
+                            recorded.endpoint().and("result", DeliveryPhase.DEAD_LETTERED.label()))
                     .increment();
             deadLetters.announce(recorded.deadLetter());
         });
     }
 
     /** A dead letter this call created, with the endpoint name its metric is tagged with. */
-    private record Recorded(DeadLetters.DeadLetter deadLetter, String endpointName) {}
+    private record Recorded(DeadLetters.DeadLetter deadLetter, Tags endpoint) {}
 
     @Override
     public void finish(UUID outboxId) {

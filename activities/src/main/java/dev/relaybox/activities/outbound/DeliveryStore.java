@@ -28,7 +28,8 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  */
 public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
 
-    record DeadLetterContext(String endpointName, String url, String eventType, int attempts) {}
+    record DeadLetterContext(
+            UUID endpointId, String tenant, String endpointName, String url, String eventType, int attempts) {}
 
     /** A delivery as operators list it. */
     record Listed(
@@ -67,7 +68,7 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
             String tenant) {}
 
     @SqlQuery("""
-            SELECT e.name AS endpoint_name, e.url, o.event_type, d.attempts
+            SELECT e.id AS endpoint_id, e.tenant, e.name AS endpoint_name, e.url, o.event_type, d.attempts
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id

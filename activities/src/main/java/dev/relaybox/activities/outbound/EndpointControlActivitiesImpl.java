@@ -224,7 +224,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                     ctx.endpointName(),
                     failures,
                     settings.probeInterval());
-            metrics.counter("relaybox.endpoint.circuit.opened", "endpoint", ctx.endpointName())
+            metrics.counter("relaybox.endpoint.circuit.opened", EndpointTags.of(ctx.endpointId(), ctx.tenant()))
                     .increment();
         }
         if (circuitChange.closed()) {
@@ -239,7 +239,9 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                     ctx.endpointName(),
                     settings.disableAfter(),
                     failures);
-            metrics.counter("relaybox.endpoints.disabled", "endpoint", ctx.endpointName(), "reason", "failing")
+            metrics.counter(
+                            "relaybox.endpoints.disabled",
+                            EndpointTags.of(ctx.endpointId(), ctx.tenant()).and("reason", "failing"))
                     .increment();
         }
         if (circuitChange.closed() || circuitChange.disables()) {

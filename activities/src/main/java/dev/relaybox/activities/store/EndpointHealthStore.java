@@ -14,6 +14,7 @@ public interface EndpointHealthStore extends SqlObject {
     record Health(
             UUID endpointId,
             String endpointName,
+            String tenant,
             boolean enabled,
             Circuit circuit,
             int consecutiveFailures,
@@ -35,7 +36,7 @@ public interface EndpointHealthStore extends SqlObject {
 
     /** Each endpoint's health: its circuit, and its attempts since {@code :since}; {@link #health} adds the WHERE. */
     String HEALTH = """
-            SELECT e.id AS endpoint_id, e.name AS endpoint_name, e.enabled, COALESCE(s.circuit, :closed) AS circuit,
+            SELECT e.id AS endpoint_id, e.name AS endpoint_name, e.tenant, e.enabled, COALESCE(s.circuit, :closed) AS circuit,
                    COALESCE(s.consecutive_failures, 0) AS consecutive_failures, s.failing_since, s.opened_at,
                    s.next_probe_at, s.last_success_at, s.last_failure_at,
                    h.attempts AS attempts_last_hour, h.successes AS successes_last_hour,

@@ -122,6 +122,7 @@ public interface EndpointStore extends SqlObject, EndpointAttemptStore {
             DeliveryStatus status,
             UUID endpointId,
             String endpointName,
+            String tenant,
             boolean enabled,
             Double rateLimit,
             Integer rateBurst,
@@ -140,7 +141,8 @@ public interface EndpointStore extends SqlObject, EndpointAttemptStore {
     }
 
     @SqlQuery("""
-            SELECT d.id AS delivery_id, d.outbox_id, d.status, e.id AS endpoint_id, e.name AS endpoint_name, e.enabled,
+            SELECT d.id AS delivery_id, d.outbox_id, d.status, e.id AS endpoint_id, e.name AS endpoint_name, e.tenant,
+                   e.enabled,
                    e.rate_limit, e.rate_burst, e.max_in_flight, e.ordered, o.aggregate_type, o.aggregate_id, o.seq
               FROM deliveries d
               JOIN endpoints e ON e.id = d.endpoint_id

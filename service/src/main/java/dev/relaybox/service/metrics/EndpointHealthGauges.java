@@ -1,5 +1,6 @@
 package dev.relaybox.service.metrics;
 
+import dev.relaybox.activities.outbound.EndpointTags;
 import dev.relaybox.activities.store.EndpointHealthStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
@@ -12,9 +13,11 @@ import java.util.stream.Stream;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * Per-endpoint health as Prometheus gauges labelled {@code endpoint}: circuit state, failure streak, success
- * ratio and p50/p99 latency over the last hour, last success, requests in flight and deliveries waiting.
- * Endpoints come and go, so the rows are read from the database when scraped (at most every few seconds).
+ * Per-endpoint health as Prometheus gauges labelled {@code endpoint} (its id) and {@code tenant} ({@link
+ * EndpointTags}): circuit state, failure streak, success ratio and p50/p99 latency over the last hour, last success,
+ * requests in flight and deliveries waiting; {@code relaybox_endpoint_info} is 1 per endpoint with its {@code name},
+ * for dashboards to join on. Endpoints come and go, so the rows are read from the database when scraped (at most
+ * every few seconds).
  */
 final class EndpointHealthGauges {
     private static final Duration MAX_AGE = Duration.ofSeconds(5);
@@ -27,6 +30,7 @@ final class EndpointHealthGauges {
     private final MultiGauge lastSuccess;
     private final MultiGauge inFlight;
     private final MultiGauge waiting;
+    private final MultiGauge info;
     private Instant readAt = Instant.EPOCH;
 
     EndpointHealthGauges(Jdbi jdbi, MeterRegistry registry) {
@@ -49,6 +53,7 @@ final class EndpointHealthGauges {
                 registry,
                 "relaybox.endpoint.waiting",
                 "deliveries waiting for the circuit, an earlier event or a slot");
+        info = gauge(registry, "relaybox.endpoint.info", "1 per endpoint, with its name");
     }
 
     synchronized void refresh() {
@@ -70,6 +75,11 @@ final class EndpointHealthGauges {
                 rows.stream().filter(h -> h.lastSuccessAt() != null).toList(),
                 h -> h.lastSuccessAt().toEpochMilli() / 1000.0);
         register(inFlight, rows, EndpointHealthStore.Health::inFlight);
+        info.register(
+                rows.stream()
+                        .map(h -> MultiGauge.Row.of(tags(h).and("name", h.endpointName()), 1.0))
+                        .toList(),
+                true);
         register(waiting, rows, EndpointHealthStore.Health::waiting);
         List<EndpointHealthStore.Health> measured =
                 rows.stream().filter(h -> h.p50LatencyMs() != null).toList();
@@ -77,14 +87,16 @@ final class EndpointHealthGauges {
                 Stream.concat(
                                 measured.stream()
                                         .map(h -> MultiGauge.Row.of(
-                                                Tags.of("endpoint", h.endpointName(), "quantile", "0.5"),
-                                                h.p50LatencyMs() / 1000.0)),
+                                                tags(h).and("quantile", "0.5"), h.p50LatencyMs() / 1000.0)),
                                 measured.stream()
                                         .map(h -> MultiGauge.Row.of(
-                                                Tags.of("endpoint", h.endpointName(), "quantile", "0.99"),
-                                                h.p99LatencyMs() / 1000.0)))
+                                                tags(h).and("quantile", "0.99"), h.p99LatencyMs() / 1000.0)))
                         .toList(),
                 true);
+    }
+
+    private static Tags tags(EndpointHealthStore.Health h) {
+        return EndpointTags.of(h.endpointId(), h.tenant());
     }
 
     private static MultiGauge gauge(MeterRegistry registry, String name, String description) {
@@ -97,7 +109,7 @@ final class EndpointHealthGauges {
             ToDoubleFunction<EndpointHealthStore.Health> value) {
         gauge.register(
                 rows.stream()
-                        .map(h -> MultiGauge.Row.of(Tags.of("endpoint", h.endpointName()), value.applyAsDouble(h)))
+                        .map(h -> MultiGauge.Row.of(tags(h), value.applyAsDouble(h)))
                         .toList(),
                 true);
     }

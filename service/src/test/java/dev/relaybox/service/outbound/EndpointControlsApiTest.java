@@ -132,9 +132,13 @@ class EndpointControlsApiTest {
         });
         await().atMost(Duration.ofSeconds(30))
                 .untilAsserted(() -> assertThat(metrics())
-                        .contains("relaybox_endpoint_success_ratio{endpoint=\"healthy\"} 0.5")
-                        .contains("relaybox_endpoint_circuit_open{endpoint=\"healthy\"} 0.0")
-                        .contains("relaybox_endpoint_latency_seconds{endpoint=\"healthy\",quantile=\"0.99\"}"));
+                        // By id, the operator's own tenant "": a name is only the info metric's label.
+                        .contains("relaybox_endpoint_info{endpoint=\"" + id + "\",name=\"healthy\",tenant=\"\"} 1")
+                        .contains("relaybox_endpoint_success_ratio{endpoint=\"" + id + "\",tenant=\"\"} 0.5")
+                        .contains("relaybox_endpoint_circuit_open{endpoint=\"" + id + "\",tenant=\"\"} 0.0")
+                        .contains("relaybox_endpoint_latency_seconds{endpoint=\"" + id
+                                + "\",quantile=\"0.99\",tenant=\"\"}")
+                        .doesNotContain("endpoint=\"healthy\""));
     }
 
     @Test
@@ -158,8 +162,8 @@ class EndpointControlsApiTest {
         assertThat(open.path("nextProbeAt").asText()).isNotBlank();
         assertThat(open.path("failingSince").asText()).isNotBlank();
         await().atMost(Duration.ofSeconds(30))
-                .untilAsserted(() ->
-                        assertThat(metrics()).contains("relaybox_endpoint_circuit_open{endpoint=\"outage\"} 1.0"));
+                .untilAsserted(() -> assertThat(metrics())
+                        .contains("relaybox_endpoint_circuit_open{endpoint=\"" + id + "\",tenant=\"\"} 1.0"));
 
         RECEIVER.script("/outage", TestReceiver.Reply.of(200));
 
