@@ -103,7 +103,14 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             deliveries.createDeliveries(outboxId);
             var targets = deliveries.unfinished(outboxId).stream()
                     .map(t -> new DeliveryTarget(
-                            t.deliveryId(), t.endpointName(), t.url(), t.attempts(), t.nextAttemptAt(), t.goesAtOnce()))
+                            t.deliveryId(),
+                            t.endpointName(),
+                            // Recorded in the history, which the Temporal UI shows: never a path, query or userinfo.
+                            // Each attempt reads the whole URL from the store.
+                            RedactedUrl.of(t.url()),
+                            t.attempts(),
+                            t.nextAttemptAt(),
+                            t.goesAtOnce()))
                     .toList();
             return new DeliveryPlan(
                     event.eventType(),

@@ -30,13 +30,17 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -129,7 +133,7 @@ class OutboxDeliveryWorkflowTest {
                                 .equals("LocalActivity"))
                         .map(e -> e.getUserMetadata().getSummary().getData().toStringUtf8()))
                 .as("plan once, no empty re-plan, the attempt; summaries for the timeline")
-                .containsExactly("\"plan the deliveries\"", "\"attempt 1 to " + receiver.url("/hooks") + "\"");
+                .containsExactly("\"plan the deliveries\"", "\"attempt 1 to " + receiver.url("/…") + "\"");
         // Set at the start: what it is about, and pending. Delivered, with its endpoints, as it ends.
         assertThat(events.stream()
                         .filter(HistoryEvent::hasUpsertWorkflowSearchAttributesEventAttributes)
@@ -326,6 +330,31 @@ class OutboxDeliveryWorkflowTest {
                 .hasSize(3);
         // The recorded history replays against today's code: a change that breaks running workflows fails here.
         WorkflowReplayer.replayWorkflowExecution(history, OutboxDeliveryWorkflowImpl.class);
+    }
+
+    @Test
+    void anEndpointsPathAndQueryNeverReachTheHistory() {
+        // Receivers put capabilities in the path or query; whoever reads the Temporal UI must not learn them.
+        endpoint("shop", "/hooks/T0K3N?key=s3cr3t-capability", "*");
+        receiver.script("/hooks/T0K3N", Reply.of(503), Reply.of(200));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
+        String history = readable(env.getWorkflowClient()
+                .fetchHistory(OutboxDeliveryWorkflow.workflowId(outboxId))
+                .toJson(false));
+        assertThat(history).contains("127.0.0.1").doesNotContain("T0K3N", "s3cr3t-capability");
+    }
+
+    /** The history as JSON with every payload (base64 there) decoded beside it, as the Temporal UI shows them. */
+    private static String readable(String historyJson) {
+        StringBuilder text = new StringBuilder(historyJson);
+        Matcher data = Pattern.compile("\"data\": ?\"([A-Za-z0-9+/=]*)\"").matcher(historyJson);
+        while (data.find()) {
+            text.append('\n').append(new String(Base64.getDecoder().decode(data.group(1)), StandardCharsets.UTF_8));
+        }
+        return text.toString();
     }
 
     @Test
