@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.inbound.InboundRoutes;
 import dev.relaybox.activities.inbound.PartnerSignature;
+import dev.relaybox.workflows.VisibilityLimits;
 import io.dropwizard.util.DataSize;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotEmpty;
@@ -167,8 +168,21 @@ public final class PartnerFactory {
                 && !signature.scheme().signsHeader(header);
     }
 
+    /** A partner's name: in the webhook URL, metric labels and search attributes. */
+    static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
+
+    /** An aggregate type: part of every entity's key and of search attributes, as the outbox API bounds it. */
+    static final String AGGREGATE_TYPE = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
+
     /** What makes this partner unusable, naming it, or null. */
     public String problem(String name) {
+        if (name == null || !name.matches(NAME)) {
+            return "partner name '" + VisibilityLimits.truncate(name, 120)
+                    + "' must be letters, digits, '.', '_' or '-', at most 100";
+        }
+        if (!aggregateType.matches(AGGREGATE_TYPE)) {
+            return "partner '" + name + "': aggregateType must be letters, digits, '.', '_' or '-', at most 100";
+        }
         String problem = signature.problem();
         if (problem == null) {
             problem = eventId.problem("eventId");

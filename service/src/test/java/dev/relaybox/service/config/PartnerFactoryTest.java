@@ -80,6 +80,24 @@ class PartnerFactoryTest {
                 .isNull();
     }
 
+    @Test
+    void aPartnerNameOrAggregateTypeBeyondWhatKeysAndLabelsTakeIsRefused() {
+        PartnerFactory shop =
+                partner("{scheme: standard-webhooks, secrets: " + SHOP_SECRET + "}", "{pointer: /id}", "");
+        assertThat(shop.problem("p".repeat(101))).contains("partner name", "at most 100");
+        assertThat(shop.problem("with space")).contains("partner name");
+        assertThat(shop.problem("shop")).isNull();
+
+        String longType = """
+                signature: {scheme: standard-webhooks, secrets: %s}
+                eventId: {pointer: /id}
+                eventType: {pointer: /type}
+                aggregateId: {pointer: /data/id}
+                aggregateType: %s
+                """.formatted(SHOP_SECRET, "a".repeat(101));
+        assertThat(read(longType).problem("shop")).contains("aggregateType");
+    }
+
     private static PartnerFactory read(String yaml) {
         try {
             return Jackson.newObjectMapper(new YAMLFactory()).readValue(yaml, PartnerFactory.class);
