@@ -26,7 +26,10 @@ public record DeliveryPlan(
      */
     public static final int ATTEMPT_SETTLES = 1;
 
-    public static final int CURRENT = ATTEMPT_SETTLES;
+    /** As {@link #ATTEMPT_SETTLES}, and a wait cut short (by {@code retryNow}) cancels its timer. */
+    public static final int CUT_SHORT_TIMERS_CANCELLED = 2;
+
+    public static final int CURRENT = CUT_SHORT_TIMERS_CANCELLED;
 
     public DeliveryPlan {
         targets = List.copyOf(targets);
