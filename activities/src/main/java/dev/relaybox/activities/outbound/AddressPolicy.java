@@ -73,8 +73,8 @@ public final class AddressPolicy {
         return new AddressPolicy(tenantNetworks, tenantNetworks, own, true);
     }
 
-    /** A tenant's policy: replies from special-purpose addresses are not shown, only their status. */
-    public boolean forTenant() {
+    /** Whether this is the tenants' policy ({@link #forTenants}). */
+    public boolean judgesTenants() {
         return tenants;
     }
 

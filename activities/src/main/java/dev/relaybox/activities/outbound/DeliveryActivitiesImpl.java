@@ -409,7 +409,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         });
     }
 
-    /** A dead letter this call created, with the endpoint name its metric is tagged with. */
+    /** A dead letter this call created, with the tags of its endpoint's metric. */
     private record Recorded(DeadLetters.DeadLetter deadLetter, Tags endpoint) {}
 
     @Override

@@ -38,7 +38,7 @@ public final class EndpointUrlPolicy {
      * what answers there.
      */
     public boolean showsRepliesFrom(InetAddress address) {
-        return !policy.forTenant() || AddressPolicy.isPublic(address);
+        return !policy.judgesTenants() || AddressPolicy.isPublic(address);
     }
 
     /**
