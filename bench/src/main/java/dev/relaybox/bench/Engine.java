@@ -56,7 +56,13 @@ final class Engine implements AutoCloseable {
      */
     List<ConfigOverride> overrides() {
         if (server == null) {
-            return List.of(ConfigOverride.config("temporal.embeddedEngine", name));
+            // Embedded mode would make tokens of its own: the bench's (the environment's, else the development
+            // ones, accepted on loopback) are configured instead.
+            return List.of(
+                    ConfigOverride.config("temporal.embeddedEngine", name),
+                    ConfigOverride.config("auth.adminTokens", Admin.TOKEN),
+                    ConfigOverride.config(
+                            "auth.producerTokens", Shop.env("RELAYBOX_PRODUCER_TOKENS", "dev-producer-token")));
         }
         List<ConfigOverride> overrides = new ArrayList<>(production);
         overrides.add(ConfigOverride.config("temporal.taskQueue", "relaybox-" + UUID.randomUUID()));

@@ -1,6 +1,7 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 
@@ -9,7 +10,10 @@ import java.util.List;
  * {@code /admin/*} and the producer API; producer tokens open only the producer API.
  */
 public final class AuthFactory {
-    /** Documented development tokens: accepted only in embedded mode with every listener on loopback. */
+    /**
+     * Documented development tokens, which the tests configure: accepted only in embedded mode with every listener on
+     * loopback. Embedded mode without tokens configured makes its own ({@link EmbeddedTokens}).
+     */
     public static final String DEV_ADMIN_TOKEN = "dev-admin-token";
 
     public static final String DEV_PRODUCER_TOKEN = "dev-producer-token";
@@ -31,6 +35,24 @@ public final class AuthFactory {
 
     public List<String> producerTokens() {
         return split(producerTokens);
+    }
+
+    /**
+     * Embedded mode: the data directory's own tokens where none are configured ({@link EmbeddedTokens}). True when
+     * they were made now.
+     */
+    public boolean useEmbeddedTokensWhereUnset(Path dataDirectory) {
+        if (!adminTokens().isEmpty() && !producerTokens().isEmpty()) {
+            return false;
+        }
+        EmbeddedTokens.Tokens tokens = EmbeddedTokens.of(dataDirectory);
+        if (adminTokens().isEmpty()) {
+            adminTokens = tokens.admin();
+        }
+        if (producerTokens().isEmpty()) {
+            producerTokens = tokens.producer();
+        }
+        return tokens.made();
     }
 
     /** Why this configuration must not serve production traffic, or null when it may. */

@@ -28,6 +28,9 @@ final class EmbeddedJar {
         Map<String, String> environment = new HashMap<>();
         environment.put("PATH", "/usr/local/bin:/usr/bin:/bin");
         environment.put("RELAYBOX_DATA_DIR", data.resolve("postgres").toString());
+        // The documented development tokens, which embedded mode accepts on loopback when configured.
+        environment.put("RELAYBOX_ADMIN_TOKENS", TestApp.ADMIN_TOKEN);
+        environment.put("RELAYBOX_PRODUCER_TOKENS", TestApp.PRODUCER_TOKEN);
         environment.put("EMBEDDED_POSTGRES_PORT", Integer.toString(TestApp.freePort()));
         environment.put("EMBEDDED_POSTGRES_DURABLE", "false");
         environment.put("TEMPORAL_EMBEDDED_PORT", Integer.toString(TestApp.freePort()));
