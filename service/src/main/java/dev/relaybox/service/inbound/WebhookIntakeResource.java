@@ -46,9 +46,6 @@ import org.slf4j.LoggerFactory;
 @Path("/webhooks/{partner}")
 @Produces(MediaType.APPLICATION_JSON)
 public final class WebhookIntakeResource {
-    /** The longest event type or aggregate id, as {@code POST /outbox} takes them. */
-    private static final int MAX_NAME = 200;
-
     private static final Logger LOG = LoggerFactory.getLogger(WebhookIntakeResource.class);
     private final InboxIntake inbox;
     private final JsonBodyReader jsonBodyReader;
@@ -127,21 +124,6 @@ public final class WebhookIntakeResource {
         // A missing type or aggregate id is stored: processing quarantines it as poison, where operators see it.
         String eventType = find(partner.getEventType(), headers, payload).orElse(null);
         String aggregateId = find(partner.getAggregateId(), headers, payload).orElse(null);
-        // Keys of entities and search attributes: bounded like the outbox API bounds them.
-        if (eventType != null && eventType.length() > MAX_NAME) {
-            throw refuse(
-                    partnerName,
-                    400,
-                    "invalid_event_type",
-                    "the event type is longer than " + MAX_NAME + " characters");
-        }
-        if (aggregateId != null && aggregateId.length() > MAX_NAME) {
-            throw refuse(
-                    partnerName,
-                    400,
-                    "invalid_aggregate_id",
-                    "the aggregate id is longer than " + MAX_NAME + " characters");
-        }
 
         InboxIntake.Receipt receipt;
         try {

@@ -208,24 +208,6 @@ class WebhookIntakeResourceTest {
     }
 
     @Test
-    void anOverlongTypeOrAggregateIdIsABadRequestAndStoresNothing() {
-        String longType = "order." + "x".repeat(200);
-        String longOrder = "o".repeat(201);
-        assertError(
-                send("shop", "evt-r-long-type", "{\"type\": \"" + longType + "\", \"data\": {\"orderId\": \"1\"}}"),
-                400,
-                "invalid_event_type");
-        assertError(
-                send(
-                        "shop",
-                        "evt-r-long-agg",
-                        "{\"type\": \"order.paid\", \"data\": {\"orderId\": \"" + longOrder + "\"}}"),
-                400,
-                "invalid_aggregate_id");
-        assertThat(rows("evt-r-long-type") + rows("evt-r-long-agg")).isZero();
-    }
-
-    @Test
     void jsonThatJacksonAcceptsButJsonbCannotStoreIsABadRequestOnEveryRetry() {
         List<String> bodies = List.of(
                 "{\"type\": \"order.created\", \"data\": {\"orderId\": \"nul\", \"note\": \"a\\u0000b\"}}",
