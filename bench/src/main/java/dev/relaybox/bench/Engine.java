@@ -56,13 +56,14 @@ final class Engine implements AutoCloseable {
      */
     List<ConfigOverride> overrides() {
         if (server == null) {
-            // Embedded mode would make tokens of its own: the bench's (the environment's, else the development
+            // Embedded mode would make credentials of its own: the bench's (the environment's, else the development
             // ones, accepted on loopback) are configured instead.
             return List.of(
                     ConfigOverride.config("temporal.embeddedEngine", name),
                     ConfigOverride.config("auth.adminTokens", Admin.TOKEN),
                     ConfigOverride.config(
-                            "auth.producerTokens", Shop.env("RELAYBOX_PRODUCER_TOKENS", "dev-producer-token")));
+                            "auth.producerTokens", Shop.env("RELAYBOX_PRODUCER_TOKENS", "dev-producer-token")),
+                    ConfigOverride.config("partners.shop.signature.secrets", Shop.SECRET));
         }
         List<ConfigOverride> overrides = new ArrayList<>(production);
         overrides.add(ConfigOverride.config("temporal.taskQueue", "relaybox-" + UUID.randomUUID()));

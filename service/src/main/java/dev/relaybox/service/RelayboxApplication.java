@@ -19,7 +19,7 @@ import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.api.JsonErrorMappers;
-import dev.relaybox.service.config.EmbeddedTokens;
+import dev.relaybox.service.config.EmbeddedCredentials;
 import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.dispatch.Dispatcher;
 import dev.relaybox.service.dispatch.DispatcherHealthCheck;
@@ -85,7 +85,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
     @Override
     public void run(RelayboxConfiguration config, Environment environment) {
-        useEmbeddedTokens(config);
+        useEmbeddedCredentials(config);
         Map<String, StateMachine> machines = StartupChecks.stateMachines(config);
         Roles roles = StartupChecks.roles(config);
         AddressPolicy addresses = StartupChecks.addressPolicy(config);
@@ -204,17 +204,25 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         environment.lifecycle().addServerLifecycleListener(ReadyMessage.listener(config, temporal, roles));
     }
 
-    /** Embedded mode without configured tokens uses the data directory's own, made on its first start. */
-    private static void useEmbeddedTokens(RelayboxConfiguration config) {
+    /**
+     * Embedded mode without configured tokens or partner secrets uses the data directory's own, made on its first
+     * start.
+     */
+    private static void useEmbeddedCredentials(RelayboxConfiguration config) {
         if (!config.isEmbedded()) {
             return;
         }
-        Path data = Path.of(config.getEmbeddedPostgres().getDataDirectory()).toAbsolutePath();
-        if (config.getAuth().useEmbeddedTokensWhereUnset(data)) {
+        EmbeddedCredentials credentials = EmbeddedCredentials.in(
+                Path.of(config.getEmbeddedPostgres().getDataDirectory()).toAbsolutePath());
+        config.getAuth().useEmbeddedTokensWhereUnset(credentials);
+        config.getPartners()
+                .forEach((name, partner) ->
+                        partner.useEmbeddedSecretWhereUnset(credentials, StartupChecks.secretVariable(name)));
+        if (credentials.made()) {
             LOG.warn(
-                    "made an admin token and a producer token for this data directory in {}; in a shell: export $(cat {})",
-                    data.resolve(EmbeddedTokens.FILE),
-                    data.resolve(EmbeddedTokens.FILE));
+                    "made API tokens and partner secrets for this data directory in {}; in a shell: export $(cat {})",
+                    credentials.file(),
+                    credentials.file());
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 
@@ -12,7 +11,7 @@ import java.util.List;
 public final class AuthFactory {
     /**
      * Documented development tokens, which the tests configure: accepted only in embedded mode with every listener on
-     * loopback. Embedded mode without tokens configured makes its own ({@link EmbeddedTokens}).
+     * loopback. Embedded mode without tokens configured makes its own ({@link EmbeddedCredentials}).
      */
     public static final String DEV_ADMIN_TOKEN = "dev-admin-token";
 
@@ -37,22 +36,14 @@ public final class AuthFactory {
         return split(producerTokens);
     }
 
-    /**
-     * Embedded mode: the data directory's own tokens where none are configured ({@link EmbeddedTokens}). True when
-     * they were made now.
-     */
-    public boolean useEmbeddedTokensWhereUnset(Path dataDirectory) {
-        if (!adminTokens().isEmpty() && !producerTokens().isEmpty()) {
-            return false;
-        }
-        EmbeddedTokens.Tokens tokens = EmbeddedTokens.of(dataDirectory);
+    /** Embedded mode: the data directory's own tokens where none are configured. */
+    public void useEmbeddedTokensWhereUnset(EmbeddedCredentials credentials) {
         if (adminTokens().isEmpty()) {
-            adminTokens = tokens.admin();
+            adminTokens = credentials.value("RELAYBOX_ADMIN_TOKENS", EmbeddedCredentials::newToken);
         }
         if (producerTokens().isEmpty()) {
-            producerTokens = tokens.producer();
+            producerTokens = credentials.value("RELAYBOX_PRODUCER_TOKENS", EmbeddedCredentials::newToken);
         }
-        return tokens.made();
     }
 
     /** Why this configuration must not serve production traffic, or null when it may. */

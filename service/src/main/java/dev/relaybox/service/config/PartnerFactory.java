@@ -106,6 +106,23 @@ public final class PartnerFactory {
     @JsonProperty
     private boolean trustUnsignedHeaders;
 
+    /**
+     * Embedded mode: the data directory's own signing secret for this partner where the configuration sets none (or
+     * only blank ones), under the variable that would set it.
+     */
+    public void useEmbeddedSecretWhereUnset(EmbeddedCredentials credentials, String variable) {
+        boolean unset = signature.secrets().stream().allMatch(secret -> secret == null || secret.isBlank());
+        if (unset) {
+            String secret = credentials.value(variable, EmbeddedCredentials::newSigningSecret);
+            signature = new PartnerSignature(
+                    signature.scheme(),
+                    List.of(secret),
+                    signature.toleranceSeconds(),
+                    signature.header(),
+                    signature.encoding());
+        }
+    }
+
     public PartnerSignature getSignature() {
         return signature;
     }

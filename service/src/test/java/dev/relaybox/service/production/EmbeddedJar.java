@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.service.TestApp;
+import dev.relaybox.service.config.AuthFactory;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,9 +29,10 @@ final class EmbeddedJar {
         Map<String, String> environment = new HashMap<>();
         environment.put("PATH", "/usr/local/bin:/usr/bin:/bin");
         environment.put("RELAYBOX_DATA_DIR", data.resolve("postgres").toString());
-        // The documented development tokens, which embedded mode accepts on loopback when configured.
+        // The documented development tokens and partner secret, which embedded mode accepts on loopback when set.
         environment.put("RELAYBOX_ADMIN_TOKENS", TestApp.ADMIN_TOKEN);
         environment.put("RELAYBOX_PRODUCER_TOKENS", TestApp.PRODUCER_TOKEN);
+        environment.put("SHOP_WEBHOOK_SECRET", AuthFactory.DEV_PARTNER_SECRET);
         environment.put("EMBEDDED_POSTGRES_PORT", Integer.toString(TestApp.freePort()));
         environment.put("EMBEDDED_POSTGRES_DURABLE", "false");
         environment.put("TEMPORAL_EMBEDDED_PORT", Integer.toString(TestApp.freePort()));
