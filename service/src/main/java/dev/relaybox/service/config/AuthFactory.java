@@ -73,7 +73,11 @@ public final class AuthFactory {
         return token.length() < MIN_TOKEN_LENGTH;
     }
 
+    /** Null where the configuration leaves the setting empty ({@code ${RELAYBOX_ADMIN_TOKENS:-}}). */
     private static List<String> split(String tokens) {
+        if (tokens == null) {
+            return List.of();
+        }
         return Arrays.stream(tokens.split(","))
                 .map(String::trim)
                 .filter(t -> !t.isEmpty())
