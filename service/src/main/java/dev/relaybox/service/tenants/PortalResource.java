@@ -125,8 +125,7 @@ public final class PortalResource {
         int existing = jdbi.withExtension(EndpointStore.class, store -> store.countOfTenant(caller.tenant()));
         if (existing >= quotas.endpoints()) {
             throw ApiException.conflict(
-                    "quota_exceeded",
-                    "at most " + quotas.endpoints() + " endpoints; remove one first, or ask your provider for more");
+                    "quota_exceeded", "at most " + quotas.endpoints() + " endpoints; ask your provider for more");
         }
         return endpoints.create(request, caller.tenant());
     }
