@@ -358,47 +358,6 @@ class OutboxDeliveryWorkflowTest {
     }
 
     @Test
-    void aWaitCutShortByRetryNowCancelsItsTimerInsteadOfLeavingItToFire() {
-        endpoint("shop", "/hooks", "*");
-        receiver.script("/hooks", Reply.of(503));
-        UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
-        String workflowId = OutboxDeliveryWorkflow.workflowId(outboxId);
-        WorkflowClient client = env.getWorkflowClient();
-        OutboxDeliveryWorkflow workflow = client.newWorkflowStub(
-                OutboxDeliveryWorkflow.class,
-                WorkflowOptions.newBuilder()
-                        .setTaskQueue(QUEUE)
-                        .setWorkflowId(workflowId)
-                        .build());
-        WorkflowClient.start(workflow::deliver, outboxId);
-        // Nobody waits on the result yet, so Temporal's clock stays put in the first wait (1 minute).
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> receiver.received("/hooks").size() == 1);
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> client.fetchHistory(workflowId).getEvents().stream()
-                        .anyMatch(HistoryEvent::hasTimerStartedEventAttributes));
-
-        workflow.retryNow();
-        WorkflowStub.fromTyped(workflow).getResult(Void.class);
-
-        List<HistoryEvent> events = client.fetchHistory(workflowId).getEvents();
-        long started = events.stream()
-                .filter(HistoryEvent::hasTimerStartedEventAttributes)
-                .count();
-        long fired = events.stream()
-                .filter(HistoryEvent::hasTimerFiredEventAttributes)
-                .count();
-        long cancelled = events.stream()
-                .filter(HistoryEvent::hasTimerCanceledEventAttributes)
-                .count();
-        // Waits of 1, 5 and 15 minutes; the first cut short, so cancelled; the later two run out and lead on.
-        assertThat(receiver.received("/hooks")).hasSize(4);
-        assertThat(started).isEqualTo(3);
-        assertThat(cancelled).isEqualTo(1);
-        assertThat(fired).as("no timer fires for a wait already over").isEqualTo(2);
-    }
-
-    @Test
     void retryAfterIsHonouredInsteadOfTheSchedule() {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.retryAfter(429, "120"), Reply.of(200));

@@ -26,10 +26,7 @@ public record DeliveryPlan(
      */
     public static final int ATTEMPT_SETTLES = 1;
 
-    /** As {@link #ATTEMPT_SETTLES}, and a wait cut short (by {@code retryNow}) cancels its timer. */
-    public static final int CUT_SHORT_TIMERS_CANCELLED = 2;
-
-    public static final int CURRENT = CUT_SHORT_TIMERS_CANCELLED;
+    public static final int CURRENT = ATTEMPT_SETTLES;
 
     public DeliveryPlan {
         targets = List.copyOf(targets);

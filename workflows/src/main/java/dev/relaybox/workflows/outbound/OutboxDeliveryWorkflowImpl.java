@@ -85,9 +85,6 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         DeliveryPlan plan = planAgain();
         // The first plan's revision holds for the whole run, as Workflow.getVersion's would.
         boolean attemptSettles = plan.revision() >= DeliveryPlan.ATTEMPT_SETTLES;
-        if (plan.revision() >= DeliveryPlan.CUT_SHORT_TIMERS_CANCELLED) {
-            waits.cancelCutShortTimers();
-        }
         http = new HttpAttempts(board, gate, attemptSettles);
         if (attemptSettles) {
             // What the workflow is about was set when it was started.

@@ -14,27 +14,17 @@ import java.util.List;
  */
 final class ResumableWaits {
     private final List<Functions.Func<Boolean>> open = new ArrayList<>();
-    /** Plans made before {@link DeliveryPlan#CUT_SHORT_TIMERS_CANCELLED} leave a timer cut short running. */
-    private boolean cancelCutShortTimers;
-
-    /** From now on a wait cut short cancels its timer (the plan's revision says so). */
-    void cancelCutShortTimers() {
-        cancelCutShortTimers = true;
-    }
 
     /** {@link TimerOrSignal#await}, known here until it returns. */
     boolean await(Duration wait, String summary, Functions.Func<Boolean> signalled) {
-        Functions.Proc1<Functions.Func<Boolean>> waiting = over -> {
+        return TimerOrSignal.await(wait, summary, signalled, over -> {
             open.add(over);
             try {
                 Workflow.await(over::apply);
             } finally {
                 open.remove(over);
             }
-        };
-        return cancelCutShortTimers
-                ? TimerOrSignal.awaitCancellingTheTimer(wait, summary, signalled, waiting)
-                : TimerOrSignal.await(wait, summary, signalled, waiting);
+        });
     }
 
     /** True when {@code branches} branches wait here, none of them woken yet (by its timer or a signal). */
