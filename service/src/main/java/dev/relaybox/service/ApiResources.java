@@ -24,6 +24,7 @@ import dev.relaybox.service.admin.PayloadSchemas;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.OpenApiResource;
+import dev.relaybox.service.api.StorableQueries;
 import dev.relaybox.service.auth.BearerTokens;
 import dev.relaybox.service.catalog.CatalogWebhooks;
 import dev.relaybox.service.catalog.EventTypesResource;
@@ -74,6 +75,7 @@ final class ApiResources {
         PortalTokens portalTokens =
                 new PortalTokens(jdbi, jdbi.getConfig(SealedColumns.class).box());
         BearerTokens.register(environment.jersey(), config.getAuth(), portalTokens);
+        environment.jersey().register(new StorableQueries());
         environment
                 .jersey()
                 .register(new JsonBodyLimit(

@@ -53,7 +53,7 @@ import org.jdbi.v3.core.Jdbi;
 public final class EndpointsResource {
     private final Jdbi jdbi;
     /** The reason of a tenant's own disabling, the one a tenant may undo. */
-    public static final String DISABLED_IN_THE_PORTAL = "disabled in the portal";
+    private static final String DISABLED_IN_THE_PORTAL = "disabled in the portal";
 
     private final EndpointUrlPolicy urlPolicy;
     private final EndpointUrlPolicy tenantUrlPolicy;

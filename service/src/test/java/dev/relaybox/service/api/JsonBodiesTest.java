@@ -9,6 +9,7 @@ import dev.relaybox.service.TestApp;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import jakarta.ws.rs.client.Entity;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -41,5 +42,21 @@ class JsonBodiesTest {
         assertThat(nul.status()).isEqualTo(400);
         assertThat(nul.text("reason")).isNotBlank();
         assertThat(API.admin("GET", "/admin/tenants/nul", null).status()).isEqualTo(404);
+    }
+
+    @Test
+    void aNulByteInAQueryParameterIsABadRequestNotAServerError() {
+        for (String path : List.of(
+                "/admin/story?q=a%00b",
+                "/admin/dead-letters?eventType=order%00",
+                "/admin/dead-letters/count?peer=%00",
+                "/admin/inbox?aggregate=order:%00",
+                "/admin/deliveries?endpoint=%00",
+                "/admin/outbox?tenant=%00")) {
+            Answer answer = API.admin("GET", path, null);
+            assertThat(answer.status()).as(path).isEqualTo(400);
+            assertThat(answer.text("error")).as(path).isEqualTo("invalid_query");
+            assertThat(answer.text("reason")).as(path).contains("NUL");
+        }
     }
 }
