@@ -1,6 +1,8 @@
 package dev.relaybox.service.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.dropwizard.jersey.validation.JerseyViolationException;
 import jakarta.validation.ConstraintViolation;
@@ -9,9 +11,11 @@ import jakarta.ws.rs.core.Configurable;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.UUID;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,8 +70,42 @@ public final class JsonErrorMappers {
             if (problem instanceof UnrecognizedPropertyException unknown) {
                 return json(400, "unknown_field", "unknown field \"" + unknown.getPropertyName() + "\"");
             }
+            if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
+                return json(400, "invalid_json", where(mismatch) + " is not of the expected type: " + kind(mismatch));
+            }
             return json(400, "invalid_json", "the body is not valid JSON for this request: " + e.getOriginalMessage());
         }
+    }
+
+    /** "the body", or the field's path as the client wrote it: {@code "tenant"}, {@code "items[2].id"}. */
+    private static String where(MismatchedInputException e) {
+        StringBuilder path = new StringBuilder();
+        for (JsonMappingException.Reference reference : e.getPath()) {
+            if (reference.getFieldName() != null) {
+                path.append(path.length() == 0 ? "" : ".").append(reference.getFieldName());
+            } else if (reference.getIndex() >= 0) {
+                path.append('[').append(reference.getIndex()).append(']');
+            }
+        }
+        return path.length() == 0 ? "the body" : "\"" + path + "\"";
+    }
+
+    /** What JSON the target type reads, in the client's words rather than a Java class name. */
+    private static String kind(MismatchedInputException e) {
+        Class<?> type = e.getTargetType();
+        if (CharSequence.class.isAssignableFrom(type) || type.isEnum() || type == UUID.class) {
+            return "a string";
+        }
+        if (Number.class.isAssignableFrom(type) || (type.isPrimitive() && type != boolean.class)) {
+            return "a number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (Collection.class.isAssignableFrom(type) || type.isArray()) {
+            return "an array";
+        }
+        return "a JSON object";
     }
 
     private static final class ValidationMapper implements ExceptionMapper<JerseyViolationException> {

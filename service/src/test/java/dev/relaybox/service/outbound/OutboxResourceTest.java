@@ -91,6 +91,21 @@ class OutboxResourceTest {
     }
 
     @Test
+    void aBodyOfTheWrongShapeIsRefusedSayingWhatWasExpectedWithoutNamingJavaClasses() {
+        JsonNode array = assertRefused(post(Entity.json("[]")), 400, "invalid_json");
+        assertThat(array.path("reason").asText())
+                .isEqualTo("the body is not of the expected type: a JSON object")
+                .doesNotContain("dev.relaybox");
+        JsonNode payload = assertRefused(
+                post(Entity.json(
+                        "{\"eventType\": \"order.paid\", \"aggregateType\": \"order\", \"aggregateId\": \"1\", "
+                                + "\"payload\": {}, \"tenant\": [\"acme\"]}")),
+                400,
+                "invalid_json");
+        assertThat(payload.path("reason").asText()).isEqualTo("\"tenant\" is not of the expected type: a string");
+    }
+
+    @Test
     void jsonPostgresCannotStoreIsRefused() {
         assertRefused(post(Entity.json("""
                 {"eventType": "order.paid", "aggregateType": "order", "aggregateId": "1", "payload": {"n": "a\\u0000b"}}""")), 400, "invalid_json");
