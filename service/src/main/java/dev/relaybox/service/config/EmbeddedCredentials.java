@@ -3,12 +3,9 @@ package dev.relaybox.service.config;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -101,26 +98,11 @@ public final class EmbeddedCredentials {
         return values;
     }
 
-    /** Replaces the file whole: a crash leaves the old file or the whole new one. */
     private static void write(Path file, Map<String, String> values) {
-        String content = values.entrySet().stream()
-                .map(entry -> entry.getKey() + "=" + entry.getValue() + "\n")
-                .collect(Collectors.joining());
-        try {
-            Files.createDirectories(file.getParent());
-            Path temporary = Files.createTempFile(
-                    file.getParent(),
-                    FILE,
-                    ".new",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(temporary, content, StandardCharsets.US_ASCII);
-            try {
-                Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file, e);
-        }
+        OwnerOnlyFile.replace(
+                file,
+                values.entrySet().stream()
+                        .map(entry -> entry.getKey() + "=" + entry.getValue() + "\n")
+                        .collect(Collectors.joining()));
     }
 }

@@ -5,12 +5,9 @@ import dev.relaybox.activities.store.SecretBox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -107,21 +104,6 @@ public final class SecretsFactory {
 
     /** Replaces the embedded key file whole: a crash leaves the old file or the new one, never half of one. */
     public static void writeEmbeddedKey(Path dataDirectory, String key) {
-        Path target = dataDirectory.resolve(EMBEDDED_KEY_FILE);
-        try {
-            Path temporary = Files.createTempFile(
-                    dataDirectory,
-                    EMBEDDED_KEY_FILE,
-                    ".new",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(temporary, key + "\n", StandardCharsets.US_ASCII);
-            try {
-                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + target, e);
-        }
+        OwnerOnlyFile.replace(dataDirectory.resolve(EMBEDDED_KEY_FILE), key + "\n");
     }
 }
