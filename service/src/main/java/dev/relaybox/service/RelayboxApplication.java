@@ -9,6 +9,7 @@ import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.outbound.AddressPolicy;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
+import dev.relaybox.activities.outbound.DeliveryPlanner;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
@@ -156,7 +157,13 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                     new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
             Dispatcher dispatcher = new Dispatcher(
                     jdbi,
-                    List.of(new OutboxDispatchSource(starter, publishing), new InboxDispatchSource(starter)),
+                    List.of(
+                            new OutboxDispatchSource(
+                                    starter,
+                                    publishing,
+                                    // Its start hands the first workflow task to this process's worker.
+                                    roles.worker() ? new DeliveryPlanner(delivery.schedule()) : null),
+                            new InboxDispatchSource(starter)),
                     config.getDispatcher(),
                     deadLetters);
             if (temporal.inProcessEngine()) {

@@ -9,7 +9,6 @@ import dev.relaybox.workflows.outbound.DeliveryActivities;
 import dev.relaybox.workflows.outbound.DeliveryPhase;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
-import dev.relaybox.workflows.outbound.DeliveryTarget;
 import dev.relaybox.workflows.outbound.SettledAttempt;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -55,6 +54,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final DeadLetters deadLetters;
     private final MeterRegistry metrics;
     private final EndpointControlActivitiesImpl controls;
+    private final DeliveryPlanner planner;
     private final FirstAttemptsInFlight<Made> inFlight = new FirstAttemptsInFlight<>();
     /** First attempts' requests, which may outlast the local activity that started them. */
     private final ExecutorService requests = Executors.newCachedThreadPool(runnable -> {
@@ -90,35 +90,12 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         this.sender = new WebhookSender(settings, urlPolicy);
         this.tenantSender = new WebhookSender(settings, urlPolicy.forTenants());
         this.deadLetters = deadLetters;
+        this.planner = new DeliveryPlanner(settings.schedule());
     }
 
     @Override
     public DeliveryPlan plan(UUID outboxId) {
-        return jdbi.inTransaction(h -> {
-            OutboxStore.Event event = h.attach(OutboxStore.class)
-                    .event(outboxId)
-                    .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
-                            "outbox row " + outboxId + " does not exist", "OutboxRowMissing"));
-            DeliveryAttemptStore deliveries = h.attach(DeliveryAttemptStore.class);
-            deliveries.createDeliveries(outboxId);
-            var targets = deliveries.unfinished(outboxId).stream()
-                    .map(t -> new DeliveryTarget(
-                            t.deliveryId(),
-                            t.endpointName(),
-                            // Recorded in the history, which the Temporal UI shows: never a path, query or userinfo.
-                            // Each attempt reads the whole URL from the store.
-                            RedactedUrl.of(t.url()),
-                            t.attempts(),
-                            t.nextAttemptAt(),
-                            t.goesAtOnce()))
-                    .toList();
-            return new DeliveryPlan(
-                    event.eventType(),
-                    event.aggregate().toString(),
-                    targets,
-                    settings.schedule(),
-                    DeliveryPlan.CURRENT);
-        });
+        return jdbi.inTransaction(h -> planner.plan(h, outboxId));
     }
 
     @Override

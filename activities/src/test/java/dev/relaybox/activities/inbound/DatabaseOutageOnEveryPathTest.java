@@ -341,7 +341,8 @@ class DatabaseOutageOnEveryPathTest {
                                 .setTaskQueue(InboxFixtures.QUEUE)
                                 .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                                 .build())::deliver,
-                outboxId);
+                outboxId,
+                null);
     }
 
     private WorkflowStub delivery(UUID outboxId) {

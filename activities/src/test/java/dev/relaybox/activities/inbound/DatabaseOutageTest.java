@@ -144,7 +144,8 @@ class DatabaseOutageTest {
                                 .setTaskQueue(InboxFixtures.QUEUE)
                                 .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                                 .build())::deliver,
-                outboxId);
+                outboxId,
+                null);
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> count("SELECT count(*) FROM deliveries WHERE status = 'RETRYING'") == RECEIVERS.size());
         // Inbound: half the events start just before the database stops, half while it is stopped.

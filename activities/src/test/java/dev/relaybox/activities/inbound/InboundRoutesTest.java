@@ -251,7 +251,7 @@ class InboundRoutesTest {
                         .setTaskQueue(QUEUE)
                         .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                         .build());
-        WorkflowClient.start(workflow::deliver, outboxId);
+        WorkflowClient.start(workflow::deliver, outboxId, null);
         WorkflowStub.fromTyped(workflow).getResult(Void.class);
     }
 

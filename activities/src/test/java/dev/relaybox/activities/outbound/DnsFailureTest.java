@@ -87,7 +87,7 @@ class DnsFailureTest {
                                 .setTaskQueue(QUEUE)
                                 .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                                 .build())
-                .deliver(outboxId);
+                .deliver(outboxId, null);
 
         assertThat(lookups).hasValueGreaterThanOrEqualTo(3);
         List<String> errors = jdbi.withHandle(h -> h.createQuery("SELECT error FROM delivery_attempts ORDER BY attempt")
@@ -143,7 +143,7 @@ class DnsFailureTest {
                                 .setTaskQueue(QUEUE)
                                 .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                                 .build())
-                .deliver(outboxId);
+                .deliver(outboxId, null);
 
         assertThat(failures).hasSize(names.size());
         List<String> in = names.stream()

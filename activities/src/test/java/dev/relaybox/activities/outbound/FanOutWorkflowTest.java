@@ -86,7 +86,7 @@ class FanOutWorkflowTest {
                                 .setTaskQueue(QUEUE)
                                 .setWorkflowId(workflowId)
                                 .build())
-                .deliver(outboxId);
+                .deliver(outboxId, null);
 
         assertThat(receiver.requestsByPath())
                 .hasSize(ENDPOINTS)

@@ -76,7 +76,7 @@ final class OutboundHarness implements AutoCloseable {
                             .setTaskQueue(QUEUE)
                             .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                             .build());
-            WorkflowClient.start(workflow::deliver, outboxId);
+            WorkflowClient.start(workflow::deliver, outboxId, null);
         }
     }
 

@@ -212,7 +212,7 @@ class OutboxDeliveryWorkflowTest {
                                 .setTaskQueue(QUEUE)
                                 .setWorkflowId(workflowId)
                                 .build());
-        WorkflowClient.start(first::deliver, outboxId);
+        WorkflowClient.start(first::deliver, outboxId, null);
         await().atMost(Duration.ofSeconds(20)).until(() -> receiver.requests() == 1);
         // The engine loses the run while the receiver is still answering; the reconciler starts another.
         env.getWorkflowClient().newUntypedWorkflowStub(workflowId).terminate("engine lost the run");
@@ -295,7 +295,7 @@ class OutboxDeliveryWorkflowTest {
                         .setTypedSearchAttributes(
                                 WorkflowVisibility.atStart("outbound", "pending", "order.paid", "order:42", null))
                         .build());
-        WorkflowClient.start(workflow::deliver, outboxId);
+        WorkflowClient.start(workflow::deliver, outboxId, null);
 
         // Nobody waits on the result yet, so Temporal's clock stays put and the first backoff holds.
         await().atMost(Duration.ofSeconds(20))
@@ -463,7 +463,7 @@ class OutboxDeliveryWorkflowTest {
                                 .setTaskQueue(QUEUE)
                                 .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                                 .build());
-        WorkflowClient.start(workflow::deliver, outboxId);
+        WorkflowClient.start(workflow::deliver, outboxId, null);
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> deliveryStatuses(outboxId).contains("shop=RETRYING"));
 
@@ -674,7 +674,7 @@ class OutboxDeliveryWorkflowTest {
                                 .setTaskQueue(QUEUE)
                                 .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                                 .build());
-        workflow.deliver(outboxId);
+        workflow.deliver(outboxId, null);
     }
 
     private List<String> deliveryStatuses(UUID outboxId) {

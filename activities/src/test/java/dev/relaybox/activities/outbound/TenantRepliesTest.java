@@ -93,6 +93,6 @@ class TenantRepliesTest {
                                 .setTaskQueue(QUEUE)
                                 .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                                 .build())
-                .deliver(outboxId);
+                .deliver(outboxId, null);
     }
 }

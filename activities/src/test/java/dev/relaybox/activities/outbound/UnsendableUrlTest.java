@@ -90,7 +90,7 @@ class UnsendableUrlTest {
                                 .setTaskQueue(QUEUE)
                                 .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
                                 .build());
-        WorkflowClient.start(delivery::deliver, outboxId);
+        WorkflowClient.start(delivery::deliver, outboxId, null);
         // Bounded: the failure this guards against is a delivery that never ends.
         WorkflowStub.fromTyped(delivery).getResult(60, TimeUnit.SECONDS, Void.class);
     }

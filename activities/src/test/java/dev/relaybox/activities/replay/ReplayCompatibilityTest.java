@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
+import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import dev.relaybox.workflows.outbound.OutboxProgress;
@@ -101,9 +102,9 @@ class ReplayCompatibilityTest {
         }
 
         @Override
-        public void deliver(UUID outboxId) {
+        public void deliver(UUID outboxId, DeliveryPlan plan) {
             beforeFirstAttempt();
-            current.deliver(outboxId);
+            current.deliver(outboxId, plan);
         }
 
         @Override

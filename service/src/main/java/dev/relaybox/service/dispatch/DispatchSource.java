@@ -22,6 +22,8 @@ public interface DispatchSource {
      * from there to the row. {@code unstartable} says why the row can never start (found by the source, e.g. an
      * oversized payload), null when nothing is known against it. {@code mayBeRunning}: a workflow of the row may be
      * running already, and is to be told it came back (a replayed outbox row); false for a row never taken up.
+     * {@code plan}: what the source decided for the workflow in the transaction that claimed the row (an outbox row's
+     * first delivery plan), handed to its start; null where the workflow decides for itself.
      */
     record Row(
             UUID id,
@@ -32,7 +34,8 @@ public interface DispatchSource {
             String summary,
             String details,
             String unstartable,
-            boolean mayBeRunning) {
+            boolean mayBeRunning,
+            Object plan) {
 
         public Row(
                 UUID id,
@@ -42,7 +45,7 @@ public interface DispatchSource {
                 String peer,
                 String summary,
                 String details) {
-            this(id, workflowId, eventType, aggregate, peer, summary, details, null, true);
+            this(id, workflowId, eventType, aggregate, peer, summary, details, null, true, null);
         }
 
         /**

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.catalog.PublishCheck;
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.outbound.DeliveryPlanner;
 import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -32,16 +34,22 @@ public final class OutboxDispatchSource implements DispatchSource {
 
     private final WorkflowStarter starter;
     private final PublishCheck publishing;
+    private final DeliveryPlanner planner;
 
-    /** Checks new rows against the catalog as it claims them. */
-    public OutboxDispatchSource(WorkflowStarter starter, PublishCheck publishing) {
+    /**
+     * Checks new rows against the catalog as it claims them. With a {@code planner} (where this process runs the
+     * worker too, so that the start hands the workflow's first task straight back), it also plans each new row in
+     * the claim's transaction: the workflow starts with its plan and goes straight to the first attempts.
+     */
+    public OutboxDispatchSource(WorkflowStarter starter, PublishCheck publishing, DeliveryPlanner planner) {
         this.starter = starter;
         this.publishing = publishing;
+        this.planner = planner;
     }
 
     /** For finding and starting rows that were checked when first claimed, or where no catalog applies. */
     public OutboxDispatchSource(WorkflowStarter starter) {
-        this(starter, null);
+        this(starter, null, null);
     }
 
     @Override
@@ -54,7 +62,7 @@ public final class OutboxDispatchSource implements DispatchSource {
         OutboxStore store = handle.attach(OutboxStore.class);
         PublishCheck.Batch checks = publishing == null ? null : publishing.batch(handle);
         return store.claimUndispatched(limit).stream()
-                .map(claimed -> row(claimed, refusal(checks, store, claimed)))
+                .map(claimed -> claimedRow(claimed, refusal(checks, store, claimed), handle))
                 .toList();
     }
 
@@ -123,7 +131,7 @@ public final class OutboxDispatchSource implements DispatchSource {
     public void start(Row row) {
         if (!row.mayBeRunning()) {
             // Never planned: a workflow already running for it has not planned yet, and will find every delivery.
-            starter.start(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id());
+            starter.start(OutboxDeliveryWorkflow.TYPE, row, "outbound", row.id(), row.plan());
             return;
         }
         // A running workflow is told to plan again: a replayed delivery joins it instead of waiting for the reconciler.
@@ -137,11 +145,20 @@ public final class OutboxDispatchSource implements DispatchSource {
     }
 
     private static Row row(OutboxStore.Claimed claimed) {
-        return row(claimed, null);
+        return row(claimed, null, null);
     }
 
     /** {@code refused}: why the catalog refuses the row, null when it does not. */
-    private static Row row(OutboxStore.Claimed claimed, String refused) {
+    private Row claimedRow(OutboxStore.Claimed claimed, String refused, Handle handle) {
+        String unstartable = claimed.payloadBytes() > MAX_PAYLOAD_BYTES
+                ? "payload is larger than 2 MiB (" + claimed.payloadBytes() + " bytes), the most Relaybox delivers"
+                : refused;
+        DeliveryPlan plan =
+                planner == null || unstartable != null || claimed.planned() ? null : planner.plan(handle, claimed.id());
+        return row(claimed, unstartable, plan);
+    }
+
+    private static Row row(OutboxStore.Claimed claimed, String unstartable, DeliveryPlan plan) {
         String aggregate = claimed.aggregate().toString();
         return new Row(
                 claimed.id(),
@@ -151,10 +168,8 @@ public final class OutboxDispatchSource implements DispatchSource {
                 null,
                 "deliver " + claimed.eventType() + " for " + aggregate + " to its subscribers",
                 "outbox event " + claimed.id() + " (the webhook-id receivers see)\n" + Row.storyLine(claimed.id()),
-                claimed.payloadBytes() > MAX_PAYLOAD_BYTES
-                        ? "payload is larger than 2 MiB (" + claimed.payloadBytes()
-                                + " bytes), the most Relaybox delivers"
-                        : refused,
-                claimed.planned());
+                unstartable,
+                claimed.planned(),
+                plan);
     }
 }

@@ -30,9 +30,9 @@ public final class WorkflowStarter {
     }
 
     /** Starts the workflow; one already running is left as it is. True when this call started it. */
-    public boolean start(String workflowType, DispatchSource.Row row, String direction, Object argument) {
+    public boolean start(String workflowType, DispatchSource.Row row, String direction, Object... arguments) {
         try {
-            stub(workflowType, row, direction).start(argument);
+            stub(workflowType, row, direction).start(arguments);
             return true;
         } catch (WorkflowExecutionAlreadyStarted alreadyRunning) {
             // Started before: by another instance, or by this one before a crash.

@@ -9,6 +9,7 @@ import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
+import dev.relaybox.activities.outbound.DeliveryPlanner;
 import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
@@ -169,6 +170,34 @@ class DispatcherTest {
 
         assertThat(first).noneMatch(HistoryEvent::hasWorkflowExecutionSignaledEventAttributes);
         assertThat(latestRun(id)).anyMatch(HistoryEvent::hasWorkflowExecutionSignaledEventAttributes);
+    }
+
+    @Test
+    void aDispatcherBesideTheWorkerPlansInItsClaimAndTheWorkflowGoesStraightToTheAttempt() {
+        UUID id = enqueue("order.paid", "{}");
+        OutboxDispatchSource planning = new OutboxDispatchSource(
+                new WorkflowStarter(env.getWorkflowClient(), QUEUE),
+                null,
+                new DeliveryPlanner(DeliverySettings.defaults().schedule()));
+        Dispatcher dispatcher =
+                new Dispatcher(jdbi, List.of(planning), new DispatcherFactory(), DeadLetters.loggingOnly());
+
+        assertThat(dispatcher.dispatchAll()).isEqualTo(1);
+
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        latestRun(id).stream().anyMatch(HistoryEvent::hasWorkflowExecutionCompletedEventAttributes));
+        assertThat(receiver.received("/hooks")).hasSize(1);
+        assertThat(latestRun(id).stream()
+                        .filter(HistoryEvent::hasMarkerRecordedEventAttributes)
+                        .count())
+                .as("the first attempt's marker alone: no plan made in the workflow")
+                .isEqualTo(1);
+        String status = jdbi.withHandle(h -> h.createQuery("SELECT status FROM outbox_events WHERE id = :id")
+                .bind("id", id)
+                .mapTo(String.class)
+                .one());
+        assertThat(status).isEqualTo("PROCESSED");
     }
 
     private List<HistoryEvent> latestRun(UUID outboxId) {

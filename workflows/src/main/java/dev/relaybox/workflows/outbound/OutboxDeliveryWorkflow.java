@@ -15,8 +15,12 @@ import java.util.UUID;
 public interface OutboxDeliveryWorkflow {
     String TYPE = "OutboxDelivery";
 
+    /**
+     * {@code plan}: the row's first plan, made by the starter in the transaction that claimed it; null (and in every
+     * history recorded before the parameter existed) when the workflow is to plan itself.
+     */
     @WorkflowMethod(name = TYPE)
-    void deliver(UUID outboxId);
+    void deliver(UUID outboxId, DeliveryPlan plan);
 
     /** Skips the current wait of every delivery that is backing off. */
     @SignalMethod

@@ -18,7 +18,8 @@ import java.util.UUID;
  * Delivers one outbox row to every endpoint subscribed to it:
  *
  * <ol>
- *   <li>plan: the row's deliveries not yet finished, and the retry schedule in force;
+ *   <li>plan: the row's deliveries not yet finished, and the retry schedule in force (given by a starter that planned
+ *       in the transaction that claimed the row, or made here);
  *   <li>for each delivery, on its own branch: resume at the attempt time its row records (a run that takes over
  *       mid-schedule), then until it finishes: be admitted by the endpoint's controls ({@link EndpointGate}; a first
  *       attempt the plan found nothing to hold goes at once), make one HTTP attempt ({@link HttpAttempts}), which
@@ -80,9 +81,9 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private boolean outboxFinished;
 
     @Override
-    public void deliver(UUID outboxId) {
+    public void deliver(UUID outboxId, DeliveryPlan firstPlan) {
         this.outboxId = outboxId;
-        DeliveryPlan plan = planAgain();
+        DeliveryPlan plan = firstPlan == null ? planAgain() : firstPlan;
         // The first plan's revision holds for the whole run, as Workflow.getVersion's would.
         boolean attemptSettles = plan.revision() >= DeliveryPlan.ATTEMPT_SETTLES;
         http = new HttpAttempts(board, gate, attemptSettles);

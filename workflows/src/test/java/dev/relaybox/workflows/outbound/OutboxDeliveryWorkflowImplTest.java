@@ -72,7 +72,7 @@ class OutboxDeliveryWorkflowImplTest {
     void retriesOnTheScheduleThenDelivers(TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
         start(env, worker, SCHEDULE, UNAVAILABLE, UNAVAILABLE, OK);
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         assertThat(gaps())
                 .satisfiesExactly(
@@ -90,7 +90,7 @@ class OutboxDeliveryWorkflowImplTest {
         AttemptResult comeBackTomorrow = new AttemptResult(Outcome.RETRYABLE, 503, 86_400, "503 Service Unavailable");
         start(env, worker, SCHEDULE, tooManyRequests, comeBackTomorrow, OK);
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         assertThat(gaps())
                 .satisfiesExactly(
@@ -104,7 +104,7 @@ class OutboxDeliveryWorkflowImplTest {
     void goneDeadLettersAtOnce(TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
         start(env, worker, SCHEDULE, new AttemptResult(Outcome.GONE, 410, -1, "410 Gone"));
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         assertThat(attemptTimes).hasSize(1);
         verify(delivery).deadLetter(eq(DELIVERY), contains("410 Gone"), eq("410 Gone"));
@@ -118,7 +118,7 @@ class OutboxDeliveryWorkflowImplTest {
     void spentScheduleDeadLetters(TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
         start(env, worker, SCHEDULE, UNAVAILABLE, UNAVAILABLE, UNAVAILABLE, UNAVAILABLE);
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         assertThat(attemptTimes).hasSize(4);
         verify(delivery).deadLetter(eq(DELIVERY), contains("gave up after 4 attempts"), eq("503 Service Unavailable"));
@@ -138,7 +138,7 @@ class OutboxDeliveryWorkflowImplTest {
                 .thenReturn(
                         new CircuitState(true, nextProbe), new CircuitState(true, nextProbe), CircuitState.closed());
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         assertThat(attemptTimes).hasSize(3);
         assertThat(gaps()).allSatisfy(gap -> assertThat(gap).isBetween(Duration.ofSeconds(30), Duration.ofSeconds(32)));
@@ -154,7 +154,7 @@ class OutboxDeliveryWorkflowImplTest {
         start(env, worker, SCHEDULE, OK);
         when(controls.admit(eq(DELIVERY), any())).thenReturn(held, new GateDecision(true, 0, "", ENDPOINT, true));
 
-        WorkflowClient.start(workflow::deliver, OUTBOX);
+        WorkflowClient.start(workflow::deliver, OUTBOX, null);
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> "waiting".equals(workflow.status().status()));
         workflow.endpointReady(ENDPOINT);
@@ -171,7 +171,7 @@ class OutboxDeliveryWorkflowImplTest {
     void retryNowCutsTheBackoffShort(TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
         start(env, worker, SCHEDULE, UNAVAILABLE, OK);
 
-        WorkflowClient.start(workflow::deliver, OUTBOX);
+        WorkflowClient.start(workflow::deliver, OUTBOX, null);
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> "retrying".equals(workflow.status().status()));
         assertThat(workflow.status().deliveries().get(0).nextAttemptAt())
@@ -200,7 +200,7 @@ class OutboxDeliveryWorkflowImplTest {
             return new SettledAttempt(OK, CircuitState.closed(), true);
         });
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         assertThat(gaps())
                 .singleElement()
@@ -216,7 +216,7 @@ class OutboxDeliveryWorkflowImplTest {
             TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
         start(env, worker, true, SCHEDULE, OK);
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         verify(controls, never()).admit(any(), any());
         verify(delivery, never()).finish(any());
@@ -244,11 +244,29 @@ class OutboxDeliveryWorkflowImplTest {
     }
 
     @Test
+    void aPlanMadeByTheStarterIsCarriedOutWithoutPlanningAgain(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, true, SCHEDULE, OK);
+        DeliveryPlan claimed = delivery.plan(OUTBOX);
+
+        workflow.deliver(OUTBOX, claimed);
+
+        verify(delivery, times(1)).plan(OUTBOX);
+        verify(delivery).send(DELIVERY, 1);
+        assertThat(history(env, workflow).stream().filter(HistoryEvent::hasMarkerRecordedEventAttributes))
+                .as("the attempt's marker alone")
+                .hasSize(1);
+        assertThat(workflow.status().deliveries())
+                .singleElement()
+                .satisfies(d -> assertThat(d.status()).isEqualTo("delivered"));
+    }
+
+    @Test
     void onlyTheFirstAttemptGoesWithoutAskingTheControls(
             TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
         start(env, worker, true, SCHEDULE, UNAVAILABLE, OK);
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         assertThat(attemptTimes).hasSize(2);
         verify(controls, times(1)).admit(eq(DELIVERY), any());
@@ -261,7 +279,7 @@ class OutboxDeliveryWorkflowImplTest {
         DeliverySchedule noRetries = new DeliverySchedule(List.of(), 0, Duration.ofMinutes(10));
         start(env, worker, true, noRetries, HANDED_OVER, OK);
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         verify(delivery, times(2)).send(DELIVERY, 1);
         verify(controls, times(1)).settle(eq(DELIVERY), eq(OK), any());
@@ -281,7 +299,7 @@ class OutboxDeliveryWorkflowImplTest {
         DeliverySchedule noRetries = new DeliverySchedule(List.of(), 0, Duration.ofMinutes(10));
         start(env, worker, true, noRetries, HANDED_OVER_TO_A_WORKER_GONE, OK);
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         verify(delivery, times(2)).send(DELIVERY, 1);
         verify(delivery, never()).deadLetter(any(), any(), any());
@@ -344,7 +362,7 @@ class OutboxDeliveryWorkflowImplTest {
                 .registerActivitiesImplementations(delivery);
         env.start();
 
-        workflow.deliver(OUTBOX);
+        workflow.deliver(OUTBOX, null);
 
         assertThat(attempts.get()).as("a probe every 10 minutes for five days").isGreaterThan(700);
         List<Integer> runLengths =
