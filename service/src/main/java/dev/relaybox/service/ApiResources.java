@@ -8,6 +8,7 @@ import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.SealedColumns;
 import dev.relaybox.activities.store.TenantStore;
+import dev.relaybox.service.admin.AdminAuditLogResource;
 import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
 import dev.relaybox.service.admin.AdminInboxResource;
@@ -94,6 +95,7 @@ final class ApiResources {
                 config.getPortal().maxInFlightPerEndpoint());
         environment.jersey().register(endpoints);
         environment.jersey().register(new AdminOverviewResource(jdbi));
+        environment.jersey().register(new AdminAuditLogResource(jdbi));
         environment.jersey().register(new AdminPageResource());
         environment.jersey().register(new AdminOutboxResource(jdbi, links));
         // Any process with the api role starts a gone workflow itself, as the reconciler would: no dispatcher needed.

@@ -12,12 +12,9 @@ import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.catalog.WebhookDefinitions;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
-import io.dropwizard.core.setup.Environment;
-import io.dropwizard.db.ManagedDataSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.OptionalInt;
 import net.sourceforge.argparse4j.inf.Namespace;
 import net.sourceforge.argparse4j.inf.Subparser;
 import org.jdbi.v3.core.Jdbi;
@@ -53,29 +50,13 @@ final class EventTypesCommand extends ConfiguredCommand<RelayboxConfiguration> {
         JsonNode document = YAML.readTree(Files.readString(file));
         List<Definition> definitions = WebhookDefinitions.read(document);
 
-        Environment environment = new Environment(bootstrap.getApplication().getName());
-        OptionalInt running = config.isEmbeddedDatabase()
-                ? EmbeddedDump.runningServerPort(
-                        Path.of(config.getEmbeddedPostgres().getDataDirectory()).toAbsolutePath())
-                : OptionalInt.empty();
-        if (running.isPresent()) {
-            config.getDatabase().setUrl("jdbc:postgresql://localhost:" + running.getAsInt() + "/postgres");
-            config.getDatabase().setUser("postgres");
-        } else {
-            EmbeddedPostgresBundle.start(config, environment);
-        }
-        ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "event-types");
-        try {
-            Migrations.migrate(dataSource);
-            EventCatalog catalog = new EventCatalog(Store.configure(Jdbi.create(dataSource)), new EventSchemas());
+        try (CommandDatabase database = CommandDatabase.open(bootstrap, config, "event-types")) {
+            Migrations.migrate(database.dataSource());
+            EventCatalog catalog =
+                    new EventCatalog(Store.configure(Jdbi.create(database.dataSource())), new EventSchemas());
             List<Defined> defined = catalog.defineAll(definitions);
             for (int i = 0; i < defined.size(); i++) {
                 System.out.printf("%s: %s%n", definitions.get(i).name(), describe(defined.get(i)));
-            }
-        } finally {
-            dataSource.stop();
-            for (var managed : environment.lifecycle().getManagedObjects()) {
-                managed.stop();
             }
         }
     }

@@ -81,6 +81,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         bootstrap.addCommand(new ReceiveCommand());
         bootstrap.addCommand(new TemporalCommand());
         bootstrap.addCommand(new SecretsCommand());
+        bootstrap.addCommand(new AuditCommand());
         bootstrap.addCommand(new EventTypesCommand());
     }
 

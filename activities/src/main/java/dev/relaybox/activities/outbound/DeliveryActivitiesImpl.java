@@ -42,6 +42,9 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     public static final String PARTNER_HEADER = "relaybox-partner";
 
     public static final String PARTNER_EVENT_ID_HEADER = "relaybox-partner-event-id";
+    /** On a webhook whose payload an operator corrected before replaying it: not the body first sent. */
+    public static final String EDITED_HEADER = "relaybox-edited";
+
     private static final String DETAILS = "attempt_details";
     /** Beyond a request's deadline, for an attempt's database writes. */
     private static final Duration RECORDING_LIMIT = Duration.ofSeconds(30);
@@ -397,12 +400,17 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     /** The endpoint's static headers, and whose event a forwarded partner event is. */
     static Map<String, String> requestHeaders(DeliveryStore.AttemptContext ctx) {
         Map<String, String> headers = EndpointHeaders.read(ctx.headers());
-        if (ctx.sourcePartner() == null) {
+        if (ctx.sourcePartner() == null && !ctx.edited()) {
             return headers;
         }
-        Map<String, String> withSource = new LinkedHashMap<>(headers);
-        withSource.put(PARTNER_HEADER, ctx.sourcePartner());
-        withSource.put(PARTNER_EVENT_ID_HEADER, ctx.sourceEventId());
-        return withSource;
+        Map<String, String> withOwn = new LinkedHashMap<>(headers);
+        if (ctx.sourcePartner() != null) {
+            withOwn.put(PARTNER_HEADER, ctx.sourcePartner());
+            withOwn.put(PARTNER_EVENT_ID_HEADER, ctx.sourceEventId());
+        }
+        if (ctx.edited()) {
+            withOwn.put(EDITED_HEADER, "true");
+        }
+        return withOwn;
     }
 }

@@ -49,7 +49,8 @@ public interface DeliveryAttemptStore {
             boolean rateLimited,
             String sourcePartner,
             String sourceEventId,
-            @Sealed String headers) {}
+            @Sealed String headers,
+            boolean edited) {}
 
     /**
      * Subscribes the row to the endpoints enabled now, once: a row re-run later (replay, reconciler) keeps
@@ -149,20 +150,24 @@ public interface DeliveryAttemptStore {
             SELECT d.id AS delivery_id, d.outbox_id, d.status,
                    -- The body sent: the Standard Webhooks envelope unless the endpoint asks for the raw payload.
                    -- A forwarded partner event also says whose event it is.
-                   CASE WHEN e.payload_format = 'raw' THEN o.payload::text
+                   CASE WHEN e.payload_format = 'raw' THEN coalesce(d.edited_payload, o.payload)::text
                         WHEN o.source_partner IS NOT NULL THEN json_build_object('type', o.event_type,
                                  'timestamp', to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                                 'data', o.payload,
+                                 'data', coalesce(d.edited_payload, o.payload),
                                  'source', json_build_object('partner', o.source_partner,
                                      'eventId', o.source_event_id, 'aggregateType', o.aggregate_type,
                                      'aggregateId', o.aggregate_id))::text
                         ELSE json_build_object('type', o.event_type,
                                  'timestamp', to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                                 'data', o.payload)::text
+                                 'data', coalesce(d.edited_payload, o.payload))::text
                    END AS payload, e.id AS endpoint_id,
                    e.name AS endpoint_name, e.url, e.tenant, e.secret, e.previous_secret, e.previous_secret_expires_at,
                    e.enabled, e.disabled_reason, e.rate_limit IS NOT NULL AS rate_limited,
-                   o.source_partner, o.source_event_id, e.headers
+                   o.source_partner, o.source_event_id, e.headers,
+                   -- Corrected by an operator: this delivery's own payload, or the event's before any delivery had it.
+                   d.edited_payload IS NOT NULL
+                       OR EXISTS (SELECT 1 FROM payload_edits pe WHERE pe.row_id = o.id AND pe.delivery_id IS NULL)
+                       AS edited
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id

@@ -8,6 +8,7 @@ import org.jdbi.v3.sqlobject.SqlObject;
 import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
 import org.jdbi.v3.sqlobject.customizer.Bind;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
 /**
  * The statements a dead letter's replay runs on {@code outbox_events}: sending rows through the dispatcher again and
@@ -54,9 +55,20 @@ public interface OutboxReplays extends SqlObject {
     @RegisterConstructorMapper(EventPayload.class)
     Optional<EventPayload> lockPayload(@Bind("id") UUID outboxId);
 
+    /** The payload one delivery is sent (what its detail shows): its own corrected one, or its event's. */
+    @SqlQuery("""
+            SELECT coalesce(d.edited_payload, o.payload)::text
+              FROM deliveries d JOIN outbox_events o ON o.id = d.outbox_id
+             WHERE d.id = :id""")
+    Optional<String> deliveryPayload(@Bind("id") UUID deliveryId);
+
+    /** Corrects one delivery's payload for its replay: the event and its other deliveries keep theirs. */
+    @SqlUpdate("UPDATE deliveries SET edited_payload = CAST(:payload AS jsonb) WHERE id = :id")
+    boolean replaceDeliveryPayload(@Bind("id") UUID deliveryId, @Bind("payload") String payload);
+
     /**
      * Replaces a settled event's payload (see {@link EventPayload#settled()}); false when the row is missing or has
-     * deliveries in flight. Every later attempt of the event, to any endpoint, sends the new payload.
+     * deliveries in flight. For a row quarantined before it had deliveries: nobody was sent the old one.
      */
     default boolean replacePayload(UUID outboxId, String payload) {
         return getHandle()

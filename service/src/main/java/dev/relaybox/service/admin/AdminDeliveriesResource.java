@@ -100,7 +100,7 @@ public final class AdminDeliveriesResource {
                 .map(this::delivery)
                 .orElseThrow(() -> ApiException.notFound("delivery_not_found", "no delivery with id " + id));
         return new DeliveryDetail(
-                delivery, Json.parse(outbox.payload(delivery.outboxId()).orElseThrow()), deliveries.attempts(id));
+                delivery, Json.parse(outbox.deliveryPayload(id).orElseThrow()), deliveries.attempts(id));
     }
 
     /**

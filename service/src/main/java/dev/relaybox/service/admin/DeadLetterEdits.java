@@ -13,6 +13,10 @@ import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.PartnerFactory.FieldLocation;
 import dev.relaybox.workflows.inbound.InboxState;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -23,8 +27,10 @@ import org.jdbi.v3.core.Handle;
  * beside it: the payload before, the new one, the changes, who and why. A refusal throws before the transaction
  * commits, so a refused edit changes nothing and replays nothing.
  *
- * <p>Outbound, the payload is the event's, so every endpoint that gets the event from now on gets the new one; an
- * event with deliveries still being attempted is refused, so that no receiver sees two bodies within one schedule.
+ * <p>Outbound, the new payload is the replayed delivery's own: the event and its other deliveries keep the payload they
+ * were sent (a resend to another endpoint sends that one), and the receiver is told with a {@code relaybox-edited}
+ * header. A row quarantined before it had deliveries, which nobody was sent, gets its own payload replaced. An event
+ * with deliveries still being attempted is refused: its deliveries' schedules are not to be disturbed.
  * Inbound, the event type and aggregate id are read again from the new payload where the partner's are in the body,
  * the partner's event id must stay as it is, and the signature is not checked again: it was verified at intake over
  * the partner's body, which the new one is not.
@@ -46,7 +52,8 @@ public final class DeadLetterEdits {
         this.schemas = schemas;
     }
 
-    void apply(Handle h, DeadLetterStore.Row deadLetter, PayloadCorrection correction) {
+    /** Puts the correction in place and returns what the audit log records of it. */
+    Map<String, Object> apply(Handle h, DeadLetterStore.Row deadLetter, PayloadCorrection correction) {
         String payload = Json.text(correction.payload());
         // Both sides of the diff are read by one mapper, so equal numbers compare equal.
         JsonNode edited = Json.parse(payload);
@@ -58,6 +65,7 @@ public final class DeadLetterEdits {
                         deadLetter.id(),
                         deadLetter.source(),
                         replaced.rowId(),
+                        replaced.deliveryId(),
                         replaced.previousPayload(),
                         payload,
                         Json.text(replaced.changes()),
@@ -65,14 +73,33 @@ public final class DeadLetterEdits {
                         correction.actor(),
                         correction.declaredBy(),
                         replaced.signatureNote()));
+        Map<String, Object> audited = new LinkedHashMap<>();
+        audited.put("rowId", replaced.rowId());
+        audited.put("deliveryId", replaced.deliveryId());
+        audited.put("reason", correction.reason());
+        audited.put("by", correction.declaredBy());
+        audited.put("changes", replaced.changes());
+        audited.put("previousPayloadSha256", sha256(replaced.previousPayload()));
+        audited.put("payloadSha256", sha256(payload));
+        audited.put("signature", replaced.signatureNote());
+        return audited;
     }
 
+    /**
+     * {@code deliveryId}: the delivery whose own payload was corrected, null where the row's was (inbound, or an
+     * outbox row quarantined before it had deliveries).
+     */
     private record Replaced(
-            UUID rowId, String previousPayload, List<PayloadDiff.Change> changes, String signatureNote) {}
+            UUID rowId,
+            UUID deliveryId,
+            String previousPayload,
+            List<PayloadDiff.Change> changes,
+            String signatureNote) {}
 
     private Replaced outbound(Handle h, DeadLetterStore.Row deadLetter, JsonNode edited, String payload) {
         // A row quarantined before it had deliveries is its dead letter's reference itself.
-        UUID outboxId = deadLetter.outboxId() != null ? deadLetter.outboxId() : deadLetter.reference();
+        UUID deliveryId = deadLetter.outboxId() != null ? deadLetter.reference() : null;
+        UUID outboxId = deliveryId != null ? deadLetter.outboxId() : deadLetter.reference();
         OutboxStore store = h.attach(OutboxStore.class);
         EventPayload event = store.lockPayload(outboxId).orElseThrow(() -> missing("outbox event " + outboxId));
         if (!event.settled()) {
@@ -81,16 +108,21 @@ public final class DeadLetterEdits {
                     "outbox event " + outboxId + " still has deliveries being attempted; replay it with a corrected"
                             + " payload once they have finished, or replay it without one");
         }
-        List<PayloadDiff.Change> changes =
-                checked(event.eventType(), event.payload(), edited, payload, maxOutboxPayloadBytes);
+        String previous = deliveryId == null
+                ? event.payload()
+                : store.deliveryPayload(deliveryId).orElseThrow(() -> missing("delivery " + deliveryId));
+        List<PayloadDiff.Change> changes = checked(event.eventType(), previous, edited, payload, maxOutboxPayloadBytes);
         // The catalog describes what Relaybox sends; a partner's payload is the partner's.
         schemas.problem(event.eventType(), edited).ifPresent(problem -> {
             throw new ApiException(422, "invalid_payload", problem);
         });
-        if (!store.replacePayload(outboxId, payload)) {
+        boolean replaced = deliveryId == null
+                ? store.replacePayload(outboxId, payload)
+                : store.replaceDeliveryPayload(deliveryId, payload);
+        if (!replaced) {
             throw new IllegalStateException("outbox event " + outboxId + " changed under its lock");
         }
-        return new Replaced(outboxId, event.payload(), changes, null);
+        return new Replaced(outboxId, deliveryId, previous, changes, null);
     }
 
     private Replaced inbound(Handle h, DeadLetterStore.Row deadLetter, JsonNode edited, String payload) {
@@ -122,7 +154,7 @@ public final class DeadLetterEdits {
         if (!store.replacePayload(row.id(), payload, eventType, aggregateId)) {
             throw new IllegalStateException("inbox event " + row.id() + " changed under its lock");
         }
-        return new Replaced(row.id(), row.payload(), changes, NOT_RE_SIGNED);
+        return new Replaced(row.id(), null, row.payload(), changes, NOT_RE_SIGNED);
     }
 
     /** A value the partner sends in a header stays as received; one in the body is read from the new payload. */
@@ -143,6 +175,15 @@ public final class DeadLetterEdits {
                     "the payload is the one stored; replay without a payload to send it as it is");
         }
         return changes;
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
     }
 
     private static ApiException missing(String what) {

@@ -4,22 +4,33 @@ import dev.relaybox.activities.deadletter.DeadLetters.Source;
 import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.outbound.DeliveryStore;
 import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.AuditLogStore;
 import dev.relaybox.activities.store.DeadLetterFilter;
 import dev.relaybox.activities.store.DeadLetterState;
 import dev.relaybox.activities.store.DeadLetterStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Replays dead letters through the normal path: the source row goes back to pending and undispatched, the
  * dispatcher starts a fresh workflow for it, and the dead letter is resolved with who and when, all in one
  * transaction. A dead letter being replayed is no longer open, so a second replay finds nothing to do and
  * cannot deliver twice; if the replay fails again, a new dead letter records it. A replay of one dead letter may carry
- * a corrected payload, which {@link DeadLetterEdits} puts in place in the same transaction.
+ * a corrected payload, which {@link DeadLetterEdits} puts in place in the same transaction. Every replay and discard,
+ * with its correction, is appended to the audit log in that transaction too; each entry's seal is logged once it
+ * committed, so the log system holds seals the chain can later be checked against.
  */
 public final class DeadLetterReplay {
+    private static final Logger LOG = LoggerFactory.getLogger(DeadLetterReplay.class);
+
     /**
      * How many were replayed, how many were left because their endpoint is disabled, and how many open ones the
      * filter still matches (beyond the batch, or skipped).
@@ -46,14 +57,21 @@ public final class DeadLetterReplay {
     }
 
     private Result replay(DeadLetterFilter filter, UUID onlyId, int limit, String by, PayloadCorrection correction) {
+        List<AuditLogStore.Sealed> sealed = new ArrayList<>();
         Result result = jdbi.inTransaction(h -> {
+            sealed.clear();
             DeadLetterStore store = h.attach(DeadLetterStore.class);
             List<DeadLetterStore.Row> chosen = store.lockOpen(filter, onlyId, limit);
             List<DeadLetterStore.Row> replayable = chosen.stream()
                     .filter(row -> !Boolean.FALSE.equals(row.endpointEnabled()))
                     .toList();
-            if (correction != null) {
-                replayable.forEach(row -> edits.apply(h, row, correction));
+            for (DeadLetterStore.Row row : replayable) {
+                Map<String, Object> details = audited(row);
+                if (correction != null) {
+                    details.put("edit", edits.apply(h, row, correction));
+                }
+                sealed.add(
+                        h.attach(AuditLogStore.class).append(by, "dead_letter.replayed", row.id(), Json.text(details)));
             }
             store.resolve(
                     replayable.stream().map(DeadLetterStore.Row::id).toList(), DeadLetterState.REPLAYED, by, null);
@@ -62,6 +80,7 @@ public final class DeadLetterReplay {
             int remaining = onlyId == null ? store.countOpen(filter) : 0;
             return new Result(replayable.size(), chosen.size() - replayable.size(), remaining);
         });
+        sealed.forEach(DeadLetterReplay::logSeal);
         if (result.replayed() > 0) {
             wakeDispatcher.run();
         }
@@ -69,8 +88,36 @@ public final class DeadLetterReplay {
     }
 
     boolean discard(UUID id, String by, String reason) {
-        return jdbi.withExtension(
-                DeadLetterStore.class, store -> store.resolve(List.of(id), DeadLetterState.DISCARDED, by, reason) == 1);
+        Optional<AuditLogStore.Sealed> sealed = jdbi.inTransaction(h -> {
+            DeadLetterStore store = h.attach(DeadLetterStore.class);
+            Optional<DeadLetterStore.Row> open =
+                    store.lockOpen(DeadLetterFilter.none(), id, 1).stream().findFirst();
+            if (open.isEmpty() || store.resolve(List.of(id), DeadLetterState.DISCARDED, by, reason) != 1) {
+                return Optional.empty();
+            }
+            Map<String, Object> details = audited(open.get());
+            details.put("why", reason);
+            return Optional.of(
+                    h.attach(AuditLogStore.class).append(by, "dead_letter.discarded", id, Json.text(details)));
+        });
+        sealed.ifPresent(DeadLetterReplay::logSeal);
+        return sealed.isPresent();
+    }
+
+    /** What the audit log keeps of a dead letter, which retention will remove. */
+    private static Map<String, Object> audited(DeadLetterStore.Row row) {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("source", row.source());
+        details.put("reference", row.reference());
+        details.put("outboxId", row.outboxId());
+        details.put("eventType", row.eventType());
+        details.put("peer", row.peer());
+        details.put("reason", row.reason());
+        return details;
+    }
+
+    private static void logSeal(AuditLogStore.Sealed entry) {
+        LOG.info("audit log entry {} sealed {}", entry.seq(), entry.hash());
     }
 
     private static List<UUID> references(List<DeadLetterStore.Row> chosen, Source source) {

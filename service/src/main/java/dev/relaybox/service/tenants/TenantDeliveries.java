@@ -91,8 +91,7 @@ public final class TenantDeliveries {
         Delivery delivery = Delivery.of(find(tenant, id));
         return jdbi.withHandle(h -> new Detail(
                 delivery,
-                Json.parse(
-                        h.attach(OutboxStore.class).payload(delivery.outboxId()).orElseThrow()),
+                Json.parse(h.attach(OutboxStore.class).deliveryPayload(id).orElseThrow()),
                 h.attach(DeliveryStore.class).attempts(id)));
     }
 

@@ -211,7 +211,7 @@ class FixThenReplayRefusalsTest {
     }
 
     @Test
-    void anAcceptedCorrectionReplacesThePayloadKeepsTheOriginalAndResolvesAtOnce() {
+    void anAcceptedCorrectionIsTheDeliverysOwnKeepsTheEventsAndResolvesAtOnce() {
         Fixture fixture = settledOutbound().get();
 
         Answer answer = ResourceTests.call(
@@ -222,11 +222,13 @@ class FixThenReplayRefusalsTest {
                 Map.of("payload", Map.of("amount", 12, "orderId", "42"), "reason", "typo in the order id", "by", "al"));
 
         assertThat(answer.status()).as(answer.body().toString()).isEqualTo(200);
-        String payload = JDBI.withHandle(h -> h.createQuery("SELECT payload::text FROM outbox_events WHERE id = :id")
+        String payloads = JDBI.withHandle(h -> h.createQuery("""
+                        SELECT o.payload::text || ' / ' || d.edited_payload::text
+                          FROM outbox_events o JOIN deliveries d ON d.outbox_id = o.id WHERE o.id = :id""")
                 .bind("id", fixture.rowId())
                 .mapTo(String.class)
                 .one());
-        assertThat(payload).isEqualTo("{\"amount\": 12, \"orderId\": \"42\"}");
+        assertThat(payloads).isEqualTo(ORIGINAL + " / {\"amount\": 12, \"orderId\": \"42\"}");
         Map<String, Object> edit = JDBI.withHandle(h ->
                 h.createQuery("""
                         SELECT previous_payload::text AS previous, changes::text AS changes, reason, actor, declared_by,
@@ -252,9 +254,11 @@ class FixThenReplayRefusalsTest {
                         SELECT concat_ws(' | ',
                                  (SELECT concat(resolved_at, ' ', resolution) FROM dead_letters WHERE id = :dl),
                                  (SELECT concat(payload::text, ' ', status) FROM %s WHERE id = :row),
-                                 (SELECT string_agg(status || ' ' || attempts, ',' ORDER BY id) FROM deliveries
-                                   WHERE outbox_id = :row),
-                                 (SELECT count(*) FROM payload_edits WHERE row_id = :row)::text)""".formatted(fixture.table()))
+                                 (SELECT string_agg(concat_ws(' ', status, attempts, edited_payload::text), ','
+                                                    ORDER BY id)
+                                    FROM deliveries WHERE outbox_id = :row),
+                                 (SELECT count(*) FROM payload_edits WHERE row_id = :row)::text,
+                                 (SELECT count(*) FROM audit_log)::text)""".formatted(fixture.table()))
                 .bind("dl", fixture.deadLetterId())
                 .bind("row", fixture.rowId())
                 .mapTo(String.class)

@@ -8,14 +8,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
+import dev.relaybox.service.CommandLine;
 import dev.relaybox.service.RelayboxConfiguration;
 import dev.relaybox.service.TestApp;
 import dev.relaybox.service.auth.Caller;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
+import jakarta.ws.rs.client.Entity;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -175,6 +178,100 @@ class FixThenReplayTest {
         assertThat(edit.path("changes"))
                 .isEqualTo(tree("[{\"path\": \"/data/orderId\", \"to\": \"" + order + "\"},"
                         + " {\"path\": \"/data/order\", \"from\": \"" + order + "\"}]"));
+    }
+
+    @Test
+    void aCorrectionIsTheReplayedDeliverysOwnItsReceiverIsToldAndTheAuditLogKeepsItForGood() throws Exception {
+        RECEIVER.script("/fix-bad", TestReceiver.Reply.of(400));
+        assertThat(API.admin("POST", "/admin/tenants", Map.of("key", "fix-acme", "name", "Acme"))
+                        .status())
+                .isEqualTo(201);
+        for (String name : List.of("fix-good", "fix-bad")) {
+            Answer created = API.admin(
+                    "POST",
+                    "/admin/endpoints",
+                    Map.of(
+                            "name",
+                            name,
+                            "url",
+                            RECEIVER.url("/" + name),
+                            "tenant",
+                            "fix-acme",
+                            "eventTypes",
+                            List.of("refund.*")));
+            assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
+        }
+        Map<String, Object> original = Map.of("refundId", "r-1", "amount", "5,00");
+        assertThat(API.producer(
+                                "POST",
+                                "/outbox",
+                                Map.of(
+                                        "eventType", "refund.issued",
+                                        "aggregateType", "refund",
+                                        "aggregateId", "r-1",
+                                        "payload", original,
+                                        "tenant", "fix-acme"))
+                        .status())
+                .isEqualTo(202);
+        JsonNode deadLetter = await().atMost(Duration.ofSeconds(30))
+                .until(() -> openDeadLetters("source=outbox&peer=fix-bad"), found -> found.size() == 1)
+                .get(0);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/fix-good").size() == 1);
+        RECEIVER.script("/fix-bad", TestReceiver.Reply.of(200));
+
+        Answer replayed = API.admin(
+                "POST",
+                "/admin/dead-letters/" + deadLetter.path("id").asText() + "/replay",
+                Map.of("payload", Map.of("refundId", "r-1", "amount", 5), "reason", "amounts are numbers"));
+        assertThat(replayed.status()).as(replayed.body().toString()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/fix-bad").size() == 2);
+
+        List<TestReceiver.Received> bad = RECEIVER.received("/fix-bad");
+        assertThat(bad.get(0).header("relaybox-edited")).isNull();
+        assertThat(bad.get(1).header("relaybox-edited")).isEqualTo("true");
+        assertThat(data(bad.get(1))).isEqualTo(tree("{\"refundId\": \"r-1\", \"amount\": 5}"));
+        // The endpoint that was sent the original, sent it again, gets the original: the edit was not its.
+        String portal = API.admin("POST", "/admin/tenants/fix-acme/portal-access", Map.of())
+                .text("token");
+        String goodDelivery = API.adminGet("/admin/deliveries?endpoint=fix-good")
+                .path("items")
+                .get(0)
+                .path("id")
+                .asText();
+        assertThat(Answer.of(API.request("/portal/api/deliveries/" + goodDelivery + "/resend", portal)
+                                .post(Entity.json(Map.of())))
+                        .status())
+                .isIn(200, 202, 204);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/fix-good").size() == 2);
+        List<TestReceiver.Received> good = RECEIVER.received("/fix-good");
+        assertThat(good).allSatisfy(r -> assertThat(r.header("relaybox-edited")).isNull());
+        assertThat(data(good.get(1))).isEqualTo(JSON.valueToTree(original));
+
+        JsonNode entry = StreamSupport.stream(
+                        API.adminGet("/admin/audit-log").path("items").spliterator(), false)
+                .filter(e ->
+                        e.path("subject").asText().equals(deadLetter.path("id").asText()))
+                .findFirst()
+                .orElseThrow();
+        assertThat(entry.path("action").asText()).isEqualTo("dead_letter.replayed");
+        assertThat(entry.path("actor").asText()).isEqualTo(ACTOR);
+        assertThat(entry.path("details").path("edit").path("reason").asText()).isEqualTo("amounts are numbers");
+        assertThat(entry.path("details").path("edit").path("changes"))
+                .isEqualTo(tree("[{\"path\": \"/amount\", \"from\": \"5,00\", \"to\": 5}]"));
+        assertThat(entry.path("hash").asText()).hasSize(64);
+        // Checked from the command line beside the running service, as an operator would.
+        String verified = CommandLine.run(
+                Path.of(APP.getConfiguration().getEmbeddedPostgres().getDataDirectory()),
+                Map.of(),
+                "audit",
+                "--seal",
+                entry.path("hash").asText());
+        assertThat(verified)
+                .contains("the audit log is intact: ")
+                .contains("it holds the seal " + entry.path("hash").asText());
     }
 
     private static List<JsonNode> openDeadLetters(String filter) {
