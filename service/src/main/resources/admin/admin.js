@@ -139,7 +139,7 @@ function outboundStep(o, story) {
     d.tries.forEach((t) => {
       const row = body.insertRow();
       cell(row, t.attempt); cell(row, when(t.startedAt)); cell(row, t.statusCode);
-      cell(row, t.latencyMs + " ms"); cell(row, t.error);
+      cell(row, t.latencyMs + " ms"); cell(row, [t.error, t.again].filter(Boolean).join("; "));
     });
     box.appendChild(table);
     deadLetterNotes(box, story.deadLetters, d.id);

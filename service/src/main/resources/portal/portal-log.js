@@ -85,17 +85,17 @@ async function showDelivery(id) {
   if (detail.attempts.length === 0) {
     cell(tbody.insertRow(), "Not sent yet.", "empty").colSpan = 6;
   }
-  // Numbered in order over the delivery's whole life: a resend starts its own count of tries again at 1.
-  detail.attempts.forEach((a, i) => {
+  // Numbered over the delivery's whole life; a try made again, or a resend, says so beside its error.
+  detail.attempts.forEach((a) => {
     const row = tbody.insertRow();
-    row.dataset.attempt = i + 1;
-    cell(row, i + 1 === a.attempt ? a.attempt : (i + 1) + " (resent, try " + a.attempt + ")");
+    row.dataset.attempt = a.attempt;
+    cell(row, a.attempt);
     cell(row, when(a.startedAt));
     cell(row, a.statusCode === null || a.statusCode === undefined ? "no answer" : a.statusCode,
         "status " + (a.statusCode >= 200 && a.statusCode < 300 ? "ok" : "failed"));
     cell(row, a.latencyMs + " ms");
     cell(row, a.responseExcerpt, "excerpt");
-    cell(row, a.error);
+    cell(row, [a.error, a.again].filter(Boolean).join("; "));
   });
   $("delivery-payload").textContent = JSON.stringify(detail.payload, null, 2);
   const resendable = d.status === "DELIVERED" || d.status === "DEAD_LETTERED";

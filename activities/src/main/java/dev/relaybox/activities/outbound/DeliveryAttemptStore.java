@@ -175,12 +175,31 @@ public interface DeliveryAttemptStore {
     @RegisterConstructorMapper(AttemptContext.class)
     Optional<AttemptContext> attemptContext(@Bind("deliveryId") UUID deliveryId);
 
+    /**
+     * Records one request of the delivery: numbered after every earlier one, with {@code scheduledAttempt}, its number
+     * in the delivery's current schedule, beside it, and why it was made again when that number was recorded before
+     * (the try that recorded it lost its outcome on the way back: its worker stopped, or the database did not answer
+     * in time) or when it opens a new schedule (a replay or a resend). Call it after the delivery's row is locked.
+     */
     @SqlUpdate("""
-            INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error)
-            VALUES (:deliveryId, :attempt, :startedAt, :statusCode, :latencyMs, :responseExcerpt, :error)""")
+            INSERT INTO delivery_attempts (delivery_id, attempt, schedule, scheduled_attempt, again, started_at,
+                                           status_code, latency_ms, response_excerpt, error)
+            SELECT d.id,
+                   coalesce((SELECT max(a.attempt) FROM delivery_attempts a WHERE a.delivery_id = d.id), 0) + 1,
+                   d.schedule, :scheduledAttempt,
+                   CASE WHEN EXISTS (SELECT 1 FROM delivery_attempts a
+                                      WHERE a.delivery_id = d.id AND coalesce(a.schedule, 1) = d.schedule
+                                        AND coalesce(a.scheduled_attempt, a.attempt) >= :scheduledAttempt)
+                        THEN 'attempt ' || :scheduledAttempt || ' of its schedule made again: the outcome of an '
+                             || 'earlier try did not come back (its worker stopped, or the database did not answer)'
+                        WHEN :scheduledAttempt = 1 AND d.schedule > 1
+                        THEN 'a new schedule: the delivery was replayed or resent'
+                   END,
+                   :startedAt, :statusCode, :latencyMs, :responseExcerpt, :error
+              FROM deliveries d WHERE d.id = :deliveryId""")
     void recordAttempt(
             @Bind("deliveryId") UUID deliveryId,
-            @Bind("attempt") int attempt,
+            @Bind("scheduledAttempt") int scheduledAttempt,
             @Bind("startedAt") Instant startedAt,
             @Bind("statusCode") Integer statusCode,
             @Bind("latencyMs") int latencyMs,

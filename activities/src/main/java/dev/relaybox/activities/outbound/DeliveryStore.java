@@ -49,9 +49,18 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
             UUID endpointId,
             String tenant) {}
 
-    /** One HTTP try, as recorded. */
+    /**
+     * One HTTP try, as recorded: {@code attempt} counts every try of the delivery; {@code again} says why a try was
+     * made again, or that it opened a new schedule (null for every other).
+     */
     record Attempt(
-            int attempt, Instant startedAt, Integer statusCode, int latencyMs, String responseExcerpt, String error) {}
+            int attempt,
+            Instant startedAt,
+            Integer statusCode,
+            int latencyMs,
+            String responseExcerpt,
+            String error,
+            String again) {}
 
     /**
      * What operators filter deliveries by; a null field does not filter. {@code endpoint} is a name or a URL,
@@ -182,7 +191,7 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
 
     @SqlUpdate("""
             UPDATE deliveries SET status = :to, attempts = 0, next_attempt_at = NULL,
-                   completed_at = NULL, updated_at = now()
+                   completed_at = NULL, schedule = schedule + 1, updated_at = now()
              WHERE id = ANY(:ids) AND status = :deadLettered""")
     int resetForReplay(
             @Bind("ids") UUID[] deliveryIds,
@@ -200,7 +209,7 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
     @SqlUpdate("""
             WITH resent AS (
                 UPDATE deliveries SET status = :to, attempts = 0, next_attempt_at = NULL, completed_at = NULL,
-                       updated_at = now()
+                       schedule = schedule + 1, updated_at = now()
                  WHERE id = :id AND status = :delivered
                 RETURNING outbox_id)
             UPDATE outbox_events SET status = :outboxPending, dispatched_at = NULL, processed_at = NULL
@@ -298,7 +307,7 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
     default List<Attempt> attempts(UUID deliveryId) {
         return getHandle()
                 .createQuery("""
-                        SELECT attempt, started_at, status_code, latency_ms, response_excerpt, error
+                        SELECT attempt, started_at, status_code, latency_ms, response_excerpt, error, again
                           FROM delivery_attempts WHERE delivery_id = :id ORDER BY id""")
                 .bind("id", deliveryId)
                 .map((rs, ctx) -> new Attempt(
@@ -307,7 +316,8 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
                         (Integer) rs.getObject("status_code"),
                         rs.getInt("latency_ms"),
                         rs.getString("response_excerpt"),
-                        rs.getString("error")))
+                        rs.getString("error"),
+                        rs.getString("again")))
                 .list();
     }
 

@@ -53,7 +53,13 @@ public interface StoryQueries {
             Instant completedAt) {}
 
     record AttemptRow(
-            UUID deliveryId, int attempt, Instant startedAt, Integer statusCode, int latencyMs, String error) {}
+            UUID deliveryId,
+            int attempt,
+            Instant startedAt,
+            Integer statusCode,
+            int latencyMs,
+            String error,
+            String again) {}
 
     record DeadLetterRow(
             UUID id,
@@ -154,7 +160,7 @@ public interface StoryQueries {
     List<DeliveryRow> deliveries(@Bind("ids") Collection<UUID> outboxIds);
 
     @SqlQuery("""
-            SELECT delivery_id, attempt, started_at, status_code, latency_ms, error
+            SELECT delivery_id, attempt, started_at, status_code, latency_ms, error, again
               FROM delivery_attempts WHERE delivery_id = ANY(:ids) ORDER BY id""")
     @RegisterConstructorMapper(AttemptRow.class)
     List<AttemptRow> attempts(@Bind("ids") Collection<UUID> deliveryIds);
