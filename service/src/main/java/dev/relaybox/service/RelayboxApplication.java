@@ -20,6 +20,7 @@ import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.api.JsonErrorMappers;
+import dev.relaybox.service.api.JsonErrorPages;
 import dev.relaybox.service.config.EmbeddedCredentials;
 import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.dispatch.Dispatcher;
@@ -201,6 +202,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         }
 
         JsonErrorMappers.register(environment.jersey().getResourceConfig());
+        JsonErrorPages.install(environment, config.getServerFactory());
         if (roles.api()) {
             ApiResources.register(
                     config, environment, jdbi, urlPolicy, metrics, temporal, wakeDispatcher, publishing, catalog);

@@ -3,6 +3,7 @@ package dev.relaybox.service.outbound;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.PublishCheck;
@@ -16,6 +17,7 @@ import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.JsonBodyReader;
 import dev.relaybox.service.api.OpenApiDocument;
+import dev.relaybox.service.api.StrictString;
 import dev.relaybox.service.auth.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -88,11 +90,13 @@ public final class OutboxResource {
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED, pattern = EVENT_TYPE)
             @NotNull
             @Pattern(regexp = EVENT_TYPE, message = NAME_RULE)
+            @JsonDeserialize(using = StrictString.class)
             String eventType,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED, pattern = AGGREGATE_TYPE)
             @NotNull
             @Pattern(regexp = AGGREGATE_TYPE, message = NAME_RULE)
+            @JsonDeserialize(using = StrictString.class)
             String aggregateType,
 
             @Schema(

@@ -2,6 +2,7 @@ package dev.relaybox.service.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RelayboxConfiguration;
@@ -9,6 +10,10 @@ import dev.relaybox.service.TestApp;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import jakarta.ws.rs.client.Entity;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -22,6 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class JsonBodiesTest {
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
     static final Api API = new Api(APP);
+    static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void aBodyTooLargeIsRefusedWithItsReasonAndWritesNothing() {
@@ -58,5 +64,34 @@ class JsonBodiesTest {
             assertThat(answer.text("error")).as(path).isEqualTo("invalid_query");
             assertThat(answer.text("reason")).as(path).contains("NUL");
         }
+    }
+
+    @Test
+    void whatTheHttpServerRefusesItselfAnswersTheOneJsonErrorShape() throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + APP.getLocalPort();
+
+        HttpResponse<String> trace = client.send(
+                HttpRequest.newBuilder(URI.create(base + "/outbox"))
+                        .method("TRACE", HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(trace.statusCode()).isEqualTo(405);
+        assertThat(trace.headers().firstValue("content-type"))
+                .hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+        assertThat(JSON.readTree(trace.body()).path("error").asText()).isEqualTo("method_not_allowed");
+        assertThat(trace.headers().firstValue("allow"))
+                .hasValueSatisfying(allow -> assertThat(allow).contains("GET").doesNotContain("TRACE"));
+
+        HttpResponse<String> suspicious = client.send(
+                HttpRequest.newBuilder(URI.create(base + "/admin/dead-letters/%5C"))
+                        .header("authorization", "Bearer " + TestApp.ADMIN_TOKEN)
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(suspicious.statusCode()).isEqualTo(400);
+        assertThat(suspicious.headers().firstValue("content-type"))
+                .hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+        assertThat(JSON.readTree(suspicious.body()).path("error").asText()).isEqualTo("bad_request");
+        assertThat(JSON.readTree(suspicious.body()).path("reason").asText()).isNotBlank();
     }
 }

@@ -18,6 +18,7 @@ import jakarta.ws.rs.client.Invocation;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
@@ -103,6 +104,19 @@ class OutboxResourceTest {
                 400,
                 "invalid_json");
         assertThat(payload.path("reason").asText()).isEqualTo("\"tenant\" is not of the expected type: a string");
+    }
+
+    @Test
+    void aNumberWhereANameIsExpectedIsRefusedNotTurnedIntoText() {
+        for (String field : List.of("eventType", "aggregateType")) {
+            Map<String, Object> event = new HashMap<>(event("order.paid", "order", "1", Map.of()));
+            event.put(field, 123);
+
+            JsonNode refused = assertRefused(post(Entity.json(event)), 400, "invalid_json");
+
+            assertThat(refused.path("reason").asText())
+                    .isEqualTo("\"" + field + "\" is not of the expected type: a string");
+        }
     }
 
     @Test
