@@ -176,8 +176,9 @@ public interface DeliveryAttemptStore {
     Optional<AttemptContext> attemptContext(@Bind("deliveryId") UUID deliveryId);
 
     /**
-     * Records one request of the delivery: numbered after every earlier one, with {@code scheduledAttempt}, its number
-     * in the delivery's current schedule, beside it, and why it was made again when that number was recorded before
+     * Records one request of the delivery: numbered after every earlier one (and never below {@code scheduledAttempt},
+     * its number in the delivery's current schedule, which is kept beside it: a run that took over mid-schedule from
+     * rows without their log continues the count), and why it was made again when that number was recorded before
      * (the try that recorded it lost its outcome on the way back: its worker stopped, or the database did not answer
      * in time) or when it opens a new schedule (a replay or a resend). Call it after the delivery's row is locked.
      */
@@ -185,7 +186,8 @@ public interface DeliveryAttemptStore {
             INSERT INTO delivery_attempts (delivery_id, attempt, schedule, scheduled_attempt, again, started_at,
                                            status_code, latency_ms, response_excerpt, error)
             SELECT d.id,
-                   coalesce((SELECT max(a.attempt) FROM delivery_attempts a WHERE a.delivery_id = d.id), 0) + 1,
+                   GREATEST(coalesce((SELECT max(a.attempt) FROM delivery_attempts a WHERE a.delivery_id = d.id), 0) + 1,
+                            :scheduledAttempt),
                    d.schedule, :scheduledAttempt,
                    CASE WHEN EXISTS (SELECT 1 FROM delivery_attempts a
                                       WHERE a.delivery_id = d.id AND coalesce(a.schedule, 1) = d.schedule
