@@ -51,6 +51,9 @@ import org.jdbi.v3.core.Jdbi;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public final class EndpointsResource {
+    /** The smallest rate limit: one request an hour. */
+    static final double MIN_RATE_LIMIT = 1.0 / 3600;
+
     private final Jdbi jdbi;
     /** The reason of a tenant's own disabling, the one a tenant may undo. */
     private static final String DISABLED_IN_THE_PORTAL = "disabled in the portal";
@@ -280,8 +283,17 @@ public final class EndpointsResource {
         }
     }
 
-    /** 0 in a request means "no limit". */
+    /**
+     * 0 in a request means "no limit". Above it, at least one request an hour: a smaller limit holds the endpoint's
+     * deliveries for longer than any schedule, which is a mistake rather than a limit (disable the endpoint instead).
+     */
     private static Double positiveOrNull(Double value) {
+        if (value != null && value > 0 && value < MIN_RATE_LIMIT) {
+            throw new ApiException(
+                    422,
+                    "invalid_controls",
+                    "rateLimit is requests a second: 0 for no limit, or at least one an hour (1/3600, about 0.00028)");
+        }
         return value == null || value <= 0 ? null : value;
     }
 

@@ -40,6 +40,9 @@ class EndpointsResourceTest {
         assertThat(create("bad-format", Map.of("payloadFormat", "xml")))
                 .satisfies(a -> assertError(a, 400, "invalid_request"));
         assertThat(create("bad-burst", Map.of("burst", 5))).satisfies(a -> assertError(a, 422, "invalid_controls"));
+        // One request in 10^300 seconds holds every delivery for ever: a limit that small is a mistake, not a limit.
+        assertThat(create("bad-tiny-rate", Map.of("rateLimit", 1e-300)))
+                .satisfies(a -> assertError(a, 422, "invalid_controls"));
         assertThat(create("bad-slots", Map.of("maxInFlight", "many")))
                 .satisfies(a -> assertError(a, 400, "invalid_json"));
         assertThat(create("bad name!", Map.of())).satisfies(a -> assertError(a, 400, "invalid_request"));
@@ -113,6 +116,7 @@ class EndpointsResourceTest {
         String id = create("patched", Map.of()).body().path("id").asText();
 
         assertError(call("PATCH", "/admin/endpoints/" + id, Map.of("burst", 3)), 422, "invalid_controls");
+        assertError(call("PATCH", "/admin/endpoints/" + id, Map.of("rateLimit", 0.0001)), 422, "invalid_controls");
         assertError(
                 call("PATCH", "/admin/endpoints/" + id, Map.of("url", "https://example.com/moved", "maxInFlight", -2)),
                 400,
