@@ -5,9 +5,14 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.dropwizard.jersey.validation.JerseyViolationException;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.ConstraintViolation;
+import jakarta.ws.rs.ForbiddenException;
+import jakarta.ws.rs.NotSupportedException;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Configurable;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
@@ -15,6 +20,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -49,6 +55,9 @@ public final class JsonErrorMappers {
     }
 
     private static final class WebApplicationMapper implements ExceptionMapper<WebApplicationException> {
+        @Context
+        private ResourceInfo resource;
+
         @Override
         public Response toResponse(WebApplicationException e) {
             Response response = e.getResponse();
@@ -57,8 +66,37 @@ public final class JsonErrorMappers {
             }
             Response.StatusType status = response.getStatusInfo();
             String error = status.getReasonPhrase().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_");
-            String reason = e.getMessage() == null ? status.getReasonPhrase() : e.getMessage();
-            return json(status.getStatusCode(), error, reason);
+            Response answer = json(status.getStatusCode(), error, reason(e, status));
+            // A 405 says what the route takes.
+            return response.getAllowedMethods().isEmpty()
+                    ? answer
+                    : Response.fromResponse(answer)
+                            .allow(response.getAllowedMethods())
+                            .build();
+        }
+
+        /** What to do about it where the status alone says little; Jersey's own words otherwise. */
+        private String reason(WebApplicationException e, Response.StatusType status) {
+            if (e instanceof NotSupportedException) {
+                return "the body must be JSON: send it with Content-Type: application/json";
+            }
+            if (e instanceof ForbiddenException) {
+                Optional<RolesAllowed> roles = rolesOfTheRoute();
+                if (roles.isPresent()) {
+                    return "this route takes a token of role "
+                            + String.join(" or ", roles.get().value()) + "; the one sent has another role";
+                }
+            }
+            return e.getMessage() == null ? status.getReasonPhrase() : e.getMessage();
+        }
+
+        private Optional<RolesAllowed> rolesOfTheRoute() {
+            if (resource == null || resource.getResourceMethod() == null) {
+                return Optional.empty();
+            }
+            RolesAllowed onMethod = resource.getResourceMethod().getAnnotation(RolesAllowed.class);
+            return Optional.ofNullable(
+                    onMethod != null ? onMethod : resource.getResourceClass().getAnnotation(RolesAllowed.class));
         }
     }
 

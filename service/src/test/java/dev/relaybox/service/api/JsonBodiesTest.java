@@ -94,4 +94,24 @@ class JsonBodiesTest {
         assertThat(JSON.readTree(suspicious.body()).path("error").asText()).isEqualTo("bad_request");
         assertThat(JSON.readTree(suspicious.body()).path("reason").asText()).isNotBlank();
     }
+
+    @Test
+    void refusalsOfAMethodAMediaTypeOrARoleSayWhatTheRouteTakes() {
+        Answer wrongMethod = API.producer("DELETE", "/outbox", null);
+        assertThat(wrongMethod.status()).isEqualTo(405);
+        assertThat(wrongMethod.text("error")).isEqualTo("method_not_allowed");
+        assertThat(API.request("/outbox", TestApp.PRODUCER_TOKEN)
+                        .method("DELETE")
+                        .getHeaderString("Allow"))
+                .contains("POST");
+
+        Answer plainText =
+                Answer.of(API.request("/outbox", TestApp.PRODUCER_TOKEN).post(Entity.entity("hello", "text/plain")));
+        assertThat(plainText.status()).isEqualTo(415);
+        assertThat(plainText.text("reason")).contains("Content-Type: application/json");
+
+        Answer wrongRole = API.producer("GET", "/admin/endpoints", null);
+        assertThat(wrongRole.status()).isEqualTo(403);
+        assertThat(wrongRole.text("reason")).contains("admin");
+    }
 }
