@@ -7,7 +7,9 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
-import com.networknt.schema.SpecificationVersion;
+import com.networknt.schema.dialect.Dialect;
+import com.networknt.schema.dialect.Dialects;
+import com.networknt.schema.keyword.AnnotationKeyword;
 import com.networknt.schema.path.PathType;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -30,8 +32,22 @@ public final class EventSchemas {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int CACHED = 1000;
 
+    /**
+     * Draft 2020-12, where a keyword it does not know is a mistake to name ({@code "minLenght"} would otherwise check
+     * nothing, silently), except an {@code x-} extension, which is kept as an annotation.
+     */
+    private static final Dialect KNOWN_KEYWORDS_ONLY = Dialect.builder(Dialects.getDraft202012())
+            .unknownKeywordFactory((keyword, context) -> {
+                if (keyword.startsWith("x-")) {
+                    return new AnnotationKeyword(keyword);
+                }
+                throw new IllegalArgumentException("\"" + keyword + "\" is not a JSON Schema draft 2020-12 keyword"
+                        + " (an extension of your own is named x-...)");
+            })
+            .build();
+
     private final SchemaRegistry registry = SchemaRegistry.withDefaultDialect(
-            SpecificationVersion.DRAFT_2020_12,
+            KNOWN_KEYWORDS_ONLY,
             builder -> builder.schemaLoader(loader -> loader.fetchRemoteResources(false))
                     .schemaRegistryConfig(SchemaRegistryConfig.builder()
                             .pathType(PathType.JSON_PATH)

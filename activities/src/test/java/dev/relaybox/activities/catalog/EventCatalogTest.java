@@ -87,8 +87,21 @@ class EventCatalogTest {
                 "{\"$schema\": \"http://json-schema.org/draft-07/schema#\"}",
                 InvalidEventTypeException.INVALID_SCHEMA,
                 "draft 2020-12");
+        // A misspelt keyword would check nothing, silently.
+        assertRefused(
+                "{\"type\": \"object\", \"properties\": {\"id\": {\"type\": \"string\", \"minLenght\": 3}}}",
+                InvalidEventTypeException.INVALID_SCHEMA,
+                "\"minLenght\" is not a JSON Schema draft 2020-12 keyword");
         assertThat(jdbi.withExtension(EventTypeStore.class, EventTypeStore::list))
                 .isEmpty();
+    }
+
+    @Test
+    void anExtensionKeywordIsKeptAsAnAnnotation() throws Exception {
+        define(definition("order.tagged", "{\"type\": \"object\", \"x-owner\": \"payments\"}", null));
+
+        List<EventTypeStore.EventType> stored = jdbi.withExtension(EventTypeStore.class, EventTypeStore::list);
+        assertThat(stored).extracting(EventTypeStore.EventType::name).containsExactly("order.tagged");
     }
 
     @Test
