@@ -20,20 +20,31 @@ import org.jdbi.v3.sqlobject.SqlObject;
 public interface InboxDispatchStore extends SqlObject {
 
     /** A row whose workflow is to be started; {@code aggregate} is null when the event lacks one. */
+    /**
+     * {@code replayed}: the row was quarantined and its dead letter replayed, so the run that quarantined it may not
+     * have closed yet.
+     */
     record Dispatchable(
             UUID id,
             String partner,
             String partnerEventId,
             String eventType,
             AggregateKey aggregate,
-            String workflowId) {}
+            String workflowId,
+            boolean replayed) {}
+
+    /** What a start needs of a row; a row with a dead letter was quarantined and replayed. */
+    String DISPATCHABLE = """
+            SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id,
+                   EXISTS (SELECT 1 FROM dead_letters d WHERE d.source = 'INBOX' AND d.reference = webhook_inbox.id)
+                       AS replayed
+              FROM webhook_inbox
+            """;
 
     /** The oldest rows no dispatcher has started yet, locked until commit; other dispatchers skip them. */
     default List<Dispatchable> claimUndispatched(int limit) {
         return getHandle()
-                .createQuery("""
-                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
-                          FROM webhook_inbox
+                .createQuery(DISPATCHABLE + """
                          WHERE dispatched_at IS NULL
                          ORDER BY received_at
                          LIMIT :limit
@@ -51,9 +62,7 @@ public interface InboxDispatchStore extends SqlObject {
     /** As {@link #claimStranded(Instant, int)}, with rechecks due before {@code dueBefore}. */
     default List<Dispatchable> claimStranded(Instant before, Instant dueBefore, int limit) {
         return getHandle()
-                .createQuery("""
-                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
-                          FROM webhook_inbox
+                .createQuery(DISPATCHABLE + """
                          WHERE status = ANY(:unfinished) AND dispatched_at < :before
                            -- A received row is decided as soon as its workflow runs; a deferred one is waiting for its
                            -- recheck or release (rows deferred before the time was recorded count as due).
@@ -73,9 +82,7 @@ public interface InboxDispatchStore extends SqlObject {
     /** One row as a workflow start needs it, e.g. for an operator's release of an event whose workflow is gone. */
     default Optional<Dispatchable> dispatchable(UUID id) {
         return getHandle()
-                .createQuery("""
-                        SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id
-                          FROM webhook_inbox
+                .createQuery(DISPATCHABLE + """
                          WHERE id = :id""")
                 .bind("id", id)
                 .map(InboxDispatchStore::dispatchable)
@@ -119,6 +126,7 @@ public interface InboxDispatchStore extends SqlObject {
                 partnerEventId,
                 rs.getString("event_type"),
                 AggregateKey.ofNullable(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
-                InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, partnerEventId));
+                InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, partnerEventId),
+                rs.getBoolean("replayed"));
     }
 }

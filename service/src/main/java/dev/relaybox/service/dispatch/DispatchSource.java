@@ -21,7 +21,7 @@ public interface DispatchSource {
      * workflow's static summary and details in the Temporal UI: what the row is, and the ids that lead an operator
      * from there to the row. {@code unstartable} says why the row can never start (found by the source, e.g. an
      * oversized payload), null when nothing is known against it. {@code mayBeRunning}: a workflow of the row may be
-     * running already, and is to be told it came back (a replayed outbox row); false for a row never taken up.
+     * running already, and is to be told it came back (a replayed row); false for a row never taken up.
      * {@code plan}: what the source decided for the workflow in the transaction that claimed the row (an outbox row's
      * first delivery plan), handed to its start; null where the workflow decides for itself.
      */
@@ -36,17 +36,6 @@ public interface DispatchSource {
             String unstartable,
             boolean mayBeRunning,
             Object plan) {
-
-        public Row(
-                UUID id,
-                String workflowId,
-                String eventType,
-                String aggregate,
-                String peer,
-                String summary,
-                String details) {
-            this(id, workflowId, eventType, aggregate, peer, summary, details, null, true, null);
-        }
 
         /**
          * The details' last line: where the admin page tells this row's story. The Temporal UI renders details as

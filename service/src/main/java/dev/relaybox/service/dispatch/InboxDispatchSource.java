@@ -71,9 +71,18 @@ public final class InboxDispatchSource implements DispatchSource {
                 .toList();
     }
 
+    /**
+     * A replayed row's workflow may still be closing the run that quarantined it: told to decide again (the release
+     * signal, with the start in one call), that run's end is refused and it decides the reopened row, or, closed, a
+     * new run starts. A plain start would be answered "already started" and leave the row to the reconciler.
+     */
     @Override
     public void start(Row row) {
-        restart(row);
+        if (row.mayBeRunning()) {
+            starter.signalWithStart(InboxEventWorkflow.TYPE, row, "inbound", row.id(), "release");
+        } else {
+            restart(row);
+        }
     }
 
     @Override
@@ -93,6 +102,9 @@ public final class InboxDispatchSource implements DispatchSource {
                 "apply " + (eventType == null ? "an event without a type" : eventType) + " from " + event.partner()
                         + (aggregate == null ? "" : " to " + aggregate),
                 "inbox event " + event.id() + " from " + event.partner() + ", event id " + event.partnerEventId() + "\n"
-                        + Row.storyLine(event.id()));
+                        + Row.storyLine(event.id()),
+                null,
+                event.replayed(),
+                null);
     }
 }

@@ -155,6 +155,28 @@ class InboxEventWorkflowImplTest {
         assertThat(workflow.status().status()).isEqualTo("processed");
     }
 
+    @Test
+    void aReleaseThatArrivesWhileTheRunClosesOnARejectionIsDecidedAgain(
+            TestWorkflowEnvironment env, Worker worker, InboxEventWorkflow workflow) {
+        start(env, worker);
+        InboxOutcome rejected = new InboxOutcome(Outcome.REJECTED, "no aggregate id", null, null, 1, false, List.of());
+        AtomicInteger decisions = new AtomicInteger();
+        when(inbox.decide(INBOX)).thenAnswer(call -> {
+            if (decisions.incrementAndGet() == 1) {
+                // The dead letter is recorded and replayed at once: its run has not closed yet.
+                WorkflowStub.fromTyped(workflow).signal("release");
+                return rejected;
+            }
+            return APPLIED;
+        });
+
+        WorkflowClient.start(workflow::process, INBOX);
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
+
+        assertThat(decisions).hasValue(2);
+        assertThat(workflow.status().status()).isEqualTo("processed");
+    }
+
     private void start(TestWorkflowEnvironment env, Worker worker) {
         when(inbox.plan(INBOX))
                 .thenReturn(new InboxPlan(
