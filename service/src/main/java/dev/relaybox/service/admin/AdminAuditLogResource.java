@@ -30,7 +30,7 @@ import org.jdbi.v3.core.Jdbi;
 @RolesAllowed(Caller.ADMIN)
 public final class AdminAuditLogResource {
     /** One entry; {@code details} as stored. */
-    public record Entry(
+    public record AuditEntry(
             long seq,
             Instant recordedAt,
             String actor,
@@ -41,7 +41,7 @@ public final class AdminAuditLogResource {
             String hash) {}
 
     /** A page; {@code nextBefore} is the {@code before} of the next, older page, null on the last. */
-    public record Entries(List<Entry> items, Long nextBefore) {}
+    public record AuditEntries(List<AuditEntry> items, Long nextBefore) {}
 
     private final Jdbi jdbi;
 
@@ -51,24 +51,25 @@ public final class AdminAuditLogResource {
 
     @GET
     @Operation(operationId = "listAuditLog", summary = "The audit log, newest first")
-    public Entries list(
+    public AuditEntries list(
             @Parameter(description = "only entries numbered below this: the nextBefore of the previous page")
                     @QueryParam("before")
                     @Min(1)
                     Long before,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit) {
-        List<Entry> items = jdbi.withExtension(AuditLogStore.class, store -> store.newestFirst(before, limit)).stream()
-                .map(e -> new Entry(
-                        e.seq(),
-                        e.recordedAt(),
-                        e.actor(),
-                        e.action(),
-                        e.subject(),
-                        Json.parse(e.details()),
-                        e.previousHash(),
-                        e.hash()))
-                .toList();
+        List<AuditEntry> items =
+                jdbi.withExtension(AuditLogStore.class, store -> store.newestFirst(before, limit)).stream()
+                        .map(e -> new AuditEntry(
+                                e.seq(),
+                                e.recordedAt(),
+                                e.actor(),
+                                e.action(),
+                                e.subject(),
+                                Json.parse(e.details()),
+                                e.previousHash(),
+                                e.hash()))
+                        .toList();
         Long nextBefore = items.size() == limit ? items.get(items.size() - 1).seq() : null;
-        return new Entries(items, nextBefore);
+        return new AuditEntries(items, nextBefore);
     }
 }

@@ -82,6 +82,11 @@ public final class OpenApiDocument {
         return joined.length() > 1 && joined.endsWith("/") ? joined.substring(0, joined.length() - 1) : joined;
     }
 
+    static {
+        // The reader of OpenAPI 3.1 documents resolves models through this instance.
+        ModelConverters.getInstance(true).addConverter(new NullableFields());
+    }
+
     public static OpenAPI build(List<Resource> rootResources, String version) {
         List<Route> routes = routes(rootResources);
         Set<Class<?>> classes = new LinkedHashSet<>();

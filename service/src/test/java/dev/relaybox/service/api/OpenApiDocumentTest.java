@@ -112,6 +112,30 @@ class OpenApiDocumentTest {
     }
 
     @Test
+    void aFieldThatCanBeNullSaysSoAndOneThatCannotDoesNot() {
+        Map<String, Schema> delivery =
+                document.getComponents().getSchemas().get("Delivery").getProperties();
+        assertThat(delivery.get("nextAttemptAt").getTypes()).containsExactlyInAnyOrder("string", "null");
+        assertThat(delivery.get("lastStatus").getTypes()).containsExactlyInAnyOrder("integer", "null");
+        assertThat(delivery.get("attempts").getTypes())
+                .as("an int is never null")
+                .containsExactly("integer");
+        Map<String, Schema> page =
+                document.getComponents().getSchemas().get("PageDelivery").getProperties();
+        assertThat(page.get("nextCursor").getTypes()).containsExactlyInAnyOrder("string", "null");
+        Map<String, Schema> detail =
+                document.getComponents().getSchemas().get("DeliveryDetail").getProperties();
+        assertThat(detail.get("delivery").getAnyOf())
+                .as("a nullable reference is one of the referenced schema or null")
+                .hasSize(2);
+        Schema request = document.getComponents().getSchemas().get("OutboxEventRequest");
+        assertThat(request.getRequired()).contains("eventType");
+        assertThat(((Schema<?>) request.getProperties().get("eventType")).getTypes())
+                .as("a required field is never null")
+                .containsExactly("string");
+    }
+
+    @Test
     void documentCarriesTheErrorShapeEveryBearerSchemeAndExamples() {
         Map<String, SecurityScheme> schemes = document.getComponents().getSecuritySchemes();
         assertThat(schemes).containsOnlyKeys("admin", "producer", "portal");
