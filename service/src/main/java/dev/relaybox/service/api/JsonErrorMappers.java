@@ -19,7 +19,6 @@ import jakarta.ws.rs.ext.ExceptionMapper;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -65,7 +64,7 @@ public final class JsonErrorMappers {
                 return response;
             }
             Response.StatusType status = response.getStatusInfo();
-            String error = status.getReasonPhrase().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_");
+            String error = ApiError.codeOf(status.getReasonPhrase());
             Response answer = json(status.getStatusCode(), error, reason(e, status));
             // A 405 says what the route takes.
             return response.getAllowedMethods().isEmpty()

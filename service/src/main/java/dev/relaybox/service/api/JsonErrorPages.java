@@ -68,8 +68,7 @@ public final class JsonErrorPages {
                 ? message
                 : phrase.toLowerCase(Locale.ROOT);
         try {
-            return JSON.writeValueAsBytes(
-                    new ApiError(phrase.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_"), reason));
+            return JSON.writeValueAsBytes(new ApiError(ApiError.codeOf(phrase), reason));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("an error body is two strings", e);
         }
