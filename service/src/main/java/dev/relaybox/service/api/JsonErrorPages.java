@@ -56,9 +56,11 @@ public final class JsonErrorPages {
             };
             errors.addErrorPage(ErrorPageErrorHandler.GLOBAL_ERROR_PAGE, PATH);
             context.setErrorHandler(errors);
-            context.getServletHandler().addServletWithMapping(new ServletHolder(pages.new Page()), PATH);
+            context.getServletHandler().addServletWithMapping(new ServletHolder(pages.new ErrorPage()), PATH);
         }
-        environment.lifecycle().addServerLifecycleListener(started -> started.setErrorHandler(pages.new Server()));
+        environment
+                .lifecycle()
+                .addServerLifecycleListener(started -> started.setErrorHandler(pages.new ServerErrors()));
     }
 
     /** The body, and on a 405 the {@code Allow} header, of an error answered with {@code code}. */
@@ -75,7 +77,7 @@ public final class JsonErrorPages {
     }
 
     /** Errors inside a context: a resource's {@code sendError}, or a method the context does not let through. */
-    private final class Page extends HttpServlet {
+    private final class ErrorPage extends HttpServlet {
         @Override
         protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
             Object status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
@@ -91,7 +93,7 @@ public final class JsonErrorPages {
     }
 
     /** Errors before any context: a request Jetty refuses as it reads it. */
-    private final class Server extends ErrorHandler {
+    private final class ServerErrors extends ErrorHandler {
         @Override
         public boolean errorPageForMethod(String method) {
             return true;
