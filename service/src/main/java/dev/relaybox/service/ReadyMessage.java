@@ -22,7 +22,10 @@ final class ReadyMessage {
                         "Relaybox ready ({}): API {} | admin http://localhost:{}/healthcheck | "
                                 + "Temporal {} (namespace {}, task queue {}{}) | database {}",
                         roles,
-                        roles.api() ? "http://localhost:" + getLocalPort(server) + "/" : "not served (no api role)",
+                        // Addresses that answer: the contract and the admin page, not the bare root (a 404).
+                        roles.api()
+                                ? "http://localhost:" + getLocalPort(server) + "/openapi.json (admin page /admin)"
+                                : "not served (no api role)",
                         getAdminPort(server),
                         temporal.target(),
                         config.getTemporal().getNamespace(),
