@@ -2,7 +2,6 @@ package dev.relaybox.service;
 
 import dev.relaybox.activities.store.AuditChain;
 import dev.relaybox.activities.store.AuditLogStore;
-import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Store;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
@@ -37,7 +36,7 @@ final class AuditCommand extends ConfiguredCommand<RelayboxConfiguration> {
         String seal = namespace.getString("seal");
         AuditChain.Verdict verdict;
         try (CommandDatabase database = CommandDatabase.open(bootstrap, config, "audit")) {
-            Migrations.migrate(database.dataSource());
+            // Read-only: the schema is whatever the service made; a check changes nothing, migrations included.
             Jdbi jdbi = Store.configure(Jdbi.create(database.dataSource()));
             AuditChain chain = new AuditChain(seal);
             // A transaction, so that the driver streams the rows rather than reading them all at once.
