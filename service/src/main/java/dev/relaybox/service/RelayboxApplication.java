@@ -165,7 +165,8 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                                     publishing,
                                     // Its start hands the first workflow task to this process's worker.
                                     roles.worker() ? new DeliveryPlanner(delivery.schedule()) : null),
-                            new InboxDispatchSource(starter)),
+                            new InboxDispatchSource(
+                                    starter, roles.worker() ? config.getInbox().build() : null)),
                     config.getDispatcher(),
                     deadLetters);
             if (temporal.inProcessEngine()) {

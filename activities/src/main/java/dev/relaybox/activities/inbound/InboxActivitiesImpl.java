@@ -49,16 +49,13 @@ public final class InboxActivitiesImpl implements InboxActivities {
         return DatabaseFailures.translating(() -> jdbi.withExtension(
                         InboxStore.class,
                         store -> store.find(inboxId)
-                                .map(row -> new InboxPlan(
+                                .map(row -> settings.plan(
                                         row.partnerName(),
                                         row.eventType(),
                                         row.aggregate() == null
                                                 ? null
                                                 : row.aggregate().toString(),
-                                        settings.recheckInterval(),
-                                        settings.maxDeferral(),
-                                        store.deferredSince(inboxId).orElse(null),
-                                        InboxPlan.CURRENT))))
+                                        store.deferredSince(inboxId).orElse(null)))))
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "inbox row " + inboxId + " does not exist", "InboxRowMissing"));
     }

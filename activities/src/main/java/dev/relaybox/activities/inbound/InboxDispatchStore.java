@@ -1,5 +1,6 @@
 package dev.relaybox.activities.inbound;
 
+import dev.relaybox.activities.store.Columns;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxState;
@@ -19,10 +20,10 @@ import org.jdbi.v3.sqlobject.SqlObject;
  */
 public interface InboxDispatchStore extends SqlObject {
 
-    /** A row whose workflow is to be started; {@code aggregate} is null when the event lacks one. */
     /**
-     * {@code replayed}: the row was quarantined and its dead letter replayed, so the run that quarantined it may not
-     * have closed yet.
+     * A row whose workflow is to be started; {@code aggregate} is null when the event lacks one, {@code deferredSince}
+     * when no deferral of the row is recorded. {@code replayed}: the row was quarantined and its dead letter replayed,
+     * so the run that quarantined it may not have closed yet.
      */
     record Dispatchable(
             UUID id,
@@ -31,11 +32,13 @@ public interface InboxDispatchStore extends SqlObject {
             String eventType,
             AggregateKey aggregate,
             String workflowId,
+            Instant deferredSince,
             boolean replayed) {}
 
     /** What a start needs of a row; a row with a dead letter was quarantined and replayed. */
     String DISPATCHABLE = """
             SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id,
+                   deferred_since,
                    EXISTS (SELECT 1 FROM dead_letters d WHERE d.source = 'INBOX' AND d.reference = webhook_inbox.id)
                        AS replayed
               FROM webhook_inbox
@@ -127,6 +130,7 @@ public interface InboxDispatchStore extends SqlObject {
                 rs.getString("event_type"),
                 AggregateKey.ofNullable(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
                 InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, partnerEventId),
+                Columns.instant(rs, "deferred_since"),
                 rs.getBoolean("replayed"));
     }
 }

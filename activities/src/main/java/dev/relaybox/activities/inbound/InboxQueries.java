@@ -1,5 +1,6 @@
 package dev.relaybox.activities.inbound;
 
+import dev.relaybox.activities.store.Columns;
 import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.workflows.AggregateKey;
@@ -9,7 +10,6 @@ import dev.relaybox.workflows.inbound.InboxState;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -159,7 +159,7 @@ public interface InboxQueries extends SqlObject {
                         aggregate,
                         rs.getString("state"),
                         rs.getInt("version"),
-                        instant(rs, "updated_at"),
+                        Columns.instant(rs, "updated_at"),
                         List.of(),
                         null))
                 .findOne()
@@ -197,8 +197,8 @@ public interface InboxQueries extends SqlObject {
                         rs.getString("partner_event_id"),
                         rs.getString("event_type"),
                         Outcome.valueOf(rs.getString("outcome")),
-                        instant(rs, "received_at"),
-                        instant(rs, "processed_at")))
+                        Columns.instant(rs, "received_at"),
+                        Columns.instant(rs, "processed_at")))
                 .list();
     }
 
@@ -216,14 +216,9 @@ public interface InboxQueries extends SqlObject {
                 rs.getInt("attempts"),
                 rs.getString("defer_reason"),
                 rs.getString("last_error"),
-                instant(rs, "received_at"),
-                instant(rs, "processed_at"),
+                Columns.instant(rs, "received_at"),
+                Columns.instant(rs, "processed_at"),
                 InboxEventWorkflow.workflowIdOf(
                         rs.getString("workflow_id"), partner, rs.getString("partner_event_id")));
-    }
-
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
     }
 }

@@ -1,6 +1,8 @@
 package dev.relaybox.activities.inbound;
 
+import dev.relaybox.workflows.inbound.InboxPlan;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -34,6 +36,18 @@ public record InboxSettings(Duration recheckInterval, Duration maxDeferral) {
                     + "; raise recheckInterval to at least "
                     + words(maxDeferral.dividedBy(MAX_RECHECKS).plusSeconds(1).withNanos(0)) + " or lower maxDeferral");
         }
+    }
+
+    /**
+     * The plan an inbox workflow carries out for a row, with these settings: made by its first workflow task, or by
+     * the dispatcher that claims the row and hands it to the start.
+     *
+     * @param aggregate     {@code type:id}, or null when the event lacks either
+     * @param deferredSince when the row's current deferral began, or null
+     */
+    public InboxPlan plan(String partner, String eventType, String aggregate, Instant deferredSince) {
+        return new InboxPlan(
+                partner, eventType, aggregate, recheckInterval, maxDeferral, deferredSince, InboxPlan.CURRENT);
     }
 
     private static String words(Duration duration) {

@@ -1,5 +1,6 @@
 package dev.relaybox.activities.outbound;
 
+import dev.relaybox.activities.store.Columns;
 import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.workflows.AggregateKey;
@@ -8,7 +9,6 @@ import dev.relaybox.workflows.outbound.OutboxStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -312,7 +312,7 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
                 .bind("id", deliveryId)
                 .map((rs, ctx) -> new Attempt(
                         rs.getInt("attempt"),
-                        instant(rs, "started_at"),
+                        Columns.instant(rs, "started_at"),
                         (Integer) rs.getObject("status_code"),
                         rs.getInt("latency_ms"),
                         rs.getString("response_excerpt"),
@@ -331,17 +331,12 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
                 rs.getString("url"),
                 DeliveryStatus.valueOf(rs.getString("status")),
                 rs.getInt("attempts"),
-                instant(rs, "next_attempt_at"),
+                Columns.instant(rs, "next_attempt_at"),
                 (Integer) rs.getObject("last_status"),
                 rs.getString("last_error"),
-                instant(rs, "created_at"),
-                instant(rs, "completed_at"),
+                Columns.instant(rs, "created_at"),
+                Columns.instant(rs, "completed_at"),
                 rs.getObject("endpoint_id", UUID.class),
                 rs.getString("tenant"));
-    }
-
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
     }
 }

@@ -1,13 +1,11 @@
 package dev.relaybox.activities.outbound;
 
+import dev.relaybox.activities.store.Columns;
 import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.outbound.OutboxStatus;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -78,16 +76,11 @@ public interface OutboxQueries extends SqlObject {
                         rs.getString("event_type"),
                         OutboxStore.aggregate(rs),
                         OutboxStatus.valueOf(rs.getString("status")),
-                        instant(rs, "created_at"),
-                        instant(rs, "dispatched_at"),
-                        instant(rs, "processed_at"),
+                        Columns.instant(rs, "created_at"),
+                        Columns.instant(rs, "dispatched_at"),
+                        Columns.instant(rs, "processed_at"),
                         rs.getString("deliveries")))
                 .list();
         return Page.of(fetched, limit, o -> new Cursor(o.createdAt(), o.id()));
-    }
-
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
     }
 }

@@ -155,7 +155,7 @@ class DatabaseOutageTest {
                     .orElseThrow());
         }
         for (int i = 0; i < INBOUND_EVENTS / 2; i++) {
-            WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i));
+            WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i), null);
         }
 
         if (outage == Outage.PAUSED) {
@@ -164,7 +164,7 @@ class DatabaseOutageTest {
             postgres.stop();
         }
         for (int i = INBOUND_EVENTS / 2; i < INBOUND_EVENTS; i++) {
-            WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i));
+            WorkflowClient.start(InboxFixtures.workflow(client, "evt-" + i)::process, inbox.get(i), null);
         }
         env.sleep(Duration.ofMinutes(6));
         String waiting = InboxEventWorkflow.workflowId(InboxFixtures.PARTNER, "evt-" + (INBOUND_EVENTS - 1));

@@ -232,11 +232,11 @@ class InboundRoutesTest {
     }
 
     private void process(String partner, String eventId, UUID inboxId) {
-        inboxWorkflow(partner, eventId).process(inboxId);
+        inboxWorkflow(partner, eventId).process(inboxId, null);
     }
 
     private void startProcessing(String partner, String eventId, UUID inboxId) {
-        WorkflowClient.start(inboxWorkflow(partner, eventId)::process, inboxId);
+        WorkflowClient.start(inboxWorkflow(partner, eventId)::process, inboxId, null);
     }
 
     private void result(String partner, String eventId) {

@@ -181,7 +181,7 @@ class InboxEventWorkflowTest {
         start(new InboxSettings(Duration.ofMinutes(1), Duration.ofDays(1)));
         process("created", "order.created");
         UUID shipped = receive("shipped", "order.shipped");
-        String firstRun = WorkflowClient.start(InboxFixtures.workflow(client, "shipped")::process, shipped)
+        String firstRun = WorkflowClient.start(InboxFixtures.workflow(client, "shipped")::process, shipped, null)
                 .getRunId();
 
         waitForResult("shipped");
@@ -313,7 +313,7 @@ class InboxEventWorkflowTest {
         activitiesDataSource.outage(0, 15);
         UUID created = receive("created", "order.created");
 
-        InboxFixtures.workflow(client, "created").process(created);
+        InboxFixtures.workflow(client, "created").process(created, null);
 
         assertThat(status(created)).isEqualTo("PROCESSED");
         assertThat(entity()).isEqualTo("created@1");
@@ -327,7 +327,7 @@ class InboxEventWorkflowTest {
         UUID paid = process("paid", "order.paid");
         String firstRun = runId("paid");
 
-        InboxFixtures.workflow(client, "paid").process(paid);
+        InboxFixtures.workflow(client, "paid").process(paid, null);
 
         assertThat(runId("paid")).as("a second run really happened").isNotEqualTo(firstRun);
         assertThat(entity()).isEqualTo("paid@2");
@@ -433,7 +433,7 @@ class InboxEventWorkflowTest {
     private UUID process(String eventId, String eventType, String aggregateType, String aggregateId) {
         UUID id = InboxFixtures.receive(db, eventId, eventType, aggregateType, aggregateId, payload(eventType))
                 .orElseThrow();
-        InboxFixtures.workflow(client, eventId).process(id);
+        InboxFixtures.workflow(client, eventId).process(id, null);
         return id;
     }
 

@@ -65,7 +65,7 @@ final class InboxFixtures {
 
     /** Starts the row's workflow without waiting for it, as the dispatcher does. */
     static void start(WorkflowClient client, String eventId, UUID inboxId) {
-        WorkflowClient.start(workflow(client, eventId)::process, inboxId);
+        WorkflowClient.start(workflow(client, eventId)::process, inboxId, null);
     }
 
     /** Started as the dispatcher starts it: with what it is about in its search attributes. */
@@ -79,6 +79,6 @@ final class InboxFixtures {
                         .setTypedSearchAttributes(WorkflowVisibility.atStart(
                                 "inbound", InboxState.RECEIVED.searchValue(), eventType, aggregate, PARTNER))
                         .build());
-        WorkflowClient.start(workflow::process, inboxId);
+        WorkflowClient.start(workflow::process, inboxId, null);
     }
 }

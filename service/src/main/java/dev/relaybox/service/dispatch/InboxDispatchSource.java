@@ -2,7 +2,9 @@ package dev.relaybox.service.dispatch;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxDispatchStore;
+import dev.relaybox.activities.inbound.InboxSettings;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import dev.relaybox.workflows.inbound.InboxPlan;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -12,9 +14,21 @@ import org.jdbi.v3.core.Handle;
 /** Inbox rows: each becomes an {@code inbox-<partner>-<event id>} workflow (see {@link InboxEventWorkflow#workflowIdOf}). */
 public final class InboxDispatchSource implements DispatchSource {
     private final WorkflowStarter starter;
+    private final InboxSettings planning;
 
-    public InboxDispatchSource(WorkflowStarter starter) {
+    /**
+     * With {@code planning} (where this process runs the worker too, so that the start hands the workflow's first
+     * task straight back), each new row is planned from what its claim read: the workflow starts with its plan and
+     * goes straight to deciding.
+     */
+    public InboxDispatchSource(WorkflowStarter starter, InboxSettings planning) {
         this.starter = starter;
+        this.planning = planning;
+    }
+
+    /** For finding and starting rows whose workflows plan for themselves. */
+    public InboxDispatchSource(WorkflowStarter starter) {
+        this(starter, null);
     }
 
     @Override
@@ -25,8 +39,17 @@ public final class InboxDispatchSource implements DispatchSource {
     @Override
     public List<Row> claimUndispatched(Handle handle, int limit) {
         return handle.attach(InboxDispatchStore.class).claimUndispatched(limit).stream()
-                .map(InboxDispatchSource::row)
+                .map(event -> row(event, plan(event)))
                 .toList();
+    }
+
+    /** Null where the workflow plans itself: no settings here, or a replayed row its running workflow is told of. */
+    private InboxPlan plan(InboxDispatchStore.Dispatchable event) {
+        if (planning == null || event.replayed()) {
+            return null;
+        }
+        String aggregate = event.aggregate() == null ? null : event.aggregate().toString();
+        return planning.plan(event.partner(), event.eventType(), aggregate, event.deferredSince());
     }
 
     @Override
@@ -81,7 +104,7 @@ public final class InboxDispatchSource implements DispatchSource {
         if (row.mayBeRunning()) {
             starter.signalWithStart(InboxEventWorkflow.TYPE, row, "inbound", row.id(), "release");
         } else {
-            restart(row);
+            starter.start(InboxEventWorkflow.TYPE, row, "inbound", row.id(), row.plan());
         }
     }
 
@@ -91,6 +114,10 @@ public final class InboxDispatchSource implements DispatchSource {
     }
 
     private static Row row(InboxDispatchStore.Dispatchable event) {
+        return row(event, null);
+    }
+
+    private static Row row(InboxDispatchStore.Dispatchable event, InboxPlan plan) {
         String aggregate = event.aggregate() == null ? null : event.aggregate().toString();
         String eventType = event.eventType();
         return new Row(
@@ -105,6 +132,6 @@ public final class InboxDispatchSource implements DispatchSource {
                         + Row.storyLine(event.id()),
                 null,
                 event.replayed(),
-                null);
+                plan);
     }
 }

@@ -25,8 +25,12 @@ public interface InboxEventWorkflow {
     /** Temporal accepts longer ids, but operators type and read these; hashing keeps them bounded. */
     int MAX_WORKFLOW_ID_LENGTH = 200;
 
+    /**
+     * {@code plan}: made by the starter in the transaction that claimed the row; null (and in every history recorded
+     * before the parameter existed) when the workflow is to read the row and plan itself.
+     */
     @WorkflowMethod(name = TYPE)
-    void process(UUID inboxId);
+    void process(UUID inboxId, InboxPlan plan);
 
     /**
      * Another event of the same aggregate was applied: decide again now rather than at the next recheck. A

@@ -19,7 +19,8 @@ import java.util.UUID;
  * Processes one stored inbox event:
  *
  * <ol>
- *   <li>plan: what the row is (for the Temporal UI) and the deferral settings in force;
+ *   <li>plan: what the row is (for the Temporal UI) and the deferral settings in force, read by the dispatcher that
+ *       started it, or else by the workflow;
  *   <li>decide: the aggregate's state machine applies the event, ignores it as stale, rejects it (quarantined with a
  *       dead letter), or defers it because an earlier event is missing;
  *   <li>applied: release the aggregate's deferred events (signal them to decide again), and finish;
@@ -50,10 +51,12 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     private boolean released;
 
     @Override
-    public void process(UUID inboxId) {
+    public void process(UUID inboxId, InboxPlan startingPlan) {
         this.inboxId = inboxId;
         String reading = "read inbox event " + inboxId;
-        plan = store.call(reading, reading, activities -> activities.plan(inboxId));
+        plan = startingPlan != null
+                ? startingPlan
+                : store.call(reading, reading, activities -> activities.plan(inboxId));
         if (plan.revision() >= InboxPlan.PUBLISHED_WHEN_WAITING) {
             // What the workflow is about was set when it was started.
             board.publishWhenWaiting();
@@ -107,7 +110,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                     }
                     awaitReleaseOrRecheck(decision, deadline);
                     if (historyIsLong()) {
-                        // Decides again at once in the new run, as this run would have now.
+                        // Decides again at once in the new run, as this run would have now; it reads its plan again.
                         Workflow.continueAsNew(inboxId);
                     }
                 }

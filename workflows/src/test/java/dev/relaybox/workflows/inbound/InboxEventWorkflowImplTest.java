@@ -50,6 +50,9 @@ class InboxEventWorkflowImplTest {
             false,
             List.of());
 
+    static final InboxPlan PLAN = new InboxPlan(
+            "shop", "order.shipped", "order:42", Duration.ofHours(1), Duration.ofHours(4), null, InboxPlan.CURRENT);
+
     @RegisterExtension
     final TestWorkflowExtension temporal = TestWorkflows.extension(InboxEventWorkflowImpl.class);
 
@@ -62,7 +65,7 @@ class InboxEventWorkflowImplTest {
         when(inbox.decide(INBOX)).thenReturn(DEFERRED, APPLIED);
         long startedAt = env.currentTimeMillis();
 
-        WorkflowClient.start(workflow::process, INBOX);
+        WorkflowClient.start(workflow::process, INBOX, null);
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> "deferred".equals(workflow.status().status()));
         assertThat(workflow.status().nextRecheckAt()).isAfter(Instant.ofEpochMilli(startedAt));
@@ -93,7 +96,7 @@ class InboxEventWorkflowImplTest {
             return DEFERRED;
         });
 
-        workflow.process(INBOX);
+        workflow.process(INBOX, null);
 
         // Decided at 0, 1, 2, 3 and 4 hours: the recheck interval, up to the four hours' deadline.
         verify(inbox, times(5)).decide(INBOX);
@@ -118,7 +121,7 @@ class InboxEventWorkflowImplTest {
             return APPLIED;
         });
 
-        workflow.process(INBOX);
+        workflow.process(INBOX, null);
 
         verify(inbox, times(23)).decide(INBOX);
         verify(inbox, never()).deadLetter(any(), any(), any());
@@ -131,7 +134,7 @@ class InboxEventWorkflowImplTest {
         start(env, worker);
         when(inbox.decide(INBOX)).thenReturn(APPLIED);
 
-        workflow.process(INBOX);
+        workflow.process(INBOX, null);
 
         String workflowId = WorkflowStub.fromTyped(workflow).getExecution().getWorkflowId();
         List<HistoryEvent> history =
@@ -170,23 +173,32 @@ class InboxEventWorkflowImplTest {
             return APPLIED;
         });
 
-        WorkflowClient.start(workflow::process, INBOX);
+        WorkflowClient.start(workflow::process, INBOX, null);
         WorkflowStub.fromTyped(workflow).getResult(Void.class);
 
         assertThat(decisions).hasValue(2);
         assertThat(workflow.status().status()).isEqualTo("processed");
     }
 
+    @Test
+    void aPlanMadeByTheStarterIsCarriedOutWithoutReadingTheRow(
+            TestWorkflowEnvironment env, Worker worker, InboxEventWorkflow workflow) {
+        start(env, worker);
+        when(inbox.decide(INBOX)).thenReturn(DEFERRED, APPLIED);
+
+        WorkflowClient.start(workflow::process, INBOX, PLAN);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> "deferred".equals(workflow.status().status()));
+        workflow.release();
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
+
+        verify(inbox, never()).plan(any());
+        verify(inbox, times(2)).decide(INBOX);
+        assertThat(workflow.status().status()).isEqualTo("processed");
+    }
+
     private void start(TestWorkflowEnvironment env, Worker worker) {
-        when(inbox.plan(INBOX))
-                .thenReturn(new InboxPlan(
-                        "shop",
-                        "order.shipped",
-                        "order:42",
-                        Duration.ofHours(1),
-                        Duration.ofHours(4),
-                        null,
-                        InboxPlan.CURRENT));
+        when(inbox.plan(INBOX)).thenReturn(PLAN);
         worker.registerActivitiesImplementations(inbox);
         env.start();
     }

@@ -15,6 +15,7 @@ import dev.relaybox.activities.statemachine.TransitionConfig;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
@@ -31,11 +32,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Inbox workflow ids through the dispatcher, the real inbox activities and PostgreSQL: partner {@code shop} with
- * event {@code eu-1} and partner {@code shop-eu} with event {@code 1} are two events with two workflows.
+ * Inbox rows through the dispatcher, the real inbox activities and PostgreSQL: their workflow ids (partner {@code shop}
+ * with event {@code eu-1} and partner {@code shop-eu} with event {@code 1} are two events with two workflows), and
+ * the plan a dispatcher beside the worker makes in its claim.
  */
-class InboxWorkflowIdsTest {
-    static final String QUEUE = "inbox-ids-test";
+class InboxDispatchTest {
+    static final String QUEUE = "inbox-dispatch-test";
+    // A long recheck: a deferred event that moves quickly was moved by a release signal.
+    static final InboxSettings SETTINGS = new InboxSettings(Duration.ofHours(1), Duration.ofHours(24));
 
     Jdbi jdbi;
     TestWorkflowEnvironment env;
@@ -44,14 +48,10 @@ class InboxWorkflowIdsTest {
     @BeforeEach
     void start() {
         jdbi = TestDatabase.fresh();
-        // A long recheck: a deferred event that moves quickly was moved by a release signal.
         env = TestEngine.start(
                 QUEUE,
-                RelayboxWorkers.inbound(new InboxActivitiesImpl(
-                        jdbi,
-                        orderMachine(),
-                        new InboxSettings(Duration.ofHours(1), Duration.ofHours(24)),
-                        DeadLetters.loggingOnly())));
+                RelayboxWorkers.inbound(
+                        new InboxActivitiesImpl(jdbi, orderMachine(), SETTINGS, DeadLetters.loggingOnly())));
         dispatcher = new Dispatcher(
                 jdbi,
                 List.of(new InboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE))),
@@ -118,7 +118,8 @@ class InboxWorkflowIdsTest {
                                         .setTaskQueue(QUEUE)
                                         .setWorkflowId(earlierId)
                                         .build())::process,
-                shipped);
+                shipped,
+                null);
         awaitStatus(shipped, "DEFERRED");
 
         // A pass after its recheck was due: the reconciler looks at the row, and finds its workflow running.
@@ -131,6 +132,37 @@ class InboxWorkflowIdsTest {
                         .newUntypedWorkflowStub(InboxEventWorkflow.workflowId("shop-eu", "1"))
                         .describe())
                 .isInstanceOf(WorkflowNotFoundException.class);
+    }
+
+    @Test
+    void aDispatcherBesideTheWorkerPlansInItsClaimAndTheWorkflowGoesStraightToDeciding() {
+        Dispatcher planning = new Dispatcher(
+                jdbi,
+                List.of(new InboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE), SETTINGS)),
+                new DispatcherFactory(),
+                DeadLetters.loggingOnly());
+        UUID paid = receive("shop", "p-A", "order.paid", "A");
+        planning.dispatchAll();
+        awaitStatus(paid, "DEFERRED");
+
+        UUID created = receive("shop", "c-A", "order.created", "A");
+        planning.dispatchAll();
+
+        awaitEntity("A", "paid");
+        awaitStatus(paid, "PROCESSED");
+        assertThat(status(created)).isEqualTo("PROCESSED");
+        assertThat(markers(InboxEventWorkflow.workflowId("shop", "c-A")))
+                .as("the decision's marker alone: no plan read in the workflow")
+                .isEqualTo(1);
+        assertThat(markers(InboxEventWorkflow.workflowId("shop", "p-A")))
+                .as("decide, record the deferral's start, decide again after the release")
+                .isEqualTo(3);
+    }
+
+    private long markers(String workflowId) {
+        return env.getWorkflowClient().fetchHistory(workflowId).getEvents().stream()
+                .filter(HistoryEvent::hasMarkerRecordedEventAttributes)
+                .count();
     }
 
     private static Map<String, StateMachine> orderMachine() {
