@@ -109,9 +109,7 @@ function inboundStep(e, story) {
   const line = element("div", "line", when(e.receivedAt) + "  ← " + e.partner + " sent " + (e.eventType || "an event") +
       " (" + e.partnerEventId + ")");
   li.appendChild(line);
-  const decision = e.status + (e.outcome ? " (" + e.outcome + ")" : "") + (e.deferReason ? ": " + e.deferReason : "") +
-      (e.lastError ? ": " + e.lastError : "") + (e.processedAt ? ", " + when(e.processedAt) : "");
-  li.appendChild(element("div", "note", "decision: " + decision + "; " + e.attempts + " attempt(s)"));
+  li.appendChild(element("div", "note", "decision: " + e.summary));
   link(li, "Temporal", e.temporalUrl);
   deadLetterNotes(li, story.deadLetters, e.id);
   payloadEditNotes(li, story, e.id);
@@ -122,16 +120,13 @@ function outboundStep(o, story) {
   const li = element("li", "step outbound" + (o.matched ? " matched" : ""));
   li.dataset.id = o.id;
   li.appendChild(element("div", "line", when(o.createdAt) + "  → " + o.eventType + " (webhook-id " + o.id + ")"));
-  li.appendChild(element("div", "note", o.status + (o.processedAt ? ", finished " + when(o.processedAt) : "")));
+  li.appendChild(element("div", "note", o.summary));
   link(li, "Temporal", o.temporalUrl);
   payloadEditNotes(li, story, o.id);
-  if (o.deliveries.length === 0) li.appendChild(element("div", "note", "no deliveries yet"));
   o.deliveries.forEach((d) => {
     const box = element("div", "delivery" + (d.matched ? " matched" : ""));
     box.dataset.id = d.id;
-    box.appendChild(element("div", null, "to " + d.endpoint + " (" + d.url + "): " + d.status + " after " + d.attempts +
-        " attempt(s)" + (d.lastError ? "; last: " + d.lastError : "") +
-        (d.nextAttemptAt ? "; next " + when(d.nextAttemptAt) : "")));
+    box.appendChild(element("div", null, "to " + d.endpoint + " (" + d.url + "): " + d.summary));
     const table = element("table");
     const head = table.createTHead().insertRow();
     ["#", "started", "status", "latency", "error"].forEach((h) => head.appendChild(element("th", null, h)));
@@ -149,6 +144,8 @@ function outboundStep(o, story) {
 }
 
 async function showStory(q) {
+  // A search that fails must not leave the previous story on screen as if it were the answer.
+  $("story").hidden = true;
   const story = await api("GET", "/admin/story?q=" + encodeURIComponent(q));
   $("story").hidden = false;
   $("story-title").textContent = "Story of " + (story.aggregate || "inbox event") + " (found by " + story.query + ")";
@@ -200,6 +197,7 @@ async function load() {
     cell(row, d.source === "OUTBOX" ? "outbound" : "inbound");
     cell(row, d.eventType);
     cell(row, d.peer);
+    cell(row, d.tenant || "");
     cell(row, d.reason, "reason");
     cell(row, d.attempts);
     const actions = cell(row, "");
@@ -207,6 +205,8 @@ async function load() {
     button(actions, "Details", () => showDetail("Dead letter " + d.id,
         d.source === "OUTBOX" ? "/admin/deliveries/" + d.reference : "/admin/inbox/" + d.reference));
     button(actions, "Replay", async () => {
+      if (!confirm("Replay this " + d.eventType + " to " + d.peer + (d.tenant ? " (tenant " + d.tenant + ")" : "") +
+          "? It goes through the normal path again.")) return;
       await api("POST", "/admin/dead-letters/" + d.id + "/replay", {});
       say("Replayed dead letter " + d.id + "; it goes through the normal path again.");
       await load();

@@ -21,7 +21,9 @@ function cell(row, value, className) {
   return td;
 }
 
+// "500 Internal Server Error", not "500: 500 Internal Server Error": an error that begins with the status says it.
 function lastAnswer(d) {
+  if (d.lastStatus && d.lastError && d.lastError.startsWith(String(d.lastStatus))) return d.lastError;
   return [d.lastStatus, d.lastError].filter((x) => x !== null && x !== undefined && x !== "").join(": ");
 }
 

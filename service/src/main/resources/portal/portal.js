@@ -256,8 +256,9 @@ async function sendTest(endpoint) {
   say("Sent a test event to " + endpoint.name + " (webhook-id " + sent.outboxId + "); waiting for its answer…");
   const delivery = await watchOutbox(endpoint.id, sent.outboxId);
   if (delivery) {
+    const answer = lastAnswer(delivery);
     say("Test event to " + endpoint.name + ": " + delivery.status + " after " + delivery.attempts + " attempt(s)" +
-        (delivery.lastStatus ? " (" + delivery.lastStatus + ")" : "") + (delivery.lastError ? ": " + delivery.lastError : "") + ".",
+        (answer ? " (" + answer + ")" : "") + ".",
         delivery.status !== "DELIVERED");
   } else {
     say("The test event to " + endpoint.name + " is on its way; it shows in Messages once sent.");
@@ -280,6 +281,8 @@ async function start() {
   });
   startLog();
   portal.me = await api("GET", "/me");
+  // Offered once the link's token is known good: without one nothing could be added.
+  $("add-endpoint").disabled = false;
   applyTheme(portal.me.theme);
   $("tenant-name").textContent = portal.me.tenant.name;
   const [types] = await Promise.all([api("GET", "/event-types"), loadEndpoints(), loadLog()]);

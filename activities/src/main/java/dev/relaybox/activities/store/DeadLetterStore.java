@@ -5,7 +5,6 @@ import dev.relaybox.workflows.AggregateKey;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,7 +44,8 @@ public interface DeadLetterStore extends SqlObject {
             String partnerName,
             String partnerEventId,
             String inboxWorkflowId,
-            Boolean endpointEnabled) {
+            Boolean endpointEnabled,
+            String tenant) {
         public DeadLetterState state() {
             return DeadLetterState.of(resolvedAt, resolution);
         }
@@ -74,11 +74,11 @@ public interface DeadLetterStore extends SqlObject {
 
     /** Each dead letter joined to its source row for its event type, peer and aggregate; binds {@link Where}'s. */
     String SELECT = """
-            SELECT dl.*, COALESCE(o.event_type, i.event_type) AS event_type, COALESCE(e.url, i.partner_name) AS peer,
+            SELECT dl.*, COALESCE(o.event_type, i.event_type) AS event_type, COALESCE(e.name, i.partner_name) AS peer,
                    COALESCE(o.aggregate_type, i.aggregate_type) AS aggregate_type,
                    COALESCE(o.aggregate_id, i.aggregate_id) AS aggregate_id,
                    d.outbox_id, i.partner_name, i.partner_event_id, i.workflow_id AS inbox_workflow_id,
-                   e.enabled AS endpoint_enabled
+                   e.enabled AS endpoint_enabled, e.tenant
               FROM dead_letters dl
               LEFT JOIN deliveries d ON dl.source = :outbox AND d.id = dl.reference
               -- An outbox row quarantined before any delivery existed is referenced by its own id.
@@ -168,20 +168,16 @@ public interface DeadLetterStore extends SqlObject {
                 rs.getString("reason"),
                 rs.getString("last_error"),
                 rs.getInt("attempts"),
-                instant(rs, "created_at"),
-                instant(rs, "resolved_at"),
+                Columns.instant(rs, "created_at"),
+                Columns.instant(rs, "resolved_at"),
                 rs.getString("resolved_by"),
                 rs.getString("resolution"),
                 rs.getObject("outbox_id", UUID.class),
                 rs.getString("partner_name"),
                 rs.getString("partner_event_id"),
                 rs.getString("inbox_workflow_id"),
-                (Boolean) rs.getObject("endpoint_enabled"));
-    }
-
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
+                (Boolean) rs.getObject("endpoint_enabled"),
+                rs.getString("tenant"));
     }
 
     /** The conditions of the filters given, with their values: a filter not given adds nothing to the WHERE. */

@@ -50,7 +50,8 @@ public interface StoryQueries {
             Integer lastStatus,
             String lastError,
             Instant nextAttemptAt,
-            Instant completedAt) {}
+            Instant completedAt,
+            String waitingFor) {}
 
     record AttemptRow(
             UUID deliveryId,
@@ -153,7 +154,7 @@ public interface StoryQueries {
 
     @SqlQuery("""
             SELECT d.id, d.outbox_id, e.name AS endpoint, e.url, d.status, d.attempts, d.last_status, d.last_error,
-                   d.next_attempt_at, d.completed_at
+                   d.next_attempt_at, d.completed_at, d.waiting_for
               FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
              WHERE d.outbox_id = ANY(:ids) ORDER BY d.created_at, d.id""")
     @RegisterConstructorMapper(DeliveryRow.class)

@@ -66,6 +66,7 @@ public final class AdminStoryResource {
             String partnerEventId,
             String eventType,
             String status,
+            String summary,
             String outcome,
             String deferReason,
             String lastError,
@@ -79,6 +80,7 @@ public final class AdminStoryResource {
             UUID id,
             String eventType,
             String status,
+            String summary,
             Instant createdAt,
             Instant dispatchedAt,
             Instant processedAt,
@@ -91,6 +93,7 @@ public final class AdminStoryResource {
             String endpoint,
             String url,
             String status,
+            String summary,
             int attempts,
             Integer lastStatus,
             String lastError,
@@ -214,6 +217,7 @@ public final class AdminStoryResource {
                         row.partnerEventId(),
                         row.eventType(),
                         row.status(),
+                        StoryWords.inbound(row),
                         row.outcome(),
                         row.deferReason(),
                         row.lastError(),
@@ -275,6 +279,7 @@ public final class AdminStoryResource {
         if (rows.isEmpty()) {
             return List.of();
         }
+        Instant now = Instant.now();
         List<StoryQueries.DeliveryRow> deliveries =
                 queries.deliveries(rows.stream().map(StoryQueries.OutboxRow::id).toList());
         Map<UUID, List<AttemptStep>> tries = deliveries.isEmpty()
@@ -299,6 +304,11 @@ public final class AdminStoryResource {
                                         d.endpoint(),
                                         d.url(),
                                         d.status(),
+                                        StoryWords.delivery(
+                                                d,
+                                                tries.getOrDefault(d.id(), List.of())
+                                                        .size(),
+                                                now),
                                         d.attempts(),
                                         d.lastStatus(),
                                         d.lastError(),
@@ -312,6 +322,12 @@ public final class AdminStoryResource {
                         row.id(),
                         row.eventType(),
                         row.status(),
+                        StoryWords.outbound(
+                                row.status(),
+                                row.processedAt(),
+                                perOutbox.getOrDefault(row.id(), List.of()).stream()
+                                        .map(DeliveryStep::status)
+                                        .toList()),
                         row.createdAt(),
                         row.dispatchedAt(),
                         row.processedAt(),

@@ -66,7 +66,8 @@ class AdminPageBrowserTest {
         WebElement row = wait.until(d -> d.findElements(By.cssSelector("#dead-letter-rows tr[data-id]")).stream()
                 .findFirst()
                 .orElse(null));
-        assertThat(row.getText()).contains("order.refunded", "400 Bad Request", "outbound");
+        assertThat(row.getText()).contains("order.refunded", "400 Bad Request", "outbound", "page");
+        assertThat(row.getText()).as("the endpoint's name, not its URL").doesNotContain("http://");
         assertThat(browser.findElement(By.id("count-dead")).getText()).isEqualTo("1");
         assertThat(row.findElement(By.linkText("History")).getAttribute("href")).contains("/admin/workflows/outbox-");
         Files.createDirectories(Path.of("target"));
@@ -74,6 +75,9 @@ class AdminPageBrowserTest {
 
         RECEIVER.script("/page", TestReceiver.Reply.of(200));
         row.findElement(By.xpath(".//button[text()='Replay']")).click();
+        Alert confirm = wait.until(ExpectedConditions.alertIsPresent());
+        assertThat(confirm.getText()).contains("order.refunded", "to page");
+        confirm.accept();
 
         wait.until(d -> d.findElement(By.id("message")).getText().startsWith("Replayed dead letter"));
         wait.until(d ->
@@ -130,7 +134,7 @@ class AdminPageBrowserTest {
 
         browser.findElement(By.id("find-q")).sendKeys("refund:r-9");
         browser.findElement(By.id("find-go")).click();
-        wait.until(d -> d.findElement(By.id("story-steps")).getText().contains("DELIVERED"));
+        wait.until(d -> d.findElement(By.id("story-steps")).getText().contains("delivered to its endpoint"));
         // The story may render again meanwhile (the page refreshes itself): read it in the wait, which retries.
         wait.until(d -> d.findElement(By.cssSelector("#story-steps .payload-edit"))
                 .getText()

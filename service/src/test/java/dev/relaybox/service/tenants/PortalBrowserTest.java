@@ -96,7 +96,8 @@ class PortalBrowserTest {
         assertThat(browser.findElement(By.id("tenant-name")).getText()).isEqualTo("Acme Corp");
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("endpoints-empty")));
 
-        browser.findElement(By.id("add-endpoint")).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("add-endpoint")))
+                .click();
         browser.findElement(By.id("form-name")).sendKeys("billing");
         browser.findElement(By.id("form-url")).sendKeys(RECEIVER.url(PATH));
         browser.findElement(By.id("form-all-types")).click();
@@ -205,6 +206,9 @@ class PortalBrowserTest {
         wait.until(d -> d.findElement(By.id("message")).getText().startsWith("This link has expired"));
         assertThat(browser.findElement(By.id("message")).getText())
                 .isEqualTo("This link has expired; open the portal again from your app.");
+        assertThat(browser.findElement(By.id("add-endpoint")).isEnabled())
+                .as("nothing can be added without a link that works")
+                .isFalse();
     }
 
     /** The operator's link, opened at this test's port: the configured public address is another machine's. */
