@@ -13,8 +13,8 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 /**
  * The endpoint controls' statements for the common case, an endpoint without limits whose circuit is closed: one
  * read admits a delivery, one read (and at most one update a second) settles its answer. They are part of
- * {@link EndpointStore}; they are declared apart so that the per-attempt calls attach only these few methods (JDBI builds a handler for every method of the
- * interface on each attach, and {@link EndpointStore} has dozens).
+ * {@link EndpointStore}; they are declared apart so that the per-attempt calls attach only these few methods (JDBI
+ * builds a handler for every method of the interface on each attach, and {@link EndpointStore} has dozens).
  */
 public interface EndpointAttemptStore {
     /** Of endpoint {@code e}: nothing holds its deliveries back (no rate limit, in-flight cap or order to keep). */

@@ -1,6 +1,8 @@
 package dev.relaybox.service.admin;
 
 import dev.relaybox.activities.store.StoryQueries;
+import dev.relaybox.workflows.outbound.DeliveryStatus;
+import dev.relaybox.workflows.outbound.OutboxStatus;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -16,17 +18,18 @@ final class StoryWords {
     /** An outbound event, from its deliveries' states; {@code status} and {@code processedAt} are the row's. */
     static String outbound(String status, Instant processedAt, List<String> deliveryStatuses) {
         if (deliveryStatuses.isEmpty()) {
-            return switch (status) {
-                case "PROCESSED" -> "finished " + time(processedAt) + ": no endpoint subscribes to it";
-                case "QUARANTINED" -> "never sent: quarantined, see its dead letter";
-                default -> "waiting to be dispatched";
+            return switch (OutboxStatus.valueOf(status)) {
+                case PROCESSED -> "finished " + time(processedAt) + ": no endpoint subscribes to it";
+                case QUARANTINED -> "never sent: quarantined, see its dead letter";
+                case DISPATCHED -> "dispatched; its deliveries are being planned";
+                case PENDING -> "waiting to be dispatched";
             };
         }
         int total = deliveryStatuses.size();
-        long delivered = count(deliveryStatuses, "DELIVERED");
-        long dead = count(deliveryStatuses, "DEAD_LETTERED");
-        long cancelled = count(deliveryStatuses, "CANCELLED");
-        long paused = count(deliveryStatuses, "PAUSED");
+        long delivered = count(deliveryStatuses, DeliveryStatus.DELIVERED);
+        long dead = count(deliveryStatuses, DeliveryStatus.DEAD_LETTERED);
+        long cancelled = count(deliveryStatuses, DeliveryStatus.CANCELLED);
+        long paused = count(deliveryStatuses, DeliveryStatus.PAUSED);
         long underway = total - delivered - dead - cancelled - paused;
         String tally = delivered + " of " + total + " delivered" + (dead > 0 ? ", " + dead + " dead-lettered" : "")
                 + (cancelled > 0 ? ", " + cancelled + " cancelled" : "")
@@ -46,12 +49,12 @@ final class StoryWords {
         int made = Math.max(d.attempts(), logged);
         String attempts = made + (made == 1 ? " attempt" : " attempts");
         String last = d.lastError() == null ? "" : "; last: " + d.lastError();
-        return switch (d.status()) {
-            case "DELIVERED" -> "delivered " + time(d.completedAt()) + " after " + attempts;
-            case "DEAD_LETTERED" -> "dead-lettered after " + attempts + last;
-            case "CANCELLED" -> "cancelled after " + attempts;
-            case "PAUSED" -> "paused while its endpoint is disabled; " + attempts + " so far";
-            default -> waiting(d, now) + "; " + attempts + " so far" + last;
+        return switch (DeliveryStatus.valueOf(d.status())) {
+            case DELIVERED -> "delivered " + time(d.completedAt()) + " after " + attempts;
+            case DEAD_LETTERED -> "dead-lettered after " + attempts + last;
+            case CANCELLED -> "cancelled after " + attempts;
+            case PAUSED -> "paused while its endpoint is disabled; " + attempts + " so far";
+            case PENDING, RETRYING -> waiting(d, now) + "; " + attempts + " so far" + last;
         };
     }
 
@@ -89,8 +92,8 @@ final class StoryWords {
         };
     }
 
-    private static long count(List<String> statuses, String status) {
-        return statuses.stream().filter(status::equals).count();
+    private static long count(List<String> statuses, DeliveryStatus status) {
+        return statuses.stream().filter(status.name()::equals).count();
     }
 
     private static String time(Instant instant) {

@@ -39,17 +39,8 @@ public final class InboxDispatchSource implements DispatchSource {
     @Override
     public List<Row> claimUndispatched(Handle handle, int limit) {
         return handle.attach(InboxDispatchStore.class).claimUndispatched(limit).stream()
-                .map(event -> row(event, plan(event)))
+                .map(event -> row(event, planning))
                 .toList();
-    }
-
-    /** Null where the workflow plans itself: no settings here, or a replayed row its running workflow is told of. */
-    private InboxPlan plan(InboxDispatchStore.Dispatchable event) {
-        if (planning == null || event.replayed()) {
-            return null;
-        }
-        String aggregate = event.aggregate() == null ? null : event.aggregate().toString();
-        return planning.plan(event.partner(), event.eventType(), aggregate, event.deferredSince());
     }
 
     @Override
@@ -117,9 +108,16 @@ public final class InboxDispatchSource implements DispatchSource {
         return row(event, null);
     }
 
-    private static Row row(InboxDispatchStore.Dispatchable event, InboxPlan plan) {
+    /**
+     * With {@code planning}, the row as the start of its first workflow needs it, plan included; a replayed row's
+     * workflow, which may still be running, plans for itself.
+     */
+    private static Row row(InboxDispatchStore.Dispatchable event, InboxSettings planning) {
         String aggregate = event.aggregate() == null ? null : event.aggregate().toString();
         String eventType = event.eventType();
+        InboxPlan plan = planning == null || event.replayed()
+                ? null
+                : planning.plan(event.partner(), eventType, aggregate, event.deferredSince());
         return new Row(
                 event.id(),
                 event.workflowId(),
