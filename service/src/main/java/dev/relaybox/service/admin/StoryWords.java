@@ -38,8 +38,8 @@ final class StoryWords {
             return "delivering: " + tally;
         }
         if (delivered == total) {
-            return "delivered to " + (total == 1 ? "its endpoint" : "all " + total + " endpoints") + ", "
-                    + time(processedAt);
+            return "delivered to " + (total == 1 ? "its endpoint" : "all " + total + " endpoints")
+                    + (processedAt == null ? "" : ", " + time(processedAt));
         }
         return "done, not all delivered: " + tally;
     }
