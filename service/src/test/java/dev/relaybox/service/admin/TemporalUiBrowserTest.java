@@ -28,16 +28,20 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.ElementClickInterceptedException;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.NoSuchFrameException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TimeoutException;
+import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -126,7 +130,7 @@ class TemporalUiBrowserTest {
 
         openFromList("RelayStatus=\"deferred\" AND RelayAggregate=\"order:42\"", workflowId);
         screenshot("temporal-ui-query.png");
-        link(workflowId).click();
+        click(d -> link(d, workflowId));
         awaitWorkflowPage(workflowId);
 
         UserMetadata metadata = userMetadata();
@@ -139,12 +143,10 @@ class TemporalUiBrowserTest {
         screenshot("temporal-ui-deferred.png");
         eventHistoryShows("recheck order.paid (waiting for order.created)");
         // The row's details run past the window's edge; opened, the row shows them whole.
-        wait(browser)
-                .until(d -> d.findElements(By.cssSelector("[data-testid='event-summary-row']")).stream()
-                        .filter(row -> row.getText().contains("Timer Started"))
-                        .findFirst()
-                        .orElse(null))
-                .click();
+        click(d -> d.findElements(By.cssSelector("[data-testid='event-summary-row']")).stream()
+                .filter(row -> row.getText().contains("Timer Started"))
+                .findFirst()
+                .orElse(null));
         screenshot("temporal-ui-deferred-history.png");
     }
 
@@ -173,7 +175,7 @@ class TemporalUiBrowserTest {
         String workflowId = "outbox-" + outboxId;
 
         openFromList("RelayStatus=\"retrying\" AND RelayEndpoints=\"billing\"", workflowId);
-        link(workflowId).click();
+        click(d -> link(d, workflowId));
         awaitWorkflowPage(workflowId);
 
         UserMetadata metadata = userMetadata();
@@ -210,7 +212,7 @@ class TemporalUiBrowserTest {
         String workflowId = "outbox-" + outboxId;
 
         openFromList("RelayStatus=\"dead_lettered\" AND RelayEventType=\"order.shipped\"", workflowId);
-        link(workflowId).click();
+        click(d -> link(d, workflowId));
         awaitWorkflowPage(workflowId);
 
         UserMetadata metadata = userMetadata();
@@ -260,7 +262,7 @@ class TemporalUiBrowserTest {
         browser.get(list);
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
             try {
-                return link(workflowId) != null;
+                return new WebDriverWait(browser, Duration.ofSeconds(5)).until(d -> link(d, workflowId)) != null;
             } catch (TimeoutException notListedYet) {
                 browser.navigate().refresh();
                 throw notListedYet;
@@ -268,10 +270,8 @@ class TemporalUiBrowserTest {
         });
     }
 
-    private static WebElement link(String text) {
-        return new WebDriverWait(browser, Duration.ofSeconds(5))
-                .until(d ->
-                        d.findElements(By.linkText(text)).stream().findFirst().orElse(null));
+    private static WebElement link(WebDriver driver, String text) {
+        return driver.findElements(By.linkText(text)).stream().findFirst().orElse(null);
     }
 
     /** Waits for the workflow's own page: /namespaces/{ns}/workflows/{workflowId}/{runId}/..., with its id shown. */
@@ -291,9 +291,7 @@ class TemporalUiBrowserTest {
 
     /** The "User Metadata" tab: the static summary and details and the current details, each in its own frame. */
     private static UserMetadata userMetadata() {
-        wait(browser)
-                .until(d -> d.findElement(By.cssSelector("[data-testid='user-metadata-tab']")))
-                .click();
+        click(d -> d.findElement(By.cssSelector("[data-testid='user-metadata-tab']")));
         String summary = frameText("user-metadata-summary");
         // Without static details the UI says so in place of their frame.
         String details = wait(browser)
@@ -333,9 +331,7 @@ class TemporalUiBrowserTest {
 
     /** The "Event History" tab, once it shows the text (a timer's or an activity's summary). */
     private static void eventHistoryShows(String text) {
-        wait(browser)
-                .until(d -> d.findElement(By.cssSelector("[data-testid='history-tab']")))
-                .click();
+        click(d -> d.findElement(By.cssSelector("[data-testid='history-tab']")));
         wait(browser).until(d -> d.findElement(By.tagName("main")).getText().contains(text));
     }
 
@@ -345,6 +341,22 @@ class TemporalUiBrowserTest {
     }
 
     /** The UI renders as its requests come back, so an element found a moment ago may be gone: waits ignore that. */
+    /**
+     * Clicks what {@code find} finds once nothing covers it: the UI's floating buttons and panels may lie over a row
+     * for a moment, or for good until it is scrolled to the middle of the window.
+     */
+    private static void click(Function<WebDriver, WebElement> find) {
+        wait(browser).ignoring(ElementClickInterceptedException.class).until(d -> {
+            WebElement element = find.apply(d);
+            if (element == null) {
+                return false;
+            }
+            ((JavascriptExecutor) d).executeScript("arguments[0].scrollIntoView({block: 'center'})", element);
+            element.click();
+            return true;
+        });
+    }
+
     private static WebDriverWait wait(ChromeDriver driver) {
         // Generous: the UI and Chromium share two loaded cores with everything else.
         WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
