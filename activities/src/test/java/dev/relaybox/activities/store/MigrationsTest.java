@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.HexFormat;
 import java.util.List;
 import javax.sql.DataSource;
@@ -13,8 +16,28 @@ import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 class MigrationsTest {
+
+    @Test
+    void aMigrationMayRunLongerThanThePoolsSocketTimeout() throws Exception {
+        PGSimpleDataSource pool = new PGSimpleDataSource();
+        pool.setUrl("jdbc:postgresql://localhost:" + TestDatabase.port() + "/postgres");
+        pool.setUser("postgres");
+        pool.setSocketTimeout(1);
+        try (Connection serving = pool.getConnection();
+                Statement statement = serving.createStatement()) {
+            assertThatThrownBy(() -> statement.execute("SELECT pg_sleep(2)"))
+                    .as("a statement that outlasts the socket timeout fails while serving")
+                    .isInstanceOf(SQLException.class);
+        }
+
+        try (Connection migrating = Migrations.withoutSocketTimeout(pool).getConnection();
+                Statement statement = migrating.createStatement()) {
+            assertThat(statement.execute("SELECT pg_sleep(2)")).isTrue();
+        }
+    }
 
     @Test
     void freshDatabaseGetsEveryTable() {

@@ -49,6 +49,11 @@ public final class StoppablePostgres implements AutoCloseable {
         return server.getDatabase("postgres", "postgres", driverProperties);
     }
 
+    /** Its address, for a client that builds its own pool. */
+    public String jdbcUrl() {
+        return "jdbc:postgresql://localhost:" + port + "/postgres";
+    }
+
     public boolean isPaused() {
         return !paused.isEmpty();
     }

@@ -6,19 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.service.RelayboxApplication;
 import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.ShippedConfig;
 import dev.relaybox.service.config.TemporalFactory;
-import io.dropwizard.configuration.FileConfigurationSourceProvider;
-import io.dropwizard.configuration.SubstitutingSourceProvider;
-import io.dropwizard.configuration.YamlConfigurationFactory;
 import io.dropwizard.jackson.Jackson;
-import io.dropwizard.jersey.validation.Validators;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.commons.text.StringSubstitutor;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
 /** The temporal section is checked before anything connects, and a wrong setting is refused with its name. */
 class TemporalConnectionTest {
     private static final ObjectMapper MAPPER = Jackson.newObjectMapper();
-    private static final Path CONFIG_YML = Path.of("..", "config.yml");
 
     @TempDir
     static Path dir;
@@ -193,7 +188,7 @@ class TemporalConnectionTest {
                 "key-123");
 
         TemporalConnection connection =
-                TemporalConnection.from(configYml(environment).getTemporal());
+                TemporalConnection.from(ShippedConfig.read(environment).getTemporal());
 
         assertThat(usesTls(connection)).isTrue();
         assertThat(connection.description())
@@ -203,7 +198,7 @@ class TemporalConnectionTest {
 
     @Test
     void configYmlWithoutTheVariablesPicksTheEngineByTheCliAndKeepsItsStateBesideTheDatabase() throws Exception {
-        TemporalFactory temporal = configYml(Map.of()).getTemporal();
+        TemporalFactory temporal = ShippedConfig.read(Map.of()).getTemporal();
 
         assertThat(temporal.getEmbeddedEngine()).isEqualTo(TemporalFactory.EmbeddedEngine.AUTO);
         assertThat(temporal.embeddedDataDirectory(Path.of("/srv/relaybox/postgres")))
@@ -215,7 +210,7 @@ class TemporalConnectionTest {
 
     @Test
     void theEmbeddedEngineAndItsUiAreChosenFromTheEnvironment() throws Exception {
-        TemporalFactory temporal = configYml(Map.of(
+        TemporalFactory temporal = ShippedConfig.read(Map.of(
                         "TEMPORAL_EMBEDDED_ENGINE", "in-process",
                         "TEMPORAL_EMBEDDED_UI_PORT", "off",
                         "TEMPORAL_EMBEDDED_DATA_DIR", "/var/lib/relaybox-temporal"))
@@ -225,7 +220,7 @@ class TemporalConnectionTest {
         assertThat(temporal.embeddedUiPort()).isEmpty();
         assertThat(temporal.embeddedDataDirectory(Path.of("/srv/relaybox/postgres")))
                 .isEqualTo(Path.of("/var/lib/relaybox-temporal"));
-        assertThat(configYml(Map.of("TEMPORAL_EMBEDDED_UI_PORT", "0"))
+        assertThat(ShippedConfig.read(Map.of("TEMPORAL_EMBEDDED_UI_PORT", "0"))
                         .getTemporal()
                         .embeddedUiPort())
                 .isEmpty();
@@ -234,7 +229,7 @@ class TemporalConnectionTest {
     @Test
     void configYmlWithoutTheVariablesIsEmbeddedAndPlaintext() throws Exception {
         TemporalConnection connection =
-                TemporalConnection.from(configYml(Map.of()).getTemporal());
+                TemporalConnection.from(ShippedConfig.read(Map.of()).getTemporal());
 
         assertThat(usesTls(connection)).isFalse();
     }
@@ -244,7 +239,7 @@ class TemporalConnectionTest {
         Path missing = dir.resolve("missing.key");
         DropwizardTestSupport<RelayboxConfiguration> app = new DropwizardTestSupport<>(
                 RelayboxApplication.class,
-                CONFIG_YML.toAbsolutePath().toString(),
+                ShippedConfig.CONFIG_YML.toAbsolutePath().toString(),
                 ConfigOverride.config("temporal.address", "temporal.example:7233"),
                 ConfigOverride.config("temporal.tls.clientCert", client.cert().toString()),
                 ConfigOverride.config("temporal.tls.clientKey", missing.toString()));
@@ -255,14 +250,6 @@ class TemporalConnectionTest {
         } finally {
             app.after();
         }
-    }
-
-    private static RelayboxConfiguration configYml(Map<String, String> environment) throws Exception {
-        StringSubstitutor substitutor = new StringSubstitutor(environment);
-        return new YamlConfigurationFactory<>(RelayboxConfiguration.class, Validators.newValidator(), MAPPER, "dw")
-                .build(
-                        new SubstitutingSourceProvider(new FileConfigurationSourceProvider(), substitutor),
-                        CONFIG_YML.toString());
     }
 
     private static TemporalFactory remote(Map<String, Object> settings) {
