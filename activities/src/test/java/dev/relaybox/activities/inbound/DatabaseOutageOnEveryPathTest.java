@@ -53,9 +53,10 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 /**
  * PostgreSQL freezes (every server process SIGSTOPped) at the moment a workflow makes one particular database call,
  * one case per call of every workflow path that {@link DatabaseOutageTest} does not already cross. The driver has
- * its production defaults, no socket or login timeout: a call hangs for as long as the server is frozen, and every
- * attempt of it ends in the local activity's start-to-close timeout. The server stays frozen through such a
- * timeout (the first failure is the one that used to escape the workflow), then thaws. Each workflow must go on from where it was and finish, the event delivered or applied once.
+ * no socket or login timeout (the worst case: a configuration that drops the shipped ones): a call hangs for as long
+ * as the server is frozen, and every attempt of it ends in the local activity's start-to-close timeout. The server
+ * stays frozen through such a timeout (the first failure is the one that used to escape the workflow), then thaws.
+ * Each workflow must go on from where it was and finish, the event delivered or applied once.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class DatabaseOutageOnEveryPathTest {
