@@ -88,7 +88,7 @@ public final class EndpointRecoveryResource {
             })
     public Recovered recover(
             @Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id, @Valid RecoverRequest request) {
-        return recover(id, request, AdminDeadLettersResource.by(caller, request.by()), null);
+        return recover(id, request, AdminDeadLettersResource.by(caller, request == null ? null : request.by()), null);
     }
 
     /** Recovers the endpoint's failures when it is {@code tenant}'s (or when {@code tenant} is null). */

@@ -3,12 +3,14 @@ package dev.relaybox.service.catalog;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.EventTypeStore;
 import dev.relaybox.activities.catalog.EventTypeStore.Definition;
 import dev.relaybox.activities.catalog.InvalidEventTypeException;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
+import dev.relaybox.service.api.StrictString;
 import dev.relaybox.service.auth.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -63,7 +65,9 @@ public final class EventTypesResource {
     }
 
     public record NewEventType(
-            @NotNull @Pattern(regexp = EventCatalog.NAME, message = "must be letters, digits, '.', '_' or '-'")
+            @NotNull
+            @Pattern(regexp = EventCatalog.NAME, message = "must be letters, digits, '.', '_' or '-'")
+            @JsonDeserialize(using = StrictString.class)
             String name,
 
             @Size(max = 2000) String description,

@@ -86,6 +86,7 @@ class EndpointRecoveryResourceTest {
         UUID endpoint = endpoint("refusing", true);
         assertError(recover(UUID.randomUUID(), Map.of("since", Instant.now().toString())), 404, "endpoint_not_found");
         assertError(recover(endpoint, Map.of()), 400, "invalid_since");
+        assertError(recover(endpoint, "null"), 400, "invalid_since");
         assertError(recover(endpoint, Map.of("since", "yesterday")), 400, "invalid_since");
         assertError(recover(endpoint, Map.of("since", "2026-01-31")), 400, "invalid_since");
         assertError(

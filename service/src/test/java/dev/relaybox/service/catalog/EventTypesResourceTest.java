@@ -29,6 +29,7 @@ class EventTypesResourceTest {
     void badRequestsAreRefusedAndWriteNothing() {
         assertError(post(Map.of("name", "order.x")), 400, "invalid_request");
         assertError(post(Map.of("name", "order x", "schema", OBJECT)), 400, "invalid_request");
+        assertError(post(Map.of("name", false, "schema", OBJECT)), 400, "invalid_json");
         assertError(post("{\"name\": "), 400, "invalid_json");
         assertError(post(Map.of("name", "relaybox.own", "schema", OBJECT)), 422, "invalid_event_type");
         assertError(post(Map.of("name", "order.x", "schema", Map.of("type", 5))), 422, "invalid_schema");
