@@ -1,10 +1,13 @@
 package dev.relaybox.service.admin;
 
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.api.PathSegments;
 import dev.relaybox.service.auth.Caller;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import io.temporal.api.sdk.v1.WorkflowMetadata;
 import io.temporal.client.WorkflowClient;
@@ -59,7 +62,9 @@ public final class AdminWorkflowsResource {
     @Operation(
             operationId = "workflowHistoryPage",
             summary = "A workflow's history as a timeline (HTML; it asks for an admin token itself)")
-    public Response page(@PathParam("workflowId") String workflowId) {
+    public Response page(
+            @Parameter(schema = @Schema(pattern = PathSegments.WITHOUT_CONTROL_CHARACTERS)) @PathParam("workflowId")
+                    String workflowId) {
         return AdminPageResource.served(page, MediaType.TEXT_HTML);
     }
 
@@ -68,7 +73,9 @@ public final class AdminWorkflowsResource {
     @RolesAllowed(Caller.ADMIN)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(operationId = "workflowHistory", summary = "A workflow's history from Temporal, newest first")
-    public WorkflowHistory history(@PathParam("workflowId") String workflowId) {
+    public WorkflowHistory history(
+            @Parameter(schema = @Schema(pattern = PathSegments.WITHOUT_CONTROL_CHARACTERS)) @PathParam("workflowId")
+                    String workflowId) {
         WorkflowExecutionHistory history;
         try {
             history = temporal.fetchHistory(workflowId);

@@ -13,6 +13,7 @@ import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.api.StrictString;
 import dev.relaybox.service.auth.Caller;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -136,7 +137,8 @@ public final class EventTypesResource {
     @GET
     @Path("/{name}")
     @Operation(operationId = "getEventType", summary = "One event type with every version of its schema")
-    public EventTypeDetail get(@PathParam("name") String name) {
+    public EventTypeDetail get(
+            @Parameter(schema = @Schema(pattern = "^" + EventCatalog.NAME + "$")) @PathParam("name") String name) {
         return detail(name);
     }
 
@@ -191,7 +193,9 @@ public final class EventTypesResource {
                 @ApiResponse(responseCode = "404", ref = OpenApiDocument.ERROR_REF),
                 @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
             })
-    public EventTypeDetail revise(@PathParam("name") String name, @NotNull @Valid Revision request) {
+    public EventTypeDetail revise(
+            @Parameter(schema = @Schema(pattern = "^" + EventCatalog.NAME + "$")) @PathParam("name") String name,
+            @NotNull @Valid Revision request) {
         boolean found = checked(() -> catalog.revise(new Definition(
                         name, request.description(), request.schema().toString(), text(request.example()), null))
                 .isPresent());
@@ -206,14 +210,16 @@ public final class EventTypesResource {
     @Operation(
             operationId = "deprecateEventType",
             summary = "Deprecate an event type: it still publishes, and producers are warned")
-    public EventTypeDetail deprecate(@PathParam("name") String name) {
+    public EventTypeDetail deprecate(
+            @Parameter(schema = @Schema(pattern = "^" + EventCatalog.NAME + "$")) @PathParam("name") String name) {
         return setDeprecated(name, true);
     }
 
     @POST
     @Path("/{name}/undeprecate")
     @Operation(operationId = "undeprecateEventType", summary = "Take an event type's deprecation back")
-    public EventTypeDetail undeprecate(@PathParam("name") String name) {
+    public EventTypeDetail undeprecate(
+            @Parameter(schema = @Schema(pattern = "^" + EventCatalog.NAME + "$")) @PathParam("name") String name) {
         return setDeprecated(name, false);
     }
 

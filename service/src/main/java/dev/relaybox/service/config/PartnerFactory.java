@@ -186,7 +186,7 @@ public final class PartnerFactory {
     }
 
     /** A partner's name: in the webhook URL, metric labels and search attributes. */
-    static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
+    public static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
 
     /** An aggregate type: part of every entity's key and of search attributes, as the outbox API bounds it. */
     static final String AGGREGATE_TYPE = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";

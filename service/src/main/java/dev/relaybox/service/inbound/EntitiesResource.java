@@ -4,11 +4,14 @@ import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.inbound.InboxQueries.EntityHistory;
 import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.api.PathSegments;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.service.outbound.OutboxResource;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
@@ -56,8 +59,9 @@ public final class EntitiesResource {
     @GET
     @Operation(operationId = "getEntity", summary = "An entity's state and the inbound events applied to it")
     public Entity get(
-            @PathParam("type") String type,
-            @PathParam("id") String id,
+            @Parameter(schema = @Schema(pattern = "^" + OutboxResource.AGGREGATE_TYPE + "$")) @PathParam("type")
+                    String type,
+            @Parameter(schema = @Schema(pattern = PathSegments.WITHOUT_CONTROL_CHARACTERS)) @PathParam("id") String id,
             @QueryParam("limit") @DefaultValue("100") @Min(1) @Max(500) int limit,
             @Parameter(description = "the nextCursor of the previous page") @QueryParam("cursor") String cursor) {
         EntityHistory entity = inbox.entityHistory(new AggregateKey(type, id), cursor(cursor), limit)

@@ -10,6 +10,7 @@ import dev.relaybox.service.api.JsonBodyReader;
 import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.PartnerFactory.FieldLocation;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.ExampleObject;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -83,7 +84,11 @@ public final class WebhookIntakeResource {
                                                             name = "order.paid",
                                                             value =
                                                                     "{\"type\": \"order.paid\", \"data\": {\"orderId\": \"42\"}}"))))
-    public Receipt receive(@PathParam("partner") String partnerName, @Context HttpHeaders headers, InputStream body)
+    public Receipt receive(
+            @Parameter(schema = @Schema(pattern = "^" + PartnerFactory.NAME + "$")) @PathParam("partner")
+                    String partnerName,
+            @Context HttpHeaders headers,
+            InputStream body)
             throws IOException {
         PartnerFactory partner = partners.get(partnerName);
         if (partner == null) {

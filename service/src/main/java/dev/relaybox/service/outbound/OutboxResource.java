@@ -62,7 +62,7 @@ import java.util.function.Supplier;
 @Produces(MediaType.APPLICATION_JSON)
 public final class OutboxResource {
     static final String EVENT_TYPE = EventCatalog.NAME;
-    static final String AGGREGATE_TYPE = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
+    public static final String AGGREGATE_TYPE = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
     private static final String NAME_RULE = "must be letters, digits, '.', '_' or '-' (at most 200)";
 
     private final OutboxStore outbox;

@@ -4,6 +4,8 @@ import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Pages;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -63,7 +65,7 @@ public final class PortalPageResource {
     @Operation(
             operationId = "portalPageFile",
             summary = "The portal's scripts (portal.js, portal-log.js, the shared chart.js) and style (portal.css)")
-    public Response file(@PathParam("file") String file) {
+    public Response file(@Parameter(schema = @Schema(pattern = "^[a-z0-9.-]+$")) @PathParam("file") String file) {
         Asset asset = assets.get(file);
         if (asset == null) {
             throw ApiException.notFound("not_found", "the portal has no file \"" + file + "\"");

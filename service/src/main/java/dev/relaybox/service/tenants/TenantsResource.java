@@ -12,6 +12,7 @@ import dev.relaybox.service.outbound.EndpointsResource;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
@@ -100,7 +101,8 @@ public final class TenantsResource {
     @GET
     @Path("/{key}")
     @Operation(operationId = "getTenant", summary = "One tenant")
-    public TenantView get(@PathParam("key") String key) {
+    public TenantView get(
+            @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key) {
         return TenantView.of(find(key));
     }
 
@@ -109,7 +111,9 @@ public final class TenantsResource {
     @Operation(
             operationId = "changeTenant",
             summary = "Rename a tenant, change its metadata or portal theme, disable or enable it")
-    public TenantView change(@PathParam("key") String key, @NotNull @Valid TenantRequest request) {
+    public TenantView change(
+            @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key,
+            @NotNull @Valid TenantRequest request) {
         if (request.key() != null && !request.key().equals(key)) {
             throw new ApiException(422, "invalid_request", "a tenant's key cannot change");
         }
@@ -140,7 +144,8 @@ public final class TenantsResource {
     @GET
     @Path("/{key}/endpoints")
     @Operation(operationId = "listTenantEndpoints", summary = "A tenant's endpoints")
-    public List<EndpointView> endpoints(@PathParam("key") String key) {
+    public List<EndpointView> endpoints(
+            @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key) {
         find(key);
         return endpoints.list(key);
     }
@@ -148,7 +153,8 @@ public final class TenantsResource {
     @GET
     @Path("/{key}/deliveries")
     @Operation(operationId = "listTenantDeliveries", summary = "The latest deliveries to a tenant's endpoints")
-    public TenantDeliveries.Listing deliveries(@PathParam("key") String key) {
+    public TenantDeliveries.Listing deliveries(
+            @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key) {
         find(key);
         return deliveries.list(key, null, null, 100, null);
     }
@@ -170,7 +176,9 @@ public final class TenantsResource {
                 @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
             })
     public Response portalAccess(
-            @Parameter(hidden = true) @Auth Caller caller, @PathParam("key") String key, PortalAccessRequest request) {
+            @Parameter(hidden = true) @Auth Caller caller,
+            @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key,
+            PortalAccessRequest request) {
         TenantStore.Tenant tenant = find(key);
         if (!tenant.enabled()) {
             throw new ApiException(422, "tenant_disabled", "tenant \"" + key + "\" is disabled");
@@ -187,7 +195,8 @@ public final class TenantsResource {
     @DELETE
     @Path("/{key}/portal-access")
     @Operation(operationId = "revokePortalAccess", summary = "Revoke every portal link of the tenant")
-    public Map<String, Integer> revokeAll(@PathParam("key") String key) {
+    public Map<String, Integer> revokeAll(
+            @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key) {
         find(key);
         return Map.of("revoked", jdbi.withExtension(TenantStore.class, t -> t.revoke(key, null)));
     }
@@ -195,7 +204,9 @@ public final class TenantsResource {
     @DELETE
     @Path("/{key}/portal-access/{sessionId}")
     @Operation(operationId = "revokePortalLink", summary = "Revoke one portal link")
-    public Map<String, Integer> revoke(@PathParam("key") String key, @PathParam("sessionId") UUID sessionId) {
+    public Map<String, Integer> revoke(
+            @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key,
+            @PathParam("sessionId") UUID sessionId) {
         find(key);
         return Map.of("revoked", jdbi.withExtension(TenantStore.class, t -> t.revoke(key, sessionId)));
     }

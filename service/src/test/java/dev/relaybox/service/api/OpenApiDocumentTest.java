@@ -111,6 +111,28 @@ class OpenApiDocumentTest {
         }
     }
 
+    /**
+     * The HTTP server refuses a path with a control character before any route sees it: a client generator or a
+     * fuzzer that believes any string fits a path segment would send requests the document calls valid.
+     */
+    @Test
+    void everyTextPathParameterSaysWhatItMayHold() {
+        List<String> unbounded = new ArrayList<>();
+        document.getPaths()
+                .forEach((path, item) -> item.readOperations().forEach(operation -> {
+                    if (operation.getParameters() == null) {
+                        return;
+                    }
+                    operation.getParameters().stream()
+                            .filter(parameter -> "path".equals(parameter.getIn()))
+                            .filter(parameter -> parameter.getSchema().getFormat() == null)
+                            .filter(parameter -> parameter.getSchema().getPattern() == null)
+                            .forEach(parameter -> unbounded.add(path + " " + parameter.getName()));
+                }));
+
+        assertThat(unbounded).isEmpty();
+    }
+
     @Test
     void aFieldThatCanBeNullSaysSoAndOneThatCannotDoesNot() {
         Map<String, Schema> delivery =
