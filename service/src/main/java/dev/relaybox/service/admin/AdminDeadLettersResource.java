@@ -89,7 +89,8 @@ public final class AdminDeadLettersResource {
             @Min(1) @Max(MAX_BATCH) Integer limit) {}
 
     public record DiscardRequest(
-            @NotBlank @Size(max = 500) String reason,
+            @NotBlank @Size(min = 1, max = 500) String reason,
+
             @Size(max = 100) String by) {}
 
     /** {@code remaining}: open dead letters the filter still matches; replay again to take the next batch. */
@@ -108,7 +109,7 @@ public final class AdminDeadLettersResource {
             summary = "Dead letters of both directions, newest first, filtered and paged")
     public Page<DeadLetter> list(
             @QueryParam("open") @DefaultValue("true") boolean open,
-            @QueryParam("source") String source,
+            @Parameter(schema = @Schema(allowableValues = {"outbox", "inbox"})) @QueryParam("source") String source,
             @QueryParam("eventType") String eventType,
             @QueryParam("peer") String peer,
             @Parameter(description = "the dead letters of this tenant's endpoints") @QueryParam("tenant") String tenant,
@@ -214,7 +215,7 @@ public final class AdminDeadLettersResource {
     @Path("/count")
     @Operation(operationId = "countOpenDeadLetters", summary = "How many open dead letters match a filter")
     public OpenCount count(
-            @QueryParam("source") String source,
+            @Parameter(schema = @Schema(allowableValues = {"outbox", "inbox"})) @QueryParam("source") String source,
             @QueryParam("eventType") String eventType,
             @QueryParam("peer") String peer,
             @Parameter(description = "the dead letters of this tenant's endpoints") @QueryParam("tenant") String tenant,

@@ -9,6 +9,7 @@ import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
@@ -143,7 +144,11 @@ public final class AdminStoryResource {
             summary =
                     "One event's whole story, found by any id: outbox id / webhook-id, delivery, inbox, partner event id, dead letter or aggregate")
     public Story story(
-            @Parameter(description = "an id of any kind, or an aggregate as type:id", required = true) @QueryParam("q")
+            @Parameter(
+                            description = "an id of any kind, or an aggregate as type:id",
+                            required = true,
+                            schema = @Schema(minLength = 1))
+                    @QueryParam("q")
                     String q) {
         String query = q == null ? "" : q.trim();
         if (query.isEmpty()) {

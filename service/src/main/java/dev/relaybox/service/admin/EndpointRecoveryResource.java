@@ -51,7 +51,7 @@ public final class EndpointRecoveryResource {
 
     /** {@code since}: an ISO-8601 instant, not in the future; {@code limit} at most {@value AdminDeadLettersResource#MAX_BATCH}. */
     public record RecoverRequest(
-            @Schema(example = "2026-01-31T08:00:00Z", requiredMode = Schema.RequiredMode.REQUIRED)
+            @Schema(example = "2026-01-31T08:00:00Z", requiredMode = Schema.RequiredMode.REQUIRED, format = "date-time")
             String since,
 
             @Size(max = 100) String by,

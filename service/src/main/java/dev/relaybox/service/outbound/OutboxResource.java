@@ -104,7 +104,7 @@ public final class OutboxResource {
                     maxLength = 200,
                     description = "at most 200 characters; an integer is accepted too")
             @NotBlank
-            @Size(max = 200)
+            @Size(min = 1, max = 200)
             String aggregateId,
 
             @Schema(

@@ -15,6 +15,7 @@ import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.PathItem;
 import io.swagger.v3.oas.models.media.Schema;
+import io.swagger.v3.oas.models.parameters.Parameter;
 import io.swagger.v3.oas.models.security.SecurityScheme;
 import io.swagger.v3.parser.OpenAPIV3Parser;
 import io.swagger.v3.parser.core.models.SwaggerParseResult;
@@ -131,6 +132,31 @@ class OpenApiDocumentTest {
                 }));
 
         assertThat(unbounded).isEmpty();
+    }
+
+    /** What a request may hold, the service refuses nothing else for its shape: an empty text, an unknown source. */
+    @Test
+    void whatTheServiceRefusesAsEmptyOrUnknownTheDocumentForbids() {
+        assertThat(property("OutboxEventRequest", "aggregateId").getMinLength()).isEqualTo(1);
+        assertThat(property("DiscardRequest", "reason").getMinLength()).isEqualTo(1);
+        assertThat(property("RecoverRequest", "since").getFormat()).isEqualTo("date-time");
+        assertThat(queryParameter("/admin/story", "q").getSchema().getMinLength())
+                .isEqualTo(1);
+        assertThat(queryParameter("/admin/dead-letters", "source").getSchema().getEnum())
+                .containsExactly("outbox", "inbox");
+    }
+
+    private Schema<?> property(String schema, String name) {
+        Map<String, Schema> properties =
+                document.getComponents().getSchemas().get(schema).getProperties();
+        return properties.get(name);
+    }
+
+    private Parameter queryParameter(String path, String name) {
+        return document.getPaths().get(path).getGet().getParameters().stream()
+                .filter(parameter -> parameter.getName().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
