@@ -304,23 +304,7 @@ public final class AdminStoryResource {
                 .collect(Collectors.groupingBy(
                         StoryQueries.DeliveryRow::outboxId,
                         Collectors.mapping(
-                                d -> new DeliveryStep(
-                                        d.id(),
-                                        d.endpoint(),
-                                        d.url(),
-                                        d.status(),
-                                        StoryWords.delivery(
-                                                d,
-                                                tries.getOrDefault(d.id(), List.of())
-                                                        .size(),
-                                                now),
-                                        d.attempts(),
-                                        d.lastStatus(),
-                                        d.lastError(),
-                                        d.nextAttemptAt(),
-                                        d.completedAt(),
-                                        match.matched().contains(d.id()),
-                                        tries.getOrDefault(d.id(), List.of())),
+                                d -> deliveryStep(d, tries.getOrDefault(d.id(), List.of()), match.matched(), now),
                                 Collectors.toList())));
         return rows.stream()
                 .map(row -> new OutboxStep(
@@ -340,6 +324,23 @@ public final class AdminStoryResource {
                         match.matched().contains(row.id()),
                         perOutbox.getOrDefault(row.id(), List.of())))
                 .toList();
+    }
+
+    private static DeliveryStep deliveryStep(
+            StoryQueries.DeliveryRow d, List<AttemptStep> tries, Set<UUID> matched, Instant now) {
+        return new DeliveryStep(
+                d.id(),
+                d.endpoint(),
+                d.url(),
+                d.status(),
+                StoryWords.delivery(d, tries.size(), now),
+                d.attempts(),
+                d.lastStatus(),
+                d.lastError(),
+                d.nextAttemptAt(),
+                d.completedAt(),
+                matched.contains(d.id()),
+                tries);
     }
 
     private static UUID uuid(String text) {
