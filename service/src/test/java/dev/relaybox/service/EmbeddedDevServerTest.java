@@ -40,7 +40,7 @@ class EmbeddedDevServerTest {
     void theTemporalUiAndFrontendListenOnLoopbackOnlyNoEndpointReachesThemAndAdminLinksGoToTheUi() throws Exception {
         RealTemporal.cli();
         Assumptions.assumeTrue(ListeningSockets.available(), "needs /proc/net/tcp");
-        Path temporalDirectory = Files.createTempDirectory("relaybox-test-temporal");
+        Path temporalDirectory = ScratchDirectories.create("relaybox-test-temporal");
         int temporalPort = TestApp.freePort();
         int uiPort = TestApp.freePort();
         DropwizardTestSupport<RelayboxConfiguration> app = TestApp.devServerSupport(
@@ -119,7 +119,7 @@ class EmbeddedDevServerTest {
     void aWorkflowWaitingOnItsTimerKeepsItsRunAndTimerAcrossARestart() throws Exception {
         RealTemporal.cli();
         Path data = TestApp.freshDataDirectory();
-        Path temporalDirectory = Files.createTempDirectory("relaybox-test-temporal");
+        Path temporalDirectory = ScratchDirectories.create("relaybox-test-temporal");
         int temporalPort = TestApp.freePort();
         ConfigOverride[] overrides = {
             ConfigOverride.config("temporal.embeddedUiPort", "off"),

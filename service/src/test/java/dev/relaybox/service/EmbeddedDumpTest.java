@@ -14,7 +14,7 @@ class EmbeddedDumpTest {
     @Test
     void theDumpFileIsReadableByItsOwnerOnlyEvenWhenItExistedBefore() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/pg_dump")) || System.getenv("CI") != null);
-        Path directory = Files.createTempDirectory("relaybox-dump");
+        Path directory = ScratchDirectories.create("relaybox-dump");
         Path fresh = directory.resolve("fresh.sql");
         Path existing = Files.createFile(
                 directory.resolve("existing.sql"),

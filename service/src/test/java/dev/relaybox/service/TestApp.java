@@ -7,7 +7,6 @@ import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -25,11 +24,7 @@ public final class TestApp {
     private TestApp() {}
 
     static Path freshDataDirectory() {
-        try {
-            return Files.createTempDirectory("relaybox-test-pg");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return ScratchDirectories.create("relaybox-test-pg");
     }
 
     /**

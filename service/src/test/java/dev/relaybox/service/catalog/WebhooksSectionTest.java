@@ -15,6 +15,7 @@ import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.CommandLine;
 import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.ScratchDirectories;
 import dev.relaybox.service.TestApp;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
@@ -181,7 +182,7 @@ class WebhooksSectionTest {
         Files.writeString(exported, document());
         List<EventTypeStore.Current> original =
                 Store.configure(API.jdbi()).withExtension(EventTypeStore.class, EventTypeStore::current);
-        Path data = Files.createTempDirectory("relaybox-import");
+        Path data = ScratchDirectories.create("relaybox-import");
 
         String first = runImport(data, exported);
         String second = runImport(data, exported);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.store.SecretBox;
+import dev.relaybox.service.ScratchDirectories;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class SecretsFactoryTest {
     @Test
     void embeddedModeMakesAnOwnerOnlyKeyInTheDataDirectoryAndReusesItOnRestart() throws Exception {
-        Path data = Files.createTempDirectory("relaybox-secrets");
+        Path data = ScratchDirectories.create("relaybox-secrets");
         SecretsFactory unset = new SecretsFactory();
 
         SecretBox first = unset.build(data);
@@ -34,7 +35,7 @@ class SecretsFactoryTest {
         String old = SecretBox.newKey();
         SecretsFactory configured = new ObjectMapper()
                 .readValue("{\"key\": \"" + key + "\", \"oldKeys\": \" " + old + " ,\"}", SecretsFactory.class);
-        Path data = Files.createTempDirectory("relaybox-secrets");
+        Path data = ScratchDirectories.create("relaybox-secrets");
 
         SecretBox box = configured.build(data);
 
@@ -48,7 +49,7 @@ class SecretsFactoryTest {
     void aKeyOfTheWrongSizeIsRefusedNamingTheVariable() throws Exception {
         SecretsFactory wrong = new ObjectMapper().readValue("{\"key\": \"c2hvcnQ=\"}", SecretsFactory.class);
 
-        assertThatThrownBy(() -> wrong.build(Files.createTempDirectory("relaybox-secrets")))
+        assertThatThrownBy(() -> wrong.build(ScratchDirectories.create("relaybox-secrets")))
                 .hasMessageContaining("RELAYBOX_SECRETS_KEY")
                 .hasMessageContaining("32 random bytes");
         assertThat(new SecretsFactory().productionProblem()).contains("RELAYBOX_SECRETS_KEY");

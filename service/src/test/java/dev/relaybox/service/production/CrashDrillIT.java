@@ -5,11 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.RealTemporal;
+import dev.relaybox.service.ScratchDirectories;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,7 +34,7 @@ class CrashDrillIT {
     @Test
     void killMinus9MidFlightThenRestartLosesNothingAppliesNothingTwiceAndPaysTheDeferredOrders() throws Exception {
         Path cli = RealTemporal.cli();
-        Path data = Files.createTempDirectory("relaybox-it-drill");
+        Path data = ScratchDirectories.create("relaybox-it-drill");
         Map<String, String> environment = EmbeddedJar.environment(data);
         environment.put("TEMPORAL_CLI", cli.toString());
         environment.put("TEMPORAL_EMBEDDED_ENGINE", "dev-server");

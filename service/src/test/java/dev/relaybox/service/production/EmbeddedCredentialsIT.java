@@ -2,6 +2,7 @@ package dev.relaybox.service.production;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relaybox.service.ScratchDirectories;
 import dev.relaybox.service.ShopWebhooks;
 import dev.relaybox.service.TestApp;
 import dev.relaybox.service.config.AuthFactory;
@@ -29,7 +30,7 @@ class EmbeddedCredentialsIT {
 
     @Test
     void theFirstStartMakesCredentialsThatOpenTheApiAndTheInboxWhereTheDevelopmentOnesDoNot() throws Exception {
-        Path data = Files.createTempDirectory("relaybox-it-credentials");
+        Path data = ScratchDirectories.create("relaybox-it-credentials");
         Map<String, String> environment = EmbeddedJar.environment(data);
         environment.remove("RELAYBOX_ADMIN_TOKENS");
         environment.remove("RELAYBOX_PRODUCER_TOKENS");

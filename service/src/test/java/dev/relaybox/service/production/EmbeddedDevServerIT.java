@@ -3,6 +3,7 @@ package dev.relaybox.service.production;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.service.RealTemporal;
+import dev.relaybox.service.ScratchDirectories;
 import dev.relaybox.service.TestApp;
 import dev.relaybox.service.temporal.EmbeddedDevServer;
 import dev.relaybox.service.temporal.TemporalCli;
@@ -22,7 +23,7 @@ class EmbeddedDevServerIT {
     @Test
     void afterAKillMinus9TheNextStartAdoptsTheServerLeftRunningAndNeverStartsASecond() throws Exception {
         Path cli = RealTemporal.cli();
-        Path data = Files.createTempDirectory("relaybox-it-data");
+        Path data = ScratchDirectories.create("relaybox-it-data");
         // No TEMPORAL_EMBEDDED_DATA_DIR: the dev server's directory is "temporal" beside the database's.
         Path temporal = data.resolve("temporal");
         Map<String, String> environment = EmbeddedJar.environment(data);
@@ -64,7 +65,7 @@ class EmbeddedDevServerIT {
 
     @Test
     void withoutTheCliEmbeddedModeRunsTheInProcessEngineAndSaysHowToGetTheRealOne() throws Exception {
-        Path data = Files.createTempDirectory("relaybox-it-data");
+        Path data = ScratchDirectories.create("relaybox-it-data");
         Map<String, String> environment = EmbeddedJar.environment(data);
         environment.put("TEMPORAL_CLI", data.resolve("no-such-temporal").toString());
 
