@@ -9,6 +9,7 @@ import dev.relaybox.workflows.outbound.DeliveryActivities;
 import dev.relaybox.workflows.outbound.DeliveryPhase;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
+import dev.relaybox.workflows.outbound.FirstAttempt;
 import dev.relaybox.workflows.outbound.SettledAttempt;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -19,7 +20,9 @@ import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -30,6 +33,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -121,10 +126,11 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         Instant scheduledAt = scheduledTime(activity);
         Made made;
         if (activity.getInfo().isLocal() && ownTaskQueue != null) {
-            Optional<Made> answered = answeredWithinHold(deliveryId, attempt, scheduledAt);
+            CompletableFuture<Made> making =
+                    making(deliveryId, attempt, () -> attempt(deliveryId, attempt, true, scheduledAt));
+            Optional<Made> answered = answeredBy(deliveryId, attempt, making, holdEndsAt());
             if (answered.isEmpty()) {
-                return SettledAttempt.handedOver(new SettledAttempt.HandOver(
-                        ownTaskQueue, settings.requestTimeout().plus(RECORDING_LIMIT)));
+                return handedOver();
             }
             made = answered.get();
         } else {
@@ -136,31 +142,92 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                         .orElseGet(() -> attempt(deliveryId, attempt, true, scheduledAt));
             }
         }
+        return settled(deliveryId, made);
+    }
+
+    @Override
+    public List<SettledAttempt> sendFirst(List<FirstAttempt> attempts) {
+        Instant scheduledAt = scheduledTime(Activity.getExecutionContext());
+        List<UUID> ids = attempts.stream().map(FirstAttempt::deliveryId).toList();
+        Map<UUID, DeliveryStore.AttemptContext> contexts =
+                jdbi.withExtension(DeliveryAttemptStore.class, dao -> dao.attemptContexts(ids)).stream()
+                        .collect(Collectors.toMap(DeliveryStore.AttemptContext::deliveryId, ctx -> ctx));
+        for (UUID id : ids) {
+            if (!contexts.containsKey(id)) {
+                throw ApplicationFailure.newNonRetryableFailure(
+                        "delivery " + id + " does not exist", "DeliveryMissing");
+            }
+        }
+        List<CompletableFuture<Made>> making = attempts.stream()
+                .map(first -> making(
+                        first.deliveryId(),
+                        first.attempt(),
+                        () -> attempt(contexts.get(first.deliveryId()), first.attempt(), true, scheduledAt)))
+                .toList();
+        long holdEndsAt = holdEndsAt();
+        List<SettledAttempt> answers = new ArrayList<>();
+        for (int i = 0; i < attempts.size(); i++) {
+            FirstAttempt first = attempts.get(i);
+            try {
+                answers.add(answeredBy(first.deliveryId(), first.attempt(), making.get(i), holdEndsAt)
+                        .map(made -> settled(first.deliveryId(), made))
+                        .orElseGet(this::handedOver));
+            } catch (RuntimeException e) {
+                // Its own send finds the request still in flight here, or makes it; the others' answers stand.
+                LOG.warn("first attempt {} of delivery {} could not be made", first.attempt(), first.deliveryId(), e);
+                answers.add(null);
+            }
+        }
+        return answers;
+    }
+
+    private SettledAttempt settled(UUID deliveryId, Made made) {
         CircuitState circuit = controls.settle(deliveryId, made.result(), made.settledAt());
         return new SettledAttempt(made.result(), circuit, made.outboxFinished());
     }
 
+    private SettledAttempt handedOver() {
+        return SettledAttempt.handedOver(new SettledAttempt.HandOver(
+                ownTaskQueue, settings.requestTimeout().plus(RECORDING_LIMIT)));
+    }
+
     /**
-     * The first attempt, made on a thread of its own so that its request can outlast the local activity: its answer
-     * when it comes within {@code firstAttemptHold}, else empty, the request handed over still in flight. A run
-     * started afresh (its engine lost the run that made this attempt) waits for the request still in flight here
-     * rather than sending the webhook again.
+     * When a first attempt made as a local activity stops holding its workflow task ({@code firstAttemptHold} from
+     * now, on {@link System#nanoTime}): until this worker has a queue of its own to hand a request over to, never.
      */
-    private Optional<Made> answeredWithinHold(UUID deliveryId, int attempt, Instant scheduledAt) {
-        // Known before its request leaves, so that nothing can send it beside this one.
+    private long holdEndsAt() {
+        return ownTaskQueue == null
+                ? Long.MAX_VALUE
+                : System.nanoTime() + settings.firstAttemptHold().toNanos();
+    }
+
+    /**
+     * A first attempt, made on a thread of its own so that its request can outlast the local activity: known as in
+     * flight before its request leaves, so that nothing can send it beside this one. A run started afresh (its engine
+     * lost the run that made this attempt) gets the request still in flight here rather than sending the webhook
+     * again.
+     */
+    private CompletableFuture<Made> making(UUID deliveryId, int attempt, Supplier<Made> make) {
         CompletableFuture<Made> fresh = new CompletableFuture<>();
         CompletableFuture<Made> making = inFlight.inFlightOr(deliveryId, attempt, fresh);
         if (making == fresh) {
             requests.execute(() -> {
                 try {
-                    making.complete(attempt(deliveryId, attempt, true, scheduledAt));
+                    making.complete(make.get());
                 } catch (RuntimeException failure) {
                     making.completeExceptionally(failure);
                 }
             });
         }
+        return making;
+    }
+
+    /** Its answer when it comes by {@code endsAt} (on {@link System#nanoTime}), else empty: handed over, in flight. */
+    private Optional<Made> answeredBy(UUID deliveryId, int attempt, CompletableFuture<Made> making, long endsAt) {
         try {
-            Made made = making.get(settings.firstAttemptHold().toMillis(), TimeUnit.MILLISECONDS);
+            Made made = endsAt == Long.MAX_VALUE
+                    ? making.get()
+                    : making.get(Math.max(0, endsAt - System.nanoTime()), TimeUnit.NANOSECONDS);
             inFlight.answered(deliveryId, attempt, making);
             return Optional.of(made);
         } catch (TimeoutException | InterruptedException e) {

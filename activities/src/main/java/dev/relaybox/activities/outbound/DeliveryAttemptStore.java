@@ -146,7 +146,8 @@ public interface DeliveryAttemptStore {
     List<Target> unfinished(
             @Bind("outboxId") UUID outboxId, @Bind("attemptable") String[] attemptable, @Bind("closed") Circuit closed);
 
-    @SqlQuery("""
+    /** What an attempt sends, and where, of the deliveries its query selects as {@code d}. */
+    String ATTEMPT_CONTEXT = """
             SELECT d.id AS delivery_id, d.outbox_id, d.status,
                    -- The body sent: the Standard Webhooks envelope unless the endpoint asks for the raw payload.
                    -- A forwarded partner event also says whose event it is.
@@ -171,9 +172,15 @@ public interface DeliveryAttemptStore {
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id
-             WHERE d.id = :deliveryId""")
+            """;
+
+    @SqlQuery(ATTEMPT_CONTEXT + " WHERE d.id = :deliveryId")
     @RegisterConstructorMapper(AttemptContext.class)
     Optional<AttemptContext> attemptContext(@Bind("deliveryId") UUID deliveryId);
+
+    @SqlQuery(ATTEMPT_CONTEXT + " WHERE d.id = ANY(:deliveryIds)")
+    @RegisterConstructorMapper(AttemptContext.class)
+    List<AttemptContext> attemptContexts(@Bind("deliveryIds") List<UUID> deliveryIds);
 
     /**
      * Records one request of the delivery: numbered after every earlier one (and never below {@code scheduledAttempt},

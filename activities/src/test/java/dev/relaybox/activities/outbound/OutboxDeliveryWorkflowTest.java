@@ -200,6 +200,35 @@ class OutboxDeliveryWorkflowTest {
     }
 
     @Test
+    void anEventsFirstAttemptsGoOutTogetherAndOnlyASlowReceiverIsWaitedForApart() {
+        endpoint("fast-a", "/a", "*");
+        endpoint("fast-b", "/b", "*");
+        endpoint("slow", "/slow", "*");
+        receiver.script("/slow", Reply.of(200).after(FIRST_ATTEMPT_HOLD.plusSeconds(1)));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(List.of(receiver.received("/a"), receiver.received("/b"), receiver.received("/slow")))
+                .as("each receiver sent the webhook once")
+                .allSatisfy(requests -> assertThat(requests).hasSize(1));
+        assertThat(deliveryStatuses(outboxId))
+                .containsExactly("fast-a=DELIVERED", "fast-b=DELIVERED", "slow=DELIVERED");
+        assertThat(processedAt(outboxId)).isNotNull();
+        List<HistoryEvent> events = env.getWorkflowClient()
+                .fetchHistory(OutboxDeliveryWorkflow.workflowId(outboxId))
+                .getEvents();
+        assertThat(events.stream()
+                        .filter(HistoryEvent::hasMarkerRecordedEventAttributes)
+                        .map(e -> e.getUserMetadata().getSummary().getData().toStringUtf8()))
+                .as("one local activity for the three first attempts")
+                .contains("\"first attempts to 3 endpoints\"")
+                .noneMatch(summary -> summary.startsWith("\"attempt "));
+        assertThat(events.stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes))
+                .as("the slow receiver's answer, waited for on the worker whose request is in flight")
+                .hasSize(1);
+    }
+
+    @Test
     void aRunStartedAfreshWhileTheFirstAttemptsRequestIsInFlightWaitsForItRatherThanSendingAgain() {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.of(200).after(FIRST_ATTEMPT_HOLD.plusSeconds(1)));
@@ -566,6 +595,19 @@ class OutboxDeliveryWorkflowTest {
 
         assertThat(attemptStatuses(outboxId)).containsExactly(200);
         record(outboxId, "outbound-delivered-first-time.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordFirstAttemptsToSeveralEndpoints() {
+        endpoint("fast", "/fast", "*");
+        endpoint("slow", "/slow", "*");
+        receiver.script("/slow", Reply.of(200).after(FIRST_ATTEMPT_HOLD.plusSeconds(1)));
+
+        UUID outboxId = deliver("order.paid", "{\"orderId\": 42}");
+
+        assertThat(deliveryStatuses(outboxId)).containsExactly("fast=DELIVERED", "slow=DELIVERED");
+        record(outboxId, "outbound-first-attempts-to-several-endpoints.json");
     }
 
     @Test

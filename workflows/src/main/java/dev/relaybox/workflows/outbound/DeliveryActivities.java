@@ -3,6 +3,7 @@ package dev.relaybox.workflows.outbound;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -33,6 +34,15 @@ public interface DeliveryActivities {
      */
     @ActivityMethod
     SettledAttempt send(UUID deliveryId, int attempt);
+
+    /**
+     * {@link #send} for the first attempts of an event's deliveries that nothing holds, their requests in flight at
+     * once: one local activity and one read of their contexts for the whole fan-out instead of one per endpoint. The
+     * answers in the order asked, each like {@link #send}'s (answered or handed over), or null for an attempt Relaybox
+     * could not make (its database did not answer), which the delivery then makes on its own.
+     */
+    @ActivityMethod
+    List<SettledAttempt> sendFirst(List<FirstAttempt> attempts);
 
     /** Marks the delivery RETRYING with its next attempt time, so operators see when it comes. */
     @ActivityMethod

@@ -26,7 +26,13 @@ public record DeliveryPlan(
      */
     public static final int ATTEMPT_SETTLES = 1;
 
-    public static final int CURRENT = ATTEMPT_SETTLES;
+    /**
+     * {@link #ATTEMPT_SETTLES}, and the first attempts of the targets that go at once are made together, in one local
+     * activity ({@link DeliveryActivities#sendFirst}) before each delivery goes its own way.
+     */
+    public static final int FIRST_ATTEMPTS_TOGETHER = 2;
+
+    public static final int CURRENT = FIRST_ATTEMPTS_TOGETHER;
 
     public DeliveryPlan {
         targets = List.copyOf(targets);

@@ -11,6 +11,11 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 
 /**
  * The HTTP attempts of one outbox row's deliveries: one activity call is one try, with at most
@@ -53,17 +58,54 @@ final class HttpAttempts {
 
     /**
      * Makes attempt number {@code attempt}: the receiver's answer, already recorded and reported to the controls.
-     * {@code first}: the delivery's first attempt, which nothing held.
+     * {@code first}: the delivery's first attempt, which nothing held; {@code madeTogether}: that attempt, already
+     * made with the others' ({@link #firstAttempts}), or null.
      */
-    SettledAttempt attempt(TrackedDelivery delivery, int attempt, boolean first) {
-        SettledAttempt made = make(delivery, attempt, first && attemptSettles);
+    SettledAttempt attempt(TrackedDelivery delivery, int attempt, boolean first, SettledAttempt madeTogether) {
+        SettledAttempt made = make(delivery, attempt, first && attemptSettles, madeTogether);
         // Release 1.0's attempt, or one that never finished, is reported once its slot is free.
         return made.reported()
                 ? made
                 : new SettledAttempt(made.result(), gate.reportAttempt(delivery, made.result()), false);
     }
 
-    private SettledAttempt make(TrackedDelivery delivery, int attempt, boolean local) {
+    /**
+     * The first attempts of {@code deliveries} (at most {@link OutboxDeliveryWorkflowImpl#MAX_ATTEMPTS_IN_FLIGHT}),
+     * their requests in flight at once from one local activity: each answer, by delivery, as its own local activity
+     * would have given it. Where that activity failed, or could not make one of them, the delivery makes its own.
+     */
+    Map<UUID, SettledAttempt> firstAttempts(List<TrackedDelivery> deliveries) {
+        List<FirstAttempt> attempts = new ArrayList<>();
+        for (TrackedDelivery delivery : deliveries) {
+            attempts.add(new FirstAttempt(delivery.id(), delivery.target.attemptsSoFar() + 1));
+            board.show(
+                    delivery,
+                    DeliveryPhase.SENDING,
+                    "attempt " + (delivery.target.attemptsSoFar() + 1) + " in progress");
+        }
+        List<SettledAttempt> answers;
+        try {
+            answers = localStub(firstAttemptsSummary(deliveries)).sendFirst(attempts);
+        } catch (ActivityFailure e) {
+            return Map.of();
+        }
+        Map<UUID, SettledAttempt> byDelivery = new HashMap<>();
+        for (int i = 0; i < attempts.size(); i++) {
+            if (i < answers.size() && answers.get(i) != null) {
+                byDelivery.put(attempts.get(i).deliveryId(), answers.get(i));
+            }
+        }
+        return byDelivery;
+    }
+
+    private static String firstAttemptsSummary(List<TrackedDelivery> deliveries) {
+        TrackedDelivery first = deliveries.get(0);
+        return deliveries.size() == 1
+                ? "attempt " + (first.target.attemptsSoFar() + 1) + " to " + first.target.url()
+                : "first attempts to " + deliveries.size() + " endpoints";
+    }
+
+    private SettledAttempt make(TrackedDelivery delivery, int attempt, boolean local, SettledAttempt madeTogether) {
         String summary = "attempt " + attempt + " to " + delivery.target.url();
         Backoff backoff = Backoff.untilRelayboxRecovers();
         while (true) {
@@ -79,7 +121,9 @@ final class HttpAttempts {
                     if (!attemptSettles) {
                         return SettledAttempt.unreported(http.attempt(delivery.id(), attempt));
                     }
-                    SettledAttempt made = http.send(delivery.id(), attempt);
+                    // What was made together is used once: an attempt made again is made alone.
+                    SettledAttempt made =
+                            local && madeTogether != null ? madeTogether : http.send(delivery.id(), attempt);
                     return made.handedOver() == null
                             ? made
                             : stub(summary, made.handedOver()).send(delivery.id(), attempt);

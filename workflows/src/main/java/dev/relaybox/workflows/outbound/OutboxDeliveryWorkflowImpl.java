@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 
@@ -74,6 +75,9 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private final EndpointGate gate = new EndpointGate(board, () -> this.retryNowSignals, waits);
     private final Random random = Workflow.newRandom();
     private HttpAttempts http;
+    /** Read from the first plan, as {@code attemptSettles} is. */
+    private boolean firstAttemptsTogether;
+
     private UUID outboxId;
     private boolean replanRequested;
     private int retryNowSignals;
@@ -87,6 +91,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         // The first plan's revision holds for the whole run, as Workflow.getVersion's would.
         boolean attemptSettles = plan.revision() >= DeliveryPlan.ATTEMPT_SETTLES;
         http = new HttpAttempts(board, gate, attemptSettles);
+        firstAttemptsTogether = plan.revision() >= DeliveryPlan.FIRST_ATTEMPTS_TOGETHER;
         if (attemptSettles) {
             // What the workflow is about was set when it was started.
             board.publishWhenWaiting();
@@ -122,11 +127,18 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     }
 
     private void deliverAll(DeliveryPlan plan) {
+        List<TrackedDelivery> tracked =
+                plan.targets().stream().map(board::track).toList();
+        List<TrackedDelivery> atOnce = tracked.stream()
+                .filter(OutboxDeliveryWorkflowImpl::goesAtOnce)
+                .limit(MAX_ATTEMPTS_IN_FLIGHT)
+                .toList();
+        Map<UUID, SettledAttempt> madeTogether =
+                firstAttemptsTogether && !atOnce.isEmpty() ? http.firstAttempts(atOnce) : Map.of();
         List<Promise<Void>> deliveries = new ArrayList<>();
-        for (DeliveryTarget target : plan.targets()) {
-            TrackedDelivery delivery = board.track(target);
+        for (TrackedDelivery delivery : tracked) {
             // Each endpoint on its own branch: a slow or failing one never holds back the others.
-            deliveries.add(Async.procedure(() -> deliver(delivery, plan.schedule())));
+            deliveries.add(Async.procedure(() -> deliver(delivery, plan.schedule(), madeTogether.get(delivery.id()))));
         }
         board.showEndpoints();
         Promise<Void> all = Promise.allOf(deliveries);
@@ -149,13 +161,19 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 || Workflow.getInfo().isContinueAsNewSuggested();
     }
 
-    private void deliver(TrackedDelivery delivery, DeliverySchedule schedule) {
+    /** The plan just found nothing to hold its first attempt for; every later attempt asks. */
+    private static boolean goesAtOnce(TrackedDelivery delivery) {
+        return delivery.target.goesAtOnce() && delivery.target.nextAttemptAt() == null;
+    }
+
+    /** {@code madeTogether}: its first attempt, already made with the others' that went at once; or null. */
+    private void deliver(TrackedDelivery delivery, DeliverySchedule schedule, SettledAttempt madeTogether) {
         int attempt = delivery.target.attemptsSoFar();
         if (delivery.target.nextAttemptAt() != null) {
             resumeAtRecordedAttemptTime(delivery, attempt, delivery.target.nextAttemptAt());
         }
-        // The plan just found nothing to hold it for; every later attempt asks.
-        boolean admitted = delivery.target.goesAtOnce() && delivery.target.nextAttemptAt() == null;
+        boolean admitted = goesAtOnce(delivery);
+        SettledAttempt first = madeTogether;
         while (true) {
             boolean atOnce = admitted;
             if (!admitted) {
@@ -163,7 +181,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             }
             admitted = false;
             attempt++;
-            SettledAttempt settled = http.attempt(delivery, attempt, atOnce);
+            SettledAttempt settled = http.attempt(delivery, attempt, atOnce, first);
+            first = null;
             AttemptResult result = settled.result();
             CircuitState circuit = settled.circuit();
             outboxFinished |= settled.outboxFinished();

@@ -357,6 +357,7 @@ class OutboxDeliveryWorkflowImplTest {
                     : Duration.between(now, nextProbe.get()).toMillis();
             return new GateDecision(wait <= 0, Math.max(wait, 0), "circuit open", ENDPOINT, false);
         });
+        firstAttemptsTogetherAsEachAlone();
         worker.registerActivitiesImplementations(delivery, controls);
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(worker.getTaskQueue()))
                 .registerActivitiesImplementations(delivery);
@@ -409,11 +410,22 @@ class OutboxDeliveryWorkflowImplTest {
         });
         when(controls.admit(eq(DELIVERY), any())).thenReturn(GO);
         when(controls.settle(eq(DELIVERY), any(), any())).thenReturn(CircuitState.closed());
+        firstAttemptsTogetherAsEachAlone();
         worker.registerActivitiesImplementations(delivery, controls);
         env.newWorker(OutboxDeliveryWorkflow.httpTaskQueue(worker.getTaskQueue()))
                 .registerActivitiesImplementations(delivery);
         env.newWorker(OWN_HTTP_QUEUE).registerActivitiesImplementations(delivery);
         env.start();
+    }
+
+    /** First attempts made together answer as the scripted {@code send} of each would. */
+    private void firstAttemptsTogetherAsEachAlone() {
+        when(delivery.sendFirst(any())).thenAnswer(call -> {
+            List<FirstAttempt> attempts = call.getArgument(0);
+            return attempts.stream()
+                    .map(first -> delivery.send(first.deliveryId(), first.attempt()))
+                    .toList();
+        });
     }
 
     /** Timers that fired; after the workflow closed, the test server's clock is no measure of its waits. */
