@@ -148,23 +148,28 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     @Override
     public List<SettledAttempt> sendFirst(List<FirstAttempt> attempts) {
         Instant scheduledAt = scheduledTime(Activity.getExecutionContext());
-        List<UUID> ids = attempts.stream().map(FirstAttempt::deliveryId).toList();
-        Map<UUID, DeliveryStore.AttemptContext> contexts =
-                jdbi.withExtension(DeliveryAttemptStore.class, dao -> dao.attemptContexts(ids)).stream()
-                        .collect(Collectors.toMap(DeliveryStore.AttemptContext::deliveryId, ctx -> ctx));
-        for (UUID id : ids) {
-            if (!contexts.containsKey(id)) {
-                throw ApplicationFailure.newNonRetryableFailure(
-                        "delivery " + id + " does not exist", "DeliveryMissing");
-            }
-        }
+        long holdEndsAt = holdEndsAt();
+        // Each known as in flight before anything is read, as a lone first attempt is: whatever makes it again (its
+        // delivery's own send, once this activity timed out on a frozen database) waits for this request.
+        CompletableFuture<Map<UUID, DeliveryStore.AttemptContext>> contexts = new CompletableFuture<>();
         List<CompletableFuture<Made>> making = attempts.stream()
                 .map(first -> making(
                         first.deliveryId(),
                         first.attempt(),
-                        () -> attempt(contexts.get(first.deliveryId()), first.attempt(), true, scheduledAt)))
+                        () -> attempt(contextOf(contexts, first.deliveryId()), first.attempt(), true, scheduledAt)))
                 .toList();
-        long holdEndsAt = holdEndsAt();
+        List<UUID> ids = attempts.stream().map(FirstAttempt::deliveryId).toList();
+        try {
+            contexts.complete(jdbi.withExtension(DeliveryAttemptStore.class, dao -> dao.attemptContexts(ids)).stream()
+                    .collect(Collectors.toMap(DeliveryStore.AttemptContext::deliveryId, ctx -> ctx)));
+        } catch (RuntimeException e) {
+            // Nothing was sent: each delivery makes its own, afresh.
+            contexts.completeExceptionally(e);
+            for (int i = 0; i < attempts.size(); i++) {
+                inFlight.answered(attempts.get(i).deliveryId(), attempts.get(i).attempt(), making.get(i));
+            }
+            throw e;
+        }
         List<SettledAttempt> answers = new ArrayList<>();
         for (int i = 0; i < attempts.size(); i++) {
             FirstAttempt first = attempts.get(i);
@@ -179,6 +184,21 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             }
         }
         return answers;
+    }
+
+    private static DeliveryStore.AttemptContext contextOf(
+            CompletableFuture<Map<UUID, DeliveryStore.AttemptContext>> contexts, UUID deliveryId) {
+        DeliveryStore.AttemptContext ctx;
+        try {
+            ctx = contexts.join().get(deliveryId);
+        } catch (CompletionException e) {
+            throw rethrown(e.getCause());
+        }
+        if (ctx == null) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                    "delivery " + deliveryId + " does not exist", "DeliveryMissing");
+        }
+        return ctx;
     }
 
     private SettledAttempt settled(UUID deliveryId, Made made) {

@@ -154,7 +154,7 @@ class DatabaseOutageOnEveryPathTest {
     @Test
     void anAttemptWaitingForTheFrozenDatabaseIsNotTakenForDeadAndSendsOnce() {
         endpoint("/a", Reply.of(200));
-        outage.at(DeliveryActivities.class, "send", 1);
+        outage.at(DeliveryActivities.class, "sendFirst", 1);
         UUID outboxId = enqueue();
         startDelivery(outboxId);
         CompletableFuture<Void> finished = finishing(OutboxDeliveryWorkflow.workflowId(outboxId));

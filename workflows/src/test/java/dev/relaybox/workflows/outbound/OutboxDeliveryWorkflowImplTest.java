@@ -7,6 +7,8 @@ import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.contains;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.doAnswer;
+import static org.mockito.Mockito.doReturn;
+import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
@@ -271,6 +273,35 @@ class OutboxDeliveryWorkflowImplTest {
         assertThat(attemptTimes).hasSize(2);
         verify(controls, times(1)).admit(eq(DELIVERY), any());
         verify(controls, times(2)).settle(eq(DELIVERY), any(), any());
+    }
+
+    @Test
+    void aFirstAttemptTheJointActivityCouldNotMakeIsMadeByItsOwnDelivery(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, true, SCHEDULE, OK);
+        doReturn(Collections.singletonList(null)).when(delivery).sendFirst(any());
+
+        workflow.deliver(OUTBOX, null);
+
+        verify(delivery, times(1)).sendFirst(any());
+        verify(delivery, times(1)).send(DELIVERY, 1);
+        verify(controls, times(1)).settle(eq(DELIVERY), eq(OK), any());
+        verify(delivery, never()).scheduleRetry(any(), any(), any());
+    }
+
+    @Test
+    void aFailedJointActivityLeavesEachDeliveryToMakeItsOwnFirstAttempt(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, true, SCHEDULE, OK);
+        doThrow(new IllegalStateException("the database did not answer"))
+                .when(delivery)
+                .sendFirst(any());
+
+        workflow.deliver(OUTBOX, null);
+
+        verify(delivery, times(1)).send(DELIVERY, 1);
+        verify(controls, times(1)).settle(eq(DELIVERY), eq(OK), any());
+        assertThat(attemptTimes).as("one attempt, not spent from the schedule").hasSize(1);
     }
 
     @Test
