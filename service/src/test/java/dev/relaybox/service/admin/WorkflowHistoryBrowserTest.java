@@ -156,8 +156,9 @@ class WorkflowHistoryBrowserTest {
                         + " (DeliverySend) | result {\"result\":{\"outcome\":\"RETRYABLE\",\"statusCode\":503",
                 "timer 'wait before attempt 2 to " + url + "' fired",
                 "timer 'wait before attempt 2 to " + url + "' started for 1s",
+                // The first attempt made with any others' that went at once: its answer is one of a list.
                 "activity attempt 1 to " + url
-                        + " (DeliverySend) | result {\"result\":{\"outcome\":\"RETRYABLE\",\"statusCode\":503",
+                        + " (DeliverySendFirst) | result [{\"result\":{\"outcome\":\"RETRYABLE\",\"statusCode\":503",
                 "started OutboxDelivery");
     }
 
