@@ -152,11 +152,14 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         // Each known as in flight before anything is read, as a lone first attempt is: whatever makes it again (its
         // delivery's own send, once this activity timed out on a frozen database) waits for this request.
         CompletableFuture<Map<UUID, DeliveryStore.AttemptContext>> contexts = new CompletableFuture<>();
+        // A lone attempt finishes the row as it records its delivery; several, each beside the others, would each
+        // try and see the others unfinished: the row is finished once, below, when all of them delivered.
+        boolean lone = attempts.size() == 1;
         List<CompletableFuture<Made>> making = attempts.stream()
                 .map(first -> making(
                         first.deliveryId(),
                         first.attempt(),
-                        () -> attempt(contextOf(contexts, first.deliveryId()), first.attempt(), true, scheduledAt)))
+                        () -> attempt(contextOf(contexts, first.deliveryId()), first.attempt(), lone, scheduledAt)))
                 .toList();
         List<UUID> ids = attempts.stream().map(FirstAttempt::deliveryId).toList();
         try {
@@ -183,7 +186,18 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 answers.add(null);
             }
         }
-        return answers;
+        boolean allDelivered = answers.stream()
+                .allMatch(answer -> answer != null
+                        && answer.handedOver() == null
+                        && answer.result().outcome() == Outcome.DELIVERED);
+        if (lone || !allDelivered) {
+            return answers;
+        }
+        UUID outboxId = contexts.join().values().iterator().next().outboxId();
+        boolean finished = jdbi.withExtension(DeliveryAttemptStore.class, dao -> dao.markProcessed(outboxId));
+        return answers.stream()
+                .map(answer -> new SettledAttempt(answer.result(), answer.circuit(), finished))
+                .toList();
     }
 
     private static DeliveryStore.AttemptContext contextOf(

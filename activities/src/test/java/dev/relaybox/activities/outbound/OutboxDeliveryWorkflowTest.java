@@ -229,6 +229,30 @@ class OutboxDeliveryWorkflowTest {
     }
 
     @Test
+    void anEventDeliveredToEveryEndpointAtOnceIsFinishedByItsFirstAttempts() {
+        endpoint("a", "/a", "*");
+        endpoint("b", "/b", "*");
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(deliveryStatuses(outboxId)).containsExactly("a=DELIVERED", "b=DELIVERED");
+        assertThat(processedAt(outboxId)).isNotNull();
+        assertThat(
+                        env
+                                .getWorkflowClient()
+                                .fetchHistory(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .getEvents()
+                                .stream()
+                                .filter(HistoryEvent::hasMarkerRecordedEventAttributes)
+                                .map(e -> e.getUserMetadata()
+                                        .getSummary()
+                                        .getData()
+                                        .toStringUtf8()))
+                .as("the row finished by the joint first attempts, not by a step of its own")
+                .containsExactly("\"plan the deliveries\"", "\"first attempts to 2 endpoints\"");
+    }
+
+    @Test
     void aRunStartedAfreshWhileTheFirstAttemptsRequestIsInFlightWaitsForItRatherThanSendingAgain() {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.of(200).after(FIRST_ATTEMPT_HOLD.plusSeconds(1)));
