@@ -43,13 +43,19 @@ final class HttpAttempts {
     private final DeliveryBoard board;
     private final EndpointGate gate;
     private final boolean attemptSettles;
+    private final boolean firstAttemptsTogether;
     private int inFlight;
 
-    /** {@code attemptSettles}: the attempt activity reports to the endpoint's controls itself (it is {@code send}). */
-    HttpAttempts(DeliveryBoard board, EndpointGate gate, boolean attemptSettles) {
+    /**
+     * {@code revision}: the first plan's ({@link DeliveryPlan#revision}), which holds for the whole run: from
+     * {@link DeliveryPlan#ATTEMPT_SETTLES} the attempt activity reports to the endpoint's controls itself (it is
+     * {@code send}); from {@link DeliveryPlan#FIRST_ATTEMPTS_TOGETHER} first attempts are made together.
+     */
+    HttpAttempts(DeliveryBoard board, EndpointGate gate, int revision) {
         this.board = board;
         this.gate = gate;
-        this.attemptSettles = attemptSettles;
+        this.attemptSettles = revision >= DeliveryPlan.ATTEMPT_SETTLES;
+        this.firstAttemptsTogether = revision >= DeliveryPlan.FIRST_ATTEMPTS_TOGETHER;
     }
 
     boolean attemptSettles() {
@@ -72,9 +78,13 @@ final class HttpAttempts {
     /**
      * The first attempts of {@code deliveries} (at most {@link OutboxDeliveryWorkflowImpl#MAX_ATTEMPTS_IN_FLIGHT}),
      * their requests in flight at once from one local activity: each answer, by delivery, as its own local activity
-     * would have given it. Where that activity failed, or could not make one of them, the delivery makes its own.
+     * would have given it. Where that activity failed, or could not make one of them, the delivery makes its own;
+     * so does every delivery of a run whose plan predates making them together.
      */
     Map<UUID, SettledAttempt> firstAttempts(List<TrackedDelivery> deliveries) {
+        if (!firstAttemptsTogether || deliveries.isEmpty()) {
+            return Map.of();
+        }
         List<FirstAttempt> attempts = new ArrayList<>();
         for (TrackedDelivery delivery : deliveries) {
             attempts.add(new FirstAttempt(delivery.id(), delivery.target.attemptsSoFar() + 1));

@@ -75,8 +75,6 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private final EndpointGate gate = new EndpointGate(board, () -> this.retryNowSignals, waits);
     private final Random random = Workflow.newRandom();
     private HttpAttempts http;
-    /** Read from the first plan, as {@code attemptSettles} is. */
-    private boolean firstAttemptsTogether;
 
     private UUID outboxId;
     private boolean replanRequested;
@@ -89,10 +87,8 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         this.outboxId = outboxId;
         DeliveryPlan plan = firstPlan == null ? planAgain() : firstPlan;
         // The first plan's revision holds for the whole run, as Workflow.getVersion's would.
-        boolean attemptSettles = plan.revision() >= DeliveryPlan.ATTEMPT_SETTLES;
-        http = new HttpAttempts(board, gate, attemptSettles);
-        firstAttemptsTogether = plan.revision() >= DeliveryPlan.FIRST_ATTEMPTS_TOGETHER;
-        if (attemptSettles) {
+        http = new HttpAttempts(board, gate, plan.revision());
+        if (http.attemptSettles()) {
             // What the workflow is about was set when it was started.
             board.publishWhenWaiting();
         } else {
@@ -133,8 +129,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 .filter(OutboxDeliveryWorkflowImpl::goesAtOnce)
                 .limit(MAX_ATTEMPTS_IN_FLIGHT)
                 .toList();
-        Map<UUID, SettledAttempt> madeTogether =
-                firstAttemptsTogether && !atOnce.isEmpty() ? http.firstAttempts(atOnce) : Map.of();
+        Map<UUID, SettledAttempt> madeTogether = http.firstAttempts(atOnce);
         List<Promise<Void>> deliveries = new ArrayList<>();
         for (TrackedDelivery delivery : tracked) {
             // Each endpoint on its own branch: a slow or failing one never holds back the others.
