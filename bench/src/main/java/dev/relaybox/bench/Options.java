@@ -23,7 +23,8 @@ final class Options {
             "intake-under-load",
             "aging",
             "crash-drill",
-            "workers");
+            "workers",
+            "roles");
     static final List<String> ENGINES = List.of("dev-server", "in-process", Engine.POSTGRES_SERVER);
     /** Run without --only: all but the long ones, which are asked for by name. */
     static final List<String> DEFAULT_SCENARIOS =
@@ -88,6 +89,8 @@ final class Options {
                                     TEMPORAL_EMBEDDED_RECYCLE_AFTER=0 to see it without recycling) and crash-drill
                                     (kill -9 of Relaybox from --jar mid-flight, restart on the same data directory)
                                     and workers (outbound with one worker process, then with a second from --jar)
+                                    and roles (outbound with all roles in one process, then api,dispatcher and a
+                                    worker from --jar as separate processes)
               --engines LIST        embedded engines to run the scenarios on, each in turn: dev-server (the Temporal
                                     CLI's server, its own process; the default when the CLI is found), in-process
                                     (the default without it), postgres-server (Temporal's real server v1.32.2 on

@@ -1,16 +1,21 @@
 package dev.relaybox.bench;
 
+import dev.relaybox.service.config.SecretsFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -46,6 +51,37 @@ final class RelayboxProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + jar, e);
         }
+    }
+
+    /**
+     * The environment of a worker-only Relaybox ({@code RELAYBOX_ROLES=worker}) beside {@code relaybox}, as production
+     * runs one: the embedded parts' addresses, the same task queue and secrets key, throwaway tokens of its own.
+     */
+    static Map<String, String> workerBeside(Relaybox relaybox) {
+        var database = relaybox.config().getDatabase();
+        Path keyDirectory = Path.of(relaybox.config().getEmbeddedPostgres().getDataDirectory());
+        Map<String, String> environment = new HashMap<>();
+        environment.put("RELAYBOX_ROLES", "worker");
+        environment.put("DATABASE_URL", database.getUrl());
+        environment.put("DATABASE_USER", database.getUser());
+        environment.put("DATABASE_PASSWORD", database.getPassword() == null ? "" : database.getPassword());
+        environment.put("TEMPORAL_ADDRESS", relaybox.temporalTarget());
+        environment.put("TEMPORAL_TASK_QUEUE", relaybox.config().getTemporal().getTaskQueue());
+        environment.put(
+                "RELAYBOX_SECRETS_KEY",
+                SecretsFactory.readEmbeddedKey(keyDirectory.toAbsolutePath()).orElseThrow());
+        for (String token : List.of("RELAYBOX_ADMIN_TOKENS", "RELAYBOX_PRODUCER_TOKENS")) {
+            environment.put(token, UUID.randomUUID().toString());
+        }
+        environment.put(
+                "SHOP_WEBHOOK_SECRET",
+                "whsec_"
+                        + Base64.getEncoder()
+                                .encodeToString(UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII)));
+        environment.put("ALLOWED_PRIVATE_NETWORKS", "127.0.0.0/8");
+        environment.put("PORT", Integer.toString(Relaybox.freePort()));
+        environment.put("ADMIN_PORT", Integer.toString(Relaybox.freePort()));
+        return environment;
     }
 
     /** Waits until its health check answers 200; false if it exited or did not within {@code limit}. */

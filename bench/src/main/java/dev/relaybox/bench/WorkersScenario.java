@@ -1,15 +1,8 @@
 package dev.relaybox.bench;
 
 import dev.relaybox.producer.Outbox;
-import dev.relaybox.service.config.SecretsFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Base64;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.UUID;
 
 /**
  * The sizing model's check on one machine: outbound deliveries a second with one worker process, then with a second
@@ -37,7 +30,8 @@ final class WorkersScenario {
         Measured one = measure(o.n, prefix + "-1", tally);
 
         Path log = o.results.toAbsolutePath().resolve(ctx.runId + "-second-worker.log");
-        try (RelayboxProcess second = RelayboxProcess.start(o.jar, o.config.toAbsolutePath(), environment(), log)) {
+        try (RelayboxProcess second = RelayboxProcess.start(
+                o.jar, o.config.toAbsolutePath(), RelayboxProcess.workerBeside(ctx.relaybox), log)) {
             if (!second.awaitHealthy(RelayboxProcess.BOOT_LIMIT)) {
                 throw new IllegalStateException("the second worker did not become healthy; see " + log);
             }
@@ -89,32 +83,5 @@ final class WorkersScenario {
                 tally.firstArrival);
         ctx.settle();
         return run;
-    }
-
-    /** A worker-only Relaybox as production runs it: the embedded parts' addresses, its own throwaway tokens. */
-    private Map<String, String> environment() {
-        var database = ctx.relaybox.config().getDatabase();
-        Path keyDirectory = Path.of(ctx.relaybox.config().getEmbeddedPostgres().getDataDirectory());
-        Map<String, String> environment = new HashMap<>();
-        environment.put("RELAYBOX_ROLES", "worker");
-        environment.put("DATABASE_URL", database.getUrl());
-        environment.put("DATABASE_USER", database.getUser());
-        environment.put("DATABASE_PASSWORD", database.getPassword() == null ? "" : database.getPassword());
-        environment.put("TEMPORAL_ADDRESS", ctx.relaybox.temporalTarget());
-        environment.put(
-                "RELAYBOX_SECRETS_KEY",
-                SecretsFactory.readEmbeddedKey(keyDirectory.toAbsolutePath()).orElseThrow());
-        for (String token : List.of("RELAYBOX_ADMIN_TOKENS", "RELAYBOX_PRODUCER_TOKENS")) {
-            environment.put(token, UUID.randomUUID().toString());
-        }
-        environment.put(
-                "SHOP_WEBHOOK_SECRET",
-                "whsec_"
-                        + Base64.getEncoder()
-                                .encodeToString(UUID.randomUUID().toString().getBytes(StandardCharsets.US_ASCII)));
-        environment.put("ALLOWED_PRIVATE_NETWORKS", "127.0.0.0/8");
-        environment.put("PORT", Integer.toString(Relaybox.freePort()));
-        environment.put("ADMIN_PORT", Integer.toString(Relaybox.freePort()));
-        return environment;
     }
 }
