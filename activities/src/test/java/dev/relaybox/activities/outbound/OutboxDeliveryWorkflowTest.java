@@ -648,6 +648,31 @@ class OutboxDeliveryWorkflowTest {
 
     @Test
     @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordRetryNowCutABackoffShort() {
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(503), Reply.of(503), Reply.of(200));
+        UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
+        OutboxDeliveryWorkflow workflow = env.getWorkflowClient()
+                .newWorkflowStub(
+                        OutboxDeliveryWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(QUEUE)
+                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .build());
+        WorkflowClient.start(workflow::deliver, outboxId, null);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> "retrying".equals(workflow.status().status()));
+
+        // The minute's wait cut short; the second failure's five minutes outlast it.
+        workflow.retryNow();
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
+
+        assertThat(attemptStatuses(outboxId)).containsExactly(503, 503, 200);
+        record(outboxId, "outbound-retry-now-cut-a-backoff-short.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
     void recordRetryAfterHonoured() {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.retryAfter(429, "120"), Reply.of(200));
