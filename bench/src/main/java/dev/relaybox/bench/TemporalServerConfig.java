@@ -180,6 +180,9 @@ final class TemporalServerConfig {
                 system.forceSearchAttributesCacheRefreshOnRead:
                   - value: true
                     constraints: {}
+                matching.enableFairness:
+                  - value: true
+                    constraints: {}
                 """;
     }
 }

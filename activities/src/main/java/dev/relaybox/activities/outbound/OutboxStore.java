@@ -27,15 +27,23 @@ import org.jdbi.v3.sqlobject.transaction.Transaction;
  */
 public interface OutboxStore extends OutboxReplays {
 
-    record Event(UUID id, String eventType, AggregateKey aggregate) {}
+    /** {@code tenant}: whose event it is, empty for the operator's own. */
+    record Event(UUID id, String eventType, AggregateKey aggregate, String tenant) {}
 
     /**
      * A row the dispatcher or reconciler claimed; {@code payloadBytes} is 0 when it was not measured. {@code forwarded}:
      * a partner event an inbound route forwards, not one Relaybox publishes. {@code planned}: it has deliveries, so a
      * workflow planned it before (a replay put it back, or its workflow is running): one may still be running.
+     * {@code tenant}: whose event it is, empty for the operator's own.
      */
     record Claimed(
-            UUID id, String eventType, AggregateKey aggregate, long payloadBytes, boolean forwarded, boolean planned) {}
+            UUID id,
+            String eventType,
+            AggregateKey aggregate,
+            long payloadBytes,
+            boolean forwarded,
+            boolean planned,
+            String tenant) {}
 
     /** Rows deleted by one retention batch, per table. */
     record Purged(int outboxEvents, int deliveries, int deliveryAttempts) {
@@ -56,9 +64,15 @@ public interface OutboxStore extends OutboxReplays {
 
     default Optional<Event> event(UUID outboxId) {
         return getHandle()
-                .createQuery("SELECT id, event_type, aggregate_type, aggregate_id FROM outbox_events WHERE id = :id")
+                .createQuery("""
+                        SELECT id, event_type, aggregate_type, aggregate_id, coalesce(tenant, '') AS tenant
+                          FROM outbox_events WHERE id = :id""")
                 .bind("id", outboxId)
-                .map((rs, ctx) -> new Event(rs.getObject("id", UUID.class), rs.getString("event_type"), aggregate(rs)))
+                .map((rs, ctx) -> new Event(
+                        rs.getObject("id", UUID.class),
+                        rs.getString("event_type"),
+                        aggregate(rs),
+                        rs.getString("tenant")))
                 .findOne();
     }
 
@@ -94,7 +108,8 @@ public interface OutboxStore extends OutboxReplays {
                              ORDER BY head.turn, head.created_at LIMIT :limit)
                         SELECT o.id, o.event_type, o.aggregate_type, o.aggregate_id,
                                octet_length(o.payload::text) AS payload_bytes, o.source_partner IS NOT NULL AS forwarded,
-                               EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id) AS planned
+                               EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id) AS planned,
+                               coalesce(o.tenant, '') AS tenant
                           FROM outbox_events o JOIN fair f ON f.id = o.id
                          WHERE o.dispatched_at IS NULL
                          ORDER BY f.turn, f.created_at
@@ -152,7 +167,7 @@ public interface OutboxStore extends OutboxReplays {
         return getHandle()
                 .createQuery("""
                         SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes,
-                               source_partner IS NOT NULL AS forwarded, true AS planned
+                               source_partner IS NOT NULL AS forwarded, true AS planned, coalesce(tenant, '') AS tenant
                           FROM outbox_events o
                          WHERE status = :dispatched AND dispatched_at < :before
                            -- Every delivery finished but the row not (or none planned yet), or one whose next attempt
@@ -240,7 +255,8 @@ public interface OutboxStore extends OutboxReplays {
                 aggregate(rs),
                 rs.getLong("payload_bytes"),
                 rs.getBoolean("forwarded"),
-                rs.getBoolean("planned"));
+                rs.getBoolean("planned"),
+                rs.getString("tenant"));
     }
 
     static AggregateKey aggregate(ResultSet rs) throws SQLException {

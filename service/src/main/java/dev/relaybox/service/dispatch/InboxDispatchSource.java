@@ -124,6 +124,7 @@ public final class InboxDispatchSource implements DispatchSource {
                 eventType,
                 aggregate,
                 event.partner(),
+                event.partner(),
                 "apply " + (eventType == null ? "an event without a type" : eventType) + " from " + event.partner()
                         + (aggregate == null ? "" : " to " + aggregate),
                 "inbox event " + event.id() + " from " + event.partner() + ", event id " + event.partnerEventId() + "\n"

@@ -116,8 +116,8 @@ public final class OutboxDispatchSource implements DispatchSource {
     public Optional<Row> find(Handle handle, UUID id) {
         return handle.attach(OutboxStore.class)
                 .event(id)
-                .map(event ->
-                        row(new OutboxStore.Claimed(event.id(), event.eventType(), event.aggregate(), 0, false, true)));
+                .map(event -> row(new OutboxStore.Claimed(
+                        event.id(), event.eventType(), event.aggregate(), 0, false, true, event.tenant())));
     }
 
     @Override
@@ -166,6 +166,7 @@ public final class OutboxDispatchSource implements DispatchSource {
                 claimed.eventType(),
                 aggregate,
                 null,
+                claimed.tenant(),
                 "deliver " + claimed.eventType() + " for " + aggregate + " to its subscribers",
                 "outbox event " + claimed.id() + " (the webhook-id receivers see)\n" + Row.storyLine(claimed.id()),
                 unstartable,

@@ -8,10 +8,13 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
+import io.temporal.common.Priority;
 import io.temporal.common.SearchAttributes;
 
 /** Starts workflows by business key; an already running one counts as started. */
 public final class WorkflowStarter {
+    private static final int MAX_FAIRNESS_KEY = 64;
+
     private final WorkflowClient client;
     private final String taskQueue;
 
@@ -46,6 +49,14 @@ public final class WorkflowStarter {
         stub(workflowType, row, direction).signalWithStart(signal, new Object[0], new Object[] {argument});
     }
 
+    /** At most the 64 bytes the engine takes: a longer name (partners may have 100 characters) keeps a hash of itself. */
+    static String fairnessKey(String key) {
+        if (key == null || key.length() <= MAX_FAIRNESS_KEY) {
+            return key == null ? "" : key;
+        }
+        return key.substring(0, MAX_FAIRNESS_KEY - 9) + "~" + String.format("%08x", key.hashCode());
+    }
+
     private WorkflowStub stub(String workflowType, DispatchSource.Row row, String direction) {
         return client.newUntypedWorkflowStub(
                 workflowType,
@@ -58,6 +69,11 @@ public final class WorkflowStarter {
                         // Where this process runs a worker for the queue with a free slot, the start's answer
                         // carries the first workflow task to it, saving the trip through the server's matching.
                         .setDisableEagerExecution(false)
+                        // Where the engine has fairness on, each tenant's (or partner's) tasks take turns in the
+                        // task queue instead of first in, first out; elsewhere the key is carried and ignored.
+                        .setPriority(Priority.newBuilder()
+                                .setFairnessKey(fairnessKey(row.fairnessKey()))
+                                .build())
                         .build());
     }
 }

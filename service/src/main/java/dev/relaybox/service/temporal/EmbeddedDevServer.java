@@ -51,7 +51,9 @@ public final class EmbeddedDevServer implements AutoCloseable {
     static TemporalDevServer.Options options(
             Path cli, Path directory, int port, OptionalInt uiPort, List<String> pragmas) {
         TemporalDevServer.Options options = TemporalDevServer.Options.inMemory(cli, port, directory.resolve(LOG_FILE))
-                .withDatabase(directory.resolve(DATABASE_FILE), pragmas);
+                .withDatabase(directory.resolve(DATABASE_FILE), pragmas)
+                // Tasks queued in matching take turns by fairness key (a workflow's tenant or partner).
+                .withDynamicConfig("matching.enableFairness=true");
         return uiPort.isPresent() ? options.withUi(uiPort.getAsInt()) : options;
     }
 

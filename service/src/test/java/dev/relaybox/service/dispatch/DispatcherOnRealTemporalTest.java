@@ -144,6 +144,25 @@ class DispatcherOnRealTemporalTest {
         }
     }
 
+    @Test
+    void eachTenantsWorkflowsCarryTheTenantAsTheirFairnessKey() {
+        try (TemporalSetup setup = new TemporalSetup(stubs, "default", Duration.ofSeconds(30))) {
+            setup.ensureSearchAttributes();
+        }
+        jdbi.useHandle(h -> h.execute("INSERT INTO tenants (key, name) VALUES ('acme', 'Acme')"));
+        UUID own = enqueue();
+        UUID acme =
+                jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "2", "{}", "acme")));
+
+        assertThat(dispatcher("default").dispatchAll()).isEqualTo(2);
+
+        // The engine orders queued tasks by this key where fairness is on: acme's backlog takes turns with others'.
+        assertThat(fairnessKey(acme)).isEqualTo("acme");
+        assertThat(fairnessKey(own))
+                .as("the operator's own events: one turn of their own")
+                .isEmpty();
+    }
+
     private Dispatcher dispatcher(String namespace) {
         WorkflowClient client = WorkflowClient.newInstance(
                 stubs,
@@ -167,6 +186,17 @@ class DispatcherOnRealTemporalTest {
                         .setExecution(WorkflowExecution.newBuilder().setWorkflowId("outbox-" + outboxId))
                         .build())
                 .hasWorkflowExecutionInfo();
+    }
+
+    private String fairnessKey(UUID outboxId) {
+        return stubs.blockingStub()
+                .describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
+                        .setNamespace("default")
+                        .setExecution(WorkflowExecution.newBuilder().setWorkflowId("outbox-" + outboxId))
+                        .build())
+                .getWorkflowExecutionInfo()
+                .getPriority()
+                .getFairnessKey();
     }
 
     private int undispatched() {
