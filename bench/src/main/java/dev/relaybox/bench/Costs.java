@@ -1,10 +1,12 @@
 package dev.relaybox.bench;
 
 import com.google.protobuf.ByteString;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
 import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryResponse;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * What one event costs, between two snapshots: this JVM's CPU (Relaybox, the bench's load and, on the in-process
@@ -76,6 +78,19 @@ final class Costs {
             } while (token.length > 0);
         }
         return sample.isEmpty() ? Double.NaN : total / (double) sample.size();
+    }
+
+    /** Mean history length of the delivery workflows of the first outbox rows whose aggregate id starts with {@code prefix-}. */
+    static double outboxHistoryEvents(Context ctx, String prefix) {
+        return historyEvents(
+                ctx,
+                ctx.jdbi()
+                        .withHandle(h -> h.createQuery(
+                                        "SELECT id FROM outbox_events WHERE aggregate_id LIKE :like LIMIT " + SAMPLE)
+                                .bind("like", prefix + "-%")
+                                .mapTo(UUID.class)
+                                .map(OutboxDeliveryWorkflow::workflowId)
+                                .list()));
     }
 
     /** The rows a scenario adds for Relaybox against its baseline. */

@@ -2,7 +2,6 @@ package dev.relaybox.bench;
 
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -65,15 +64,7 @@ final class OutboundScenario {
         Run floor = bareLocal(o.n, 0, prefix);
         Costs.PerEvent floorCost = Costs.between(ctx, costFrom, Costs.now(ctx), o.n);
         String floorCpu = Cpu.between(before, Cpu.now());
-        double history = Costs.historyEvents(
-                ctx,
-                ctx.jdbi()
-                        .withHandle(h -> h.createQuery(
-                                        "SELECT id FROM outbox_events WHERE aggregate_id LIKE :like LIMIT 20")
-                                .bind("like", prefix + "-%")
-                                .mapTo(UUID.class)
-                                .map(OutboxDeliveryWorkflow::workflowId)
-                                .list()));
+        double history = Costs.outboxHistoryEvents(ctx, prefix);
         double bareHistory = Costs.historyEvents(
                 ctx, IntStream.range(0, 20).mapToObj(i -> prefix + "-bare-" + i).toList());
         double floorHistory = Costs.historyEvents(

@@ -1,12 +1,10 @@
 package dev.relaybox.bench;
 
 import dev.relaybox.producer.Outbox;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.testing.ConfigOverride;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.UUID;
 
 /**
  * What a delivery costs when the roles run as separate processes, as a larger deployment runs them: a Relaybox with
@@ -71,15 +69,7 @@ final class SplitRolesScenario {
         double workerMs = worker == null ? 0 : (Cpu.processSeconds(worker.pid()) - workerFrom) * 1000 / o.n;
         int quietCount = (int) Math.max(50, OutboundScenario.QUIET_RATE * o.pacedDuration.toSeconds());
         Run quiet = deliver(here, quietCount, OutboundScenario.QUIET_RATE, prefix + "q", tally);
-        double history = Costs.historyEvents(
-                here,
-                here.jdbi()
-                        .withHandle(h -> h.createQuery(
-                                        "SELECT id FROM outbox_events WHERE aggregate_id LIKE :like LIMIT 20")
-                                .bind("like", prefix + "-%")
-                                .mapTo(UUID.class)
-                                .map(OutboxDeliveryWorkflow::workflowId)
-                                .list()));
+        double history = Costs.outboxHistoryEvents(here, prefix);
         return new Measured(burst, quiet, cost, workerMs, history);
     }
 

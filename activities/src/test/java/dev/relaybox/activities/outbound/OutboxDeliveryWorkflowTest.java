@@ -509,14 +509,7 @@ class OutboxDeliveryWorkflowTest {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.of(503));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
-        OutboxDeliveryWorkflow workflow = env.getWorkflowClient()
-                .newWorkflowStub(
-                        OutboxDeliveryWorkflow.class,
-                        WorkflowOptions.newBuilder()
-                                .setTaskQueue(QUEUE)
-                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
-                                .build());
-        WorkflowClient.start(workflow::deliver, outboxId, null);
+        OutboxDeliveryWorkflow workflow = started(outboxId);
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> deliveryStatuses(outboxId).contains("shop=RETRYING"));
 
@@ -652,14 +645,7 @@ class OutboxDeliveryWorkflowTest {
         endpoint("shop", "/hooks", "*");
         receiver.script("/hooks", Reply.of(503), Reply.of(503), Reply.of(200));
         UUID outboxId = jdbi.inTransaction(h -> Outbox.enqueue(h, new OutboxEvent("order.paid", "order", "42", "{}")));
-        OutboxDeliveryWorkflow workflow = env.getWorkflowClient()
-                .newWorkflowStub(
-                        OutboxDeliveryWorkflow.class,
-                        WorkflowOptions.newBuilder()
-                                .setTaskQueue(QUEUE)
-                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
-                                .build());
-        WorkflowClient.start(workflow::deliver, outboxId, null);
+        OutboxDeliveryWorkflow workflow = started(outboxId);
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> "retrying".equals(workflow.status().status()));
 
@@ -732,6 +718,19 @@ class OutboxDeliveryWorkflowTest {
         record(outboxId, "outbound-replayed-dead-letter.json");
     }
 
+    /** Its delivery workflow, started without waiting for it: the test's clock stays put until something waits. */
+    private OutboxDeliveryWorkflow started(UUID outboxId) {
+        OutboxDeliveryWorkflow workflow = env.getWorkflowClient()
+                .newWorkflowStub(
+                        OutboxDeliveryWorkflow.class,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(QUEUE)
+                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .build());
+        WorkflowClient.start(workflow::deliver, outboxId, null);
+        return workflow;
+    }
+
     private void record(UUID outboxId, String fileName) {
         RecordedHistories.save(env.getWorkflowClient(), OutboxDeliveryWorkflow.workflowId(outboxId), fileName);
     }
@@ -758,14 +757,7 @@ class OutboxDeliveryWorkflowTest {
     }
 
     private void run(UUID outboxId) {
-        OutboxDeliveryWorkflow workflow = env.getWorkflowClient()
-                .newWorkflowStub(
-                        OutboxDeliveryWorkflow.class,
-                        WorkflowOptions.newBuilder()
-                                .setTaskQueue(QUEUE)
-                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
-                                .build());
-        workflow.deliver(outboxId, null);
+        WorkflowStub.fromTyped(started(outboxId)).getResult(Void.class);
     }
 
     private List<String> deliveryStatuses(UUID outboxId) {

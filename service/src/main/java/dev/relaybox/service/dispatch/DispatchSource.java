@@ -19,8 +19,8 @@ public interface DispatchSource {
      * A row ready to start: its id and what the workflow start needs. {@code peer} is null when the
      * workflow finds it out itself (an outbox row's endpoints). {@code fairnessKey}: whose turn its workflow's tasks
      * take in the engine's task queue (the tenant of an outbox row, empty for the operator's own; the partner of an
-     * inbound event), so that one tenant's or partner's backlog does not queue another's work behind it. {@code summary} and {@code details} are the
-     * workflow's static summary and details in the Temporal UI: what the row is, and the ids that lead an operator
+     * inbound event), so that one tenant's or partner's backlog does not queue another's work behind it.
+     * {@code summary} and {@code details} are the workflow's static summary and details in the Temporal UI: what the row is, and the ids that lead an operator
      * from there to the row. {@code unstartable} says why the row can never start (found by the source, e.g. an
      * oversized payload), null when nothing is known against it. {@code mayBeRunning}: a workflow of the row may be
      * running already, and is to be told it came back (a replayed row); false for a row never taken up.
