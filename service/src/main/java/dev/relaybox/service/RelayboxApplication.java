@@ -130,8 +130,12 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         addEnginePorts(temporal, addresses.ownListeners());
         // Without registered types the worker polls nothing: a process without the worker role only uses the client.
         if (roles.worker()) {
-            EndpointControlActivitiesImpl endpointControls =
-                    new EndpointControlActivitiesImpl(jdbi, config.getDelivery().circuitSettings(), metrics.registry());
+            EndpointControlActivitiesImpl endpointControls = new EndpointControlActivitiesImpl(
+                    jdbi,
+                    config.getDelivery()
+                            .circuitSettings()
+                            .withTenantMaxInFlight(config.getPortal().maxInFlightPerTenant()),
+                    metrics.registry());
             DeliveryActivitiesImpl deliveryActivities =
                     new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry(), endpointControls);
             InboxActivitiesImpl inboxActivities = new InboxActivitiesImpl(

@@ -97,6 +97,17 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
                             jittered(settings.recheck()),
                             "all " + ctx.maxInFlight() + " in-flight slots are taken; waiting for one");
                 }
+                if (tenantBound(ctx)) {
+                    dao.lockTenantSlots(ctx.tenant());
+                    if (dao.tenantLeasesHeldByOthers(ctx.tenant(), deliveryId, now) >= settings.tenantMaxInFlight()) {
+                        dao.markWaiting(deliveryId, "IN_FLIGHT");
+                        return wait(
+                                ctx,
+                                jittered(settings.recheck()),
+                                "all " + settings.tenantMaxInFlight() + " in-flight slots of tenant " + ctx.tenant()
+                                        + " are taken; waiting for one");
+                    }
+                }
             }
             Duration wait = Duration.ZERO;
             if (ctx.rateLimit() != null) {
@@ -250,6 +261,11 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
         if (settled.slotFreed()) {
             wakeWaiting(ctx.endpointId(), "IN_FLIGHT", 1);
         }
+    }
+
+    /** Whether {@code ctx}'s attempts count against its tenant's total as well as its endpoint's. */
+    private boolean tenantBound(DeliveryContext ctx) {
+        return ctx.tenant() != null && settings.tenantMaxInFlight() > 0;
     }
 
     @Override

@@ -232,6 +232,19 @@ public interface EndpointStore extends SqlObject, EndpointAttemptStore {
     @SqlQuery("SELECT count(*) FROM endpoint_leases WHERE endpoint_id = :endpointId AND delivery_id <> :deliveryId")
     int leasesHeldByOthers(@Bind("endpointId") UUID endpointId, @Bind("deliveryId") UUID deliveryId);
 
+    /**
+     * Serialises the admissions of one tenant's deliveries until the transaction ends, so that its in-flight total
+     * is counted and taken by one at a time (endpoints lock their own state row first, always in that order).
+     */
+    @SqlQuery("SELECT true FROM (SELECT pg_advisory_xact_lock(hashtext('relaybox-tenant-in-flight:' || :tenant))) l")
+    boolean lockTenantSlots(@Bind("tenant") String tenant);
+
+    @SqlQuery("""
+            SELECT count(*) FROM endpoint_leases l JOIN endpoints e ON e.id = l.endpoint_id
+             WHERE e.tenant = :tenant AND l.delivery_id <> :deliveryId AND l.expires_at >= :now""")
+    int tenantLeasesHeldByOthers(
+            @Bind("tenant") String tenant, @Bind("deliveryId") UUID deliveryId, @Bind("now") Instant now);
+
     @SqlUpdate("""
             INSERT INTO endpoint_leases (delivery_id, endpoint_id, expires_at) VALUES (:deliveryId, :endpointId, :expiresAt)
             ON CONFLICT (delivery_id) DO UPDATE SET expires_at = excluded.expires_at""")

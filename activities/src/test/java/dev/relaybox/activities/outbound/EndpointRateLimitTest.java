@@ -22,7 +22,8 @@ class EndpointRateLimitTest {
             new DeliverySchedule(List.of(Duration.ofSeconds(1)), 0, Duration.ofSeconds(1));
 
     final TestReceiver receiver = new TestReceiver();
-    final OutboundHarness outbound = new OutboundHarness(false, SCHEDULE, CircuitSettings.defaults());
+    /** Each test's: the one with a tenant's bound replaces it. */
+    OutboundHarness outbound = new OutboundHarness(false, SCHEDULE, CircuitSettings.defaults());
 
     @AfterEach
     void stop() {
@@ -73,6 +74,39 @@ class EndpointRateLimitTest {
         assertThat(receiver.requests()).isEqualTo(30);
         assertThat(receiver.maxInFlight()).isLessThanOrEqualTo(3);
         assertThat(outbound.count("SELECT count(*) FROM delivery_attempts")).isEqualTo(30);
+        assertThat(outbound.count("SELECT count(*) FROM endpoint_leases")).isZero();
+    }
+
+    @Test
+    void aTenantsEndpointsTogetherHoldAtMostTheTenantsInFlightBound() {
+        // Three endpoints of 3 each would hold 9 at once; the tenant's bound is 4. A delivery it holds back is woken
+        // when a slot of its own endpoint frees (the recheck, an hour here, would outlast the test's limit).
+        outbound.close();
+        outbound = new OutboundHarness(
+                false,
+                SCHEDULE,
+                CircuitSettings.defaults().withRecheck(Duration.ofHours(1)).withTenantMaxInFlight(4));
+        receiver.latency(Duration.ofMillis(300));
+        outbound.jdbi.useHandle(h -> h.execute("INSERT INTO tenants (key, name) VALUES ('acme', 'Acme')"));
+        for (String name : List.of("a", "b", "c")) {
+            outbound.endpoint(
+                    "acme", name, receiver.url("/" + name), new EndpointControls(null, null, 3, false, "envelope"));
+        }
+        List<UUID> events = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            events.add(outbound.enqueue("acme", "agg-" + i, "{\"n\": " + i + "}"));
+        }
+        outbound.start(events);
+        outbound.awaitAll(events, Duration.ofMinutes(2));
+
+        LOG.info(
+                "tenant bound 4 over 3 endpoints of 3: {} requests, max {} in flight",
+                receiver.requests(),
+                receiver.maxInFlight());
+        assertThat(receiver.requests()).isEqualTo(30);
+        assertThat(receiver.maxInFlight()).isLessThanOrEqualTo(4);
+        assertThat(outbound.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
+                .isEqualTo(30);
         assertThat(outbound.count("SELECT count(*) FROM endpoint_leases")).isZero();
     }
 

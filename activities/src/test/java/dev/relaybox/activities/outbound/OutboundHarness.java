@@ -17,6 +17,8 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -37,7 +39,9 @@ final class OutboundHarness implements AutoCloseable {
     OutboundHarness(boolean timeSkipping, DeliverySchedule schedule, CircuitSettings circuit, Duration deadline) {
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(schedule)
-                .withAllowedPrivateNetworks("127.0.0.0/8")
+                // The receivers are on loopback, for the operator's endpoints and tenants' alike.
+                .withAddresses(AddressPolicy.allowing("127.0.0.0/8")
+                        .withTenantNetworks(AddressBlock.parseList("127.0.0.0/8", AddressPolicy.TENANT_SETTING)))
                 .withTimeouts(Duration.ofSeconds(2), deadline);
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, circuit, metrics);
@@ -52,9 +56,14 @@ final class OutboundHarness implements AutoCloseable {
     }
 
     UUID endpoint(String name, String url, EndpointControls controls) {
+        return endpoint(null, name, url, controls);
+    }
+
+    /** An endpoint of {@code tenant} (null: the operator's own), subscribed to every event type. */
+    UUID endpoint(String tenant, String name, String url, EndpointControls controls) {
         return jdbi.inTransaction(h -> {
             Endpoint endpoint = h.attach(EndpointStore.class)
-                    .insert(name, url, WebhookSigner.newSecret(), List.of("*"))
+                    .insert(tenant, name, url, WebhookSigner.newSecret(), List.of("*"))
                     .orElseThrow();
             h.attach(EndpointStore.class).setControls(endpoint.id(), controls);
             return endpoint.id();
@@ -62,8 +71,13 @@ final class OutboundHarness implements AutoCloseable {
     }
 
     UUID enqueue(String aggregateId, String payload) {
+        return enqueue(null, aggregateId, payload);
+    }
+
+    /** An event of {@code tenant} (null: the operator's own). */
+    UUID enqueue(String tenant, String aggregateId, String payload) {
         return jdbi.inTransaction(
-                h -> Outbox.enqueue(h, new OutboxEvent("order.updated", "order", aggregateId, payload)));
+                h -> Outbox.enqueue(h, new OutboxEvent("order.updated", "order", aggregateId, payload, tenant)));
     }
 
     /** Starts the delivery workflow of each row without waiting for it. */
@@ -86,6 +100,20 @@ final class OutboundHarness implements AutoCloseable {
             env.getWorkflowClient()
                     .newUntypedWorkflowStub(OutboxDeliveryWorkflow.workflowId(outboxId))
                     .getResult(Void.class);
+        }
+    }
+
+    /** As {@link #awaitAll(List)}, failing when one has not finished within {@code limit} of real time. */
+    void awaitAll(List<UUID> outboxIds, Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        for (UUID outboxId : outboxIds) {
+            try {
+                env.getWorkflowClient()
+                        .newUntypedWorkflowStub(OutboxDeliveryWorkflow.workflowId(outboxId))
+                        .getResult(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS, Void.class);
+            } catch (TimeoutException e) {
+                throw new AssertionError("the delivery of " + outboxId + " did not finish within " + limit, e);
+            }
         }
     }
 

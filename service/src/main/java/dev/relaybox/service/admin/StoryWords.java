@@ -63,7 +63,7 @@ final class StoryWords {
             return switch (d.waitingFor()) {
                 case "CIRCUIT" -> "waiting for its endpoint's circuit to close (a probe decides)";
                 case "RATE" -> "waiting for its turn under the endpoint's rate limit";
-                case "IN_FLIGHT" -> "waiting for a free slot under the endpoint's in-flight limit";
+                case "IN_FLIGHT" -> "waiting for a free slot under the in-flight limit of the endpoint or its tenant";
                 case "ORDER" -> "waiting for an earlier delivery of its aggregate";
                 default -> "waiting (" + d.waitingFor().toLowerCase() + ")";
             };

@@ -48,6 +48,15 @@ public final class PortalFactory {
     @JsonProperty
     private int maxInFlightPerEndpoint = 8;
 
+    /**
+     * At most this many attempts in flight at once across all of one tenant's endpoints: a customer with many slow
+     * endpoints holds at most this many of the worker's HTTP attempts (64 by default); 0 for no such bound.
+     */
+    @Min(0)
+    @Max(100_000)
+    @JsonProperty
+    private int maxInFlightPerTenant = 32;
+
     /** What one tenant may ask of the portal: see {@link Quotas}. */
     @NotNull
     @Valid
@@ -118,5 +127,9 @@ public final class PortalFactory {
 
     public int maxInFlightPerEndpoint() {
         return maxInFlightPerEndpoint;
+    }
+
+    public int maxInFlightPerTenant() {
+        return maxInFlightPerTenant;
     }
 }

@@ -22,7 +22,7 @@ class CircuitBreakerDecisionsTest {
     static final Duration PROBE_INTERVAL = Duration.ofSeconds(30);
     static final Duration LEASE = Duration.ofMinutes(3);
     static final CircuitSettings SETTINGS =
-            new CircuitSettings(3, PROBE_INTERVAL, Duration.ofHours(1), Duration.ofMinutes(1), LEASE);
+            new CircuitSettings(3, PROBE_INTERVAL, Duration.ofHours(1), Duration.ofMinutes(1), LEASE, 0);
     static final UUID ENDPOINT = UUID.randomUUID();
     static final UUID ME = UUID.randomUUID();
     static final UUID OTHER = UUID.randomUUID();
