@@ -42,20 +42,11 @@ public final class TimerOrSignal {
      * for nothing.
      */
     public static boolean awaitCancellingTheTimer(Duration wait, String summary, Functions.Func<Boolean> signalled) {
-        return awaitCancellingTheTimer(wait, summary, signalled, over -> Workflow.await(over::apply));
-    }
-
-    /** As above, with the waiting itself left to {@code waiting}, as for {@link #await}. */
-    public static boolean awaitCancellingTheTimer(
-            Duration wait,
-            String summary,
-            Functions.Func<Boolean> signalled,
-            Functions.Proc1<Functions.Func<Boolean>> waiting) {
         Promise<?>[] timer = new Promise<?>[1];
         CancellationScope scope =
                 Workflow.newCancellationScope(() -> timer[0] = Workflow.newTimer(wait, options(summary)));
         scope.run();
-        waiting.apply(() -> timer[0].isCompleted() || signalled.apply());
+        Workflow.await(() -> timer[0].isCompleted() || signalled.apply());
         if (!timer[0].isCompleted()) {
             scope.cancel();
             return false;

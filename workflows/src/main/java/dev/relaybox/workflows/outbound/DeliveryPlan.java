@@ -32,13 +32,7 @@ public record DeliveryPlan(
      */
     public static final int FIRST_ATTEMPTS_TOGETHER = 2;
 
-    /**
-     * {@link #FIRST_ATTEMPTS_TOGETHER}, and a wait cut short by a signal ({@code retryNow}, {@code endpointReady})
-     * cancels its timer instead of leaving it to fire to nothing later.
-     */
-    public static final int WAITS_CANCEL_THEIR_TIMERS = 3;
-
-    public static final int CURRENT = WAITS_CANCEL_THEIR_TIMERS;
+    public static final int CURRENT = FIRST_ATTEMPTS_TOGETHER;
 
     public DeliveryPlan {
         targets = List.copyOf(targets);
