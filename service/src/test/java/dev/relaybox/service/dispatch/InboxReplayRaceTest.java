@@ -21,6 +21,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
@@ -43,6 +45,8 @@ class InboxReplayRaceTest {
             new DispatcherFactory(),
             DeadLetters.loggingOnly());
     final AtomicInteger decisions = new AtomicInteger();
+    /** The first dispatch pass has returned: a pass still looping would take the replayed row up itself. */
+    final CountDownLatch firstPassDone = new CountDownLatch(1);
 
     @AfterEach
     void stop() {
@@ -63,6 +67,7 @@ class InboxReplayRaceTest {
         env.start();
 
         assertThat(dispatcher.dispatchAll()).isEqualTo(1);
+        firstPassDone.countDown();
 
         String workflowId = InboxEventWorkflow.workflowId("shop", "evt-race");
         await().atMost(Duration.ofSeconds(30))
@@ -105,6 +110,12 @@ class InboxReplayRaceTest {
                 return new InboxOutcome(Outcome.APPLIED, "order.created", null, "created", 2, false, List.of());
             }
             // Quarantined with a dead letter, which is replayed at once: resolved, and the row undispatched again.
+            try {
+                assertThat(firstPassDone.await(30, TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
             jdbi.useHandle(h -> {
                 h.createUpdate("""
                                 INSERT INTO dead_letters (source, reference, reason, resolved_at, resolved_by, resolution)
