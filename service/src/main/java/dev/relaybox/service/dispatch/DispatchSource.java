@@ -16,16 +16,16 @@ public interface DispatchSource {
     Instant LATER_THAN_ANY_RECORDED_TIME = Instant.parse("9999-01-01T00:00:00Z");
 
     /**
-     * A row ready to start: its id and what the workflow start needs. {@code peer} is null when the
-     * workflow finds it out itself (an outbox row's endpoints). {@code fairnessKey}: whose turn its workflow's tasks
-     * take in the engine's task queue (the tenant of an outbox row, empty for the operator's own; the partner of an
-     * inbound event), so that one tenant's or partner's backlog does not queue another's work behind it.
-     * {@code summary} and {@code details} are the workflow's static summary and details in the Temporal UI: what the row is, and the ids that lead an operator
-     * from there to the row. {@code unstartable} says why the row can never start (found by the source, e.g. an
-     * oversized payload), null when nothing is known against it. {@code mayBeRunning}: a workflow of the row may be
-     * running already, and is to be told it came back (a replayed row); false for a row never taken up.
-     * {@code plan}: what the source decided for the workflow in the transaction that claimed the row (an outbox row's
-     * first delivery plan), handed to its start; null where the workflow decides for itself.
+     * A row ready to start: its id and what the workflow start needs. {@code peer} is null when the workflow finds it
+     * out itself (an outbox row's endpoints). {@code fairnessKey}: whose turn its workflow's tasks take in the engine's
+     * task queue (the tenant of an outbox row, empty for the operator's own; the partner of an inbound event), so that
+     * one tenant's or partner's backlog does not queue another's work behind it. {@code summary} and {@code details}
+     * are the workflow's static summary and details in the Temporal UI: what the row is, and the ids that lead an
+     * operator from there to the row. {@code unstartable} says why the row can never start (found by the source, e.g.
+     * an oversized payload), null when nothing is known against it. {@code mayBeRunning}: a workflow of the row may be
+     * running already, and is to be told it came back (a replayed row); false for a row never taken up. {@code plan}:
+     * what the source decided for the workflow in the transaction that claimed the row (an outbox row's first delivery
+     * plan), handed to its start; null where the workflow decides for itself.
      */
     record Row(
             UUID id,
