@@ -8,8 +8,8 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 
 /**
- * The one way a Relaybox workflow waits: a durable timer, described in the Temporal UI's timeline by its summary,
- * that a signal can cut short ({@code signalled} turns true: an operator's {@code retryNow}, a {@code release}, an
+ * A Relaybox workflow's wait for time: a durable timer, described in the Temporal UI's timeline by its summary, that a
+ * signal can cut short ({@code signalled} turns true: an operator's {@code retryNow}, a {@code release}, an
  * endpoint's {@code endpointReady}). Call from workflow code only.
  */
 public final class TimerOrSignal {
@@ -38,20 +38,53 @@ public final class TimerOrSignal {
     }
 
     /**
-     * As {@link #await}, but a timer cut short is cancelled: a long wait woken often leaves no trail of timers firing
-     * for nothing.
+     * A timer cut short this close to coming due is left to fire rather than cancelled. The SDK's test server, the
+     * engine embedded mode falls back to, refuses to cancel a timer that came due while the workflow task cancelling
+     * it ran, and the run then waits forever (temporalio/sdk-java#3088). That server keeps its clock from skipping
+     * while a workflow task is out, and a task sends its commands within its ten-second timeout (a long local
+     * activity heartbeats it), so a timer further off than this cannot come due meanwhile.
      */
-    public static boolean awaitCancellingTheTimer(Duration wait, String summary, Functions.Func<Boolean> signalled) {
+    public static final Duration ABOUT_TO_FIRE = Duration.ofSeconds(30);
+
+    /**
+     * As {@link #await}, but a timer cut short is cancelled, unless it was {@link #ABOUT_TO_FIRE} and
+     * {@code keepOneAboutToFire}: a long wait woken often leaves no trail of timers firing for nothing.
+     */
+    public static boolean awaitCancellingTheTimer(
+            Duration wait, String summary, Functions.Func<Boolean> signalled, boolean keepOneAboutToFire) {
+        return awaitCancellingTheTimer(
+                wait, summary, signalled, over -> Workflow.await(over::apply), keepOneAboutToFire);
+    }
+
+    /** As above, keeping one about to fire, with the waiting itself left to {@code waiting} as for {@link #await}. */
+    public static boolean awaitCancellingTheTimer(
+            Duration wait,
+            String summary,
+            Functions.Func<Boolean> signalled,
+            Functions.Proc1<Functions.Func<Boolean>> waiting) {
+        return awaitCancellingTheTimer(wait, summary, signalled, waiting, true);
+    }
+
+    private static boolean awaitCancellingTheTimer(
+            Duration wait,
+            String summary,
+            Functions.Func<Boolean> signalled,
+            Functions.Proc1<Functions.Func<Boolean>> waiting,
+            boolean keepOneAboutToFire) {
+        long dueMillis = Workflow.currentTimeMillis() + wait.toMillis();
         Promise<?>[] timer = new Promise<?>[1];
         CancellationScope scope =
                 Workflow.newCancellationScope(() -> timer[0] = Workflow.newTimer(wait, options(summary)));
         scope.run();
-        Workflow.await(() -> timer[0].isCompleted() || signalled.apply());
-        if (!timer[0].isCompleted()) {
-            scope.cancel();
-            return false;
+        waiting.apply(() -> timer[0].isCompleted() || signalled.apply());
+        if (timer[0].isCompleted()) {
+            return true;
         }
-        return true;
+        boolean aboutToFire = dueMillis - Workflow.currentTimeMillis() <= ABOUT_TO_FIRE.toMillis();
+        if (!(keepOneAboutToFire && aboutToFire)) {
+            scope.cancel();
+        }
+        return false;
     }
 
     /** Waits for the timer alone: a wait nothing may cut short (a rate limit's reserved slot). */

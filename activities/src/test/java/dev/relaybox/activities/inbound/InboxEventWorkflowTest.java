@@ -373,6 +373,26 @@ class InboxEventWorkflowTest {
 
     @Test
     @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordReleasedWithinHalfAMinuteOfItsRecheck() {
+        // Every release of a wait this short comes within TimerOrSignal.ABOUT_TO_FIRE of the recheck.
+        start(new InboxSettings(Duration.ofSeconds(25), Duration.ofHours(24)));
+        process("created", "order.created");
+        UUID shipped = receive("shipped", "order.shipped");
+        InboxFixtures.start(client, "shipped", shipped);
+        await().atMost(Duration.ofSeconds(20)).until(() -> status(shipped).equals("DEFERRED"));
+
+        UUID paid = receive("paid", "order.paid");
+        InboxFixtures.start(client, "paid", paid);
+        // Waiting on the database, not on a workflow result, keeps Temporal's clock from skipping to the recheck.
+        await().atMost(Duration.ofSeconds(20)).until(() -> status(shipped).equals("PROCESSED"));
+
+        waitForResult("shipped");
+        assertThat(eventTypes("shipped")).contains(EventType.EVENT_TYPE_TIMER_CANCELED);
+        record("shipped", "inbound-released-within-half-a-minute-of-its-recheck.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
     void recordDeferralThatExpires() {
         start(new InboxSettings(Duration.ofHours(1), Duration.ofHours(4)));
         process("created", "order.created");

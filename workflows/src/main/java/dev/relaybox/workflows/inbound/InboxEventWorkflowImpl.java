@@ -153,7 +153,10 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
                 "waiting for " + deferred.waitingFor() + "; " + describe(deferred.entityState()) + "; rechecks every "
                         + words(plan.recheckInterval()) + " until " + deadline.truncatedTo(ChronoUnit.SECONDS));
         TimerOrSignal.awaitCancellingTheTimer(
-                wait, "recheck " + plan.eventType() + " (waiting for " + deferred.waitingFor() + ")", () -> released);
+                wait,
+                "recheck " + plan.eventType() + " (waiting for " + deferred.waitingFor() + ")",
+                () -> released,
+                plan.revision() >= InboxPlan.RECHECK_ABOUT_TO_FIRE_KEPT);
         board.nextRecheckAt(null);
         // Still "deferred" for search: flipping to pending for the moment of a recheck would only be noise.
         board.showDetails("deciding again " + (released ? "after a release" : "at the recheck"));

@@ -1,5 +1,6 @@
 package dev.relaybox.workflows.inbound;
 
+import dev.relaybox.workflows.TimerOrSignal;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -35,5 +36,11 @@ public record InboxPlan(
      */
     public static final int PUBLISHED_WHEN_WAITING = 1;
 
-    public static final int CURRENT = PUBLISHED_WHEN_WAITING;
+    /**
+     * {@link #PUBLISHED_WHEN_WAITING}, and a release that comes within {@link TimerOrSignal#ABOUT_TO_FIRE} of the
+     * recheck leaves the recheck's timer to fire rather than cancelling it.
+     */
+    public static final int RECHECK_ABOUT_TO_FIRE_KEPT = 2;
+
+    public static final int CURRENT = RECHECK_ABOUT_TO_FIRE_KEPT;
 }

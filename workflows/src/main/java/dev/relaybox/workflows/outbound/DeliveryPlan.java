@@ -1,5 +1,6 @@
 package dev.relaybox.workflows.outbound;
 
+import dev.relaybox.workflows.TimerOrSignal;
 import java.util.List;
 
 /**
@@ -32,7 +33,14 @@ public record DeliveryPlan(
      */
     public static final int FIRST_ATTEMPTS_TOGETHER = 2;
 
-    public static final int CURRENT = FIRST_ATTEMPTS_TOGETHER;
+    /**
+     * {@link #FIRST_ATTEMPTS_TOGETHER}, and a wait cut short by a signal ({@code retryNow}, {@code endpointReady})
+     * cancels its timer instead of leaving it to fire to nothing later, unless the timer was about to fire
+     * ({@link TimerOrSignal#ABOUT_TO_FIRE}).
+     */
+    public static final int WAITS_CANCEL_THEIR_TIMERS = 3;
+
+    public static final int CURRENT = WAITS_CANCEL_THEIR_TIMERS;
 
     public DeliveryPlan {
         targets = List.copyOf(targets);

@@ -88,6 +88,9 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
         DeliveryPlan plan = firstPlan == null ? planAgain() : firstPlan;
         // The first plan's revision holds for the whole run, as Workflow.getVersion's would.
         http = new HttpAttempts(board, gate, plan.revision());
+        if (plan.revision() >= DeliveryPlan.WAITS_CANCEL_THEIR_TIMERS) {
+            waits.cancelTimersCutShort();
+        }
         if (http.attemptSettles()) {
             // What the workflow is about was set when it was started.
             board.publishWhenWaiting();

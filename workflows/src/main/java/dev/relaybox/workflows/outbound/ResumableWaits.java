@@ -14,17 +14,29 @@ import java.util.List;
  */
 final class ResumableWaits {
     private final List<Functions.Func<Boolean>> open = new ArrayList<>();
+    private boolean cancelsTimersCutShort;
+
+    /**
+     * From now on a wait cut short by its signal cancels its timer ({@link DeliveryPlan#WAITS_CANCEL_THEIR_TIMERS}),
+     * rather than leaving it to fire to nothing later.
+     */
+    void cancelTimersCutShort() {
+        cancelsTimersCutShort = true;
+    }
 
     /** {@link TimerOrSignal#await}, known here until it returns. */
     boolean await(Duration wait, String summary, Functions.Func<Boolean> signalled) {
-        return TimerOrSignal.await(wait, summary, signalled, over -> {
+        Functions.Proc1<Functions.Func<Boolean>> waiting = over -> {
             open.add(over);
             try {
                 Workflow.await(over::apply);
             } finally {
                 open.remove(over);
             }
-        });
+        };
+        return cancelsTimersCutShort
+                ? TimerOrSignal.awaitCancellingTheTimer(wait, summary, signalled, waiting)
+                : TimerOrSignal.await(wait, summary, signalled, waiting);
     }
 
     /** True when {@code branches} branches wait here, none of them woken yet (by its timer or a signal). */

@@ -188,6 +188,27 @@ class OutboxDeliveryWorkflowImplTest {
     }
 
     @Test
+    void aBackoffCutShortByRetryNowLeavesNoTimerToFireLater(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, SCHEDULE, UNAVAILABLE, UNAVAILABLE, OK);
+
+        WorkflowClient.start(workflow::deliver, OUTBOX, null);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> "retrying".equals(workflow.status().status()));
+        workflow.retryNow();
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
+
+        // The minute's timer would fire inside the five minutes' wait that follows the second failure.
+        assertThat(attemptTimes).hasSize(3);
+        assertThat(gaps().get(1)).isBetween(Duration.ofMinutes(5), Duration.ofSeconds(302));
+        assertThat(timersFired(env, workflow))
+                .as("only the five minutes' wait fired; the minute's, cut short, was cancelled")
+                .isOne();
+        assertThat(history(env, workflow).stream().filter(HistoryEvent::hasTimerCanceledEventAttributes))
+                .hasSize(1);
+    }
+
+    @Test
     void anAttemptLostWithItsWorkerIsMadeAgainAtOnce(
             TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
         start(env, worker, SCHEDULE, OK);
