@@ -21,6 +21,7 @@ import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.api.JsonErrorPages;
+import dev.relaybox.service.api.StrictTypes;
 import dev.relaybox.service.config.EmbeddedCredentials;
 import dev.relaybox.service.config.Roles;
 import dev.relaybox.service.dispatch.Dispatcher;
@@ -89,6 +90,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
     @Override
     public void run(RelayboxConfiguration config, Environment environment) {
+        StrictTypes.apply(environment.getObjectMapper());
         useEmbeddedCredentials(config);
         Map<String, StateMachine> machines = StartupChecks.stateMachines(config);
         Roles roles = StartupChecks.roles(config);

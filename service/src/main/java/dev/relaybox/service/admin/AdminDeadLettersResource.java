@@ -7,6 +7,7 @@ import dev.relaybox.activities.store.DeadLetterStore;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
+import dev.relaybox.service.api.PathSegments;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
@@ -126,7 +127,7 @@ public final class AdminDeadLettersResource {
     }
 
     @GET
-    @Path("/{id}")
+    @Path("/" + PathSegments.ID)
     @Operation(operationId = "getDeadLetter", summary = "One dead letter with its reason and Temporal link")
     public DeadLetter get(@PathParam("id") UUID id) {
         return store.find(id)
@@ -135,7 +136,7 @@ public final class AdminDeadLettersResource {
     }
 
     @POST
-    @Path("/{id}/replay")
+    @Path("/" + PathSegments.ID + "/replay")
     @Operation(
             operationId = "replayDeadLetter",
             summary = "Send a dead letter through the normal path again, as it is or with a corrected payload",
@@ -228,7 +229,7 @@ public final class AdminDeadLettersResource {
     }
 
     @POST
-    @Path("/{id}/discard")
+    @Path("/" + PathSegments.ID + "/discard")
     @Operation(operationId = "discardDeadLetter", summary = "Give up on a dead letter, with a reason")
     public DeadLetter discard(
             @Parameter(hidden = true) @Auth Caller caller,

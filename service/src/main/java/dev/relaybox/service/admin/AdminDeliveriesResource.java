@@ -10,6 +10,7 @@ import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
@@ -70,7 +71,19 @@ public final class AdminDeliveriesResource {
             operationId = "listDeliveries",
             summary = "Deliveries (one per outbox event and endpoint), filtered, newest first")
     public Page<Delivery> list(
-            @QueryParam("status") String status,
+            @Parameter(
+                            schema =
+                                    @Schema(
+                                            allowableValues = {
+                                                "pending",
+                                                "retrying",
+                                                "paused",
+                                                "delivered",
+                                                "dead_lettered",
+                                                "cancelled"
+                                            }))
+                    @QueryParam("status")
+                    String status,
             @QueryParam("eventType") String eventType,
             @QueryParam("endpoint") String endpoint,
             @QueryParam("aggregate") String aggregate,

@@ -7,10 +7,11 @@ import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
-import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
@@ -24,7 +25,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
@@ -67,7 +67,9 @@ public final class AdminInboxResource {
             operationId = "listInbox",
             summary = "Inbound events, filtered, newest first; pass nextCursor back as " + "cursor for the next page")
     public Page<InboxEvent> list(
-            @QueryParam("status") String status,
+            @Parameter(schema = @Schema(allowableValues = {"received", "deferred", "processed", "quarantined"}))
+                    @QueryParam("status")
+                    String status,
             @QueryParam("eventType") String eventType,
             @QueryParam("partner") String partner,
             @QueryParam("aggregate") String aggregate,
@@ -76,10 +78,10 @@ public final class AdminInboxResource {
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
             @QueryParam("cursor") String cursor) {
         InboxFilter filter = new InboxFilter(
-                status == null ? null : state(status),
+                ListParams.status(InboxState.class, status),
                 eventType,
                 partner,
-                aggregate == null ? null : aggregate(aggregate),
+                ListParams.aggregate(aggregate),
                 since,
                 until);
         Page<InboxQueries.InboxEvent> page = inbox.list(filter, cursor(cursor), limit);
@@ -133,24 +135,6 @@ public final class AdminInboxResource {
                 e.processedAt(),
                 e.workflowId(),
                 links.workflow(e.workflowId()));
-    }
-
-    private static InboxState state(String status) {
-        try {
-            return InboxState.valueOf(status.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw ApiException.badRequest(
-                    "invalid_status",
-                    "status is one of received, deferred, processed or " + "quarantined, not \"" + status + "\"");
-        }
-    }
-
-    private static AggregateKey aggregate(String aggregate) {
-        try {
-            return AggregateKey.parse(aggregate);
-        } catch (IllegalArgumentException e) {
-            throw ApiException.badRequest("invalid_aggregate", e.getMessage());
-        }
     }
 
     private static Cursor cursor(String cursor) {

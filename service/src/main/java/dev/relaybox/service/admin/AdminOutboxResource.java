@@ -7,6 +7,7 @@ import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxStatus;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Max;
@@ -50,7 +51,9 @@ public final class AdminOutboxResource {
     @GET
     @Operation(operationId = "listOutbox", summary = "Outbox events with their delivery counts, filtered, newest first")
     public Page<OutboxRow> list(
-            @QueryParam("status") String status,
+            @Parameter(schema = @Schema(allowableValues = {"pending", "dispatched", "processed", "quarantined"}))
+                    @QueryParam("status")
+                    String status,
             @QueryParam("eventType") String eventType,
             @QueryParam("aggregate") String aggregate,
             @QueryParam("since") Instant since,

@@ -3,6 +3,7 @@ package dev.relaybox.service.admin;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.store.StoryQueries;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
@@ -147,7 +148,7 @@ public final class AdminStoryResource {
             @Parameter(
                             description = "an id of any kind, or an aggregate as type:id",
                             required = true,
-                            schema = @Schema(minLength = 1))
+                            schema = @Schema(pattern = OpenApiDocument.NOT_BLANK))
                     @QueryParam("q")
                     String q) {
         String query = q == null ? "" : q.trim();

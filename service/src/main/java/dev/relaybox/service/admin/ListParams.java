@@ -4,6 +4,7 @@ import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.workflows.AggregateKey;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /** Reads the filters and cursor of the admin lists; a value that cannot match is a 400 naming what would. */
@@ -15,20 +16,24 @@ public final class ListParams {
         return value == null || value.isEmpty() ? null : value;
     }
 
-    /** A status in any case, e.g. {@code dead_lettered}. */
+    /** A status in any case, e.g. {@code dead_lettered}; an empty one names none and is refused. */
     public static <E extends Enum<E>> E status(Class<E> type, String value) {
-        if (text(value) == null) {
+        if (value == null) {
             return null;
         }
         try {
             return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(
-                    "invalid_status",
-                    "status must be one of "
-                            + Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT) + ", not \"" + value
-                            + "\"");
+                    "invalid_status", "status must be one of " + vocabulary(type) + ", not \"" + value + "\"");
         }
+    }
+
+    /** The statuses a list's {@code status} filter takes, as the API writes them. */
+    public static <E extends Enum<E>> List<String> vocabulary(Class<E> type) {
+        return Arrays.stream(type.getEnumConstants())
+                .map(status -> status.name().toLowerCase(Locale.ROOT))
+                .toList();
     }
 
     static AggregateKey aggregate(String value) {

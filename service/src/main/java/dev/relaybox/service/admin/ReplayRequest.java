@@ -21,12 +21,19 @@ import java.util.List;
 public record ReplayRequest(
         @Size(max = 100) String by,
 
-        @Schema(type = "object", description = "the corrected payload: a JSON object replacing the stored one")
+        @Schema(
+                types = {"object"},
+                description = "the corrected payload: a JSON object replacing the stored one")
         JsonNode payload,
 
         @Schema(description = "why the payload was changed; required with a payload") @Size(max = 500)
         String reason) {
     private static final List<Object> FIELDS = List.of("by", "payload", "reason");
+
+    public ReplayRequest {
+        // "payload": null is no correction, as no payload is.
+        payload = payload == null || payload.isNull() ? null : payload;
+    }
 
     @JsonAnySetter
     void refuseUnknownField(String name, Object value) throws UnrecognizedPropertyException {

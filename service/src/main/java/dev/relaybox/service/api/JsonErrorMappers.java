@@ -43,7 +43,7 @@ public final class JsonErrorMappers {
                 new JsonMapper(),
                 new ValidationMapper(),
                 new UnexpectedMapper(),
-                new InstantParamConverter());
+                new StrictParamConverters());
     }
 
     static Response json(int status, String error, String reason) {

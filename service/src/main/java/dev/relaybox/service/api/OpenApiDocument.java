@@ -13,6 +13,7 @@ import io.swagger.v3.oas.models.info.Info;
 import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.MediaType;
 import io.swagger.v3.oas.models.media.Schema;
+import io.swagger.v3.oas.models.parameters.Parameter;
 import io.swagger.v3.oas.models.responses.ApiResponse;
 import io.swagger.v3.oas.models.responses.ApiResponses;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
@@ -20,6 +21,7 @@ import io.swagger.v3.oas.models.security.SecurityScheme;
 import jakarta.annotation.security.RolesAllowed;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,8 +32,8 @@ import org.glassfish.jersey.server.model.ResourceMethod;
 /**
  * The OpenAPI 3.1 document of the running application. swagger-jaxrs2's {@link Reader} generates it from the JAX-RS
  * annotations of every resource class Jersey serves; then two things the annotations would only repeat are added
- * from the code itself: each operation's bearer scheme, from its {@code @RolesAllowed}, and the one error shape
- * ({@link ApiError}) on every operation. {@link OpenApiResource} adds the {@code webhooks} section.
+ * from the code itself: each operation's bearer scheme, from its {@code @RolesAllowed}, the one error shape
+ * ({@link ApiError}) on every operation, and what every text query parameter may hold ({@link StorableQueries}). {@link OpenApiResource} adds the {@code webhooks} section.
  */
 public final class OpenApiDocument {
     public static final String ADMIN_SCHEME = "admin";
@@ -43,6 +45,11 @@ public final class OpenApiDocument {
     public static final String ERROR_REF = "#/components/responses/" + ERROR_RESPONSE;
 
     private static final String JSON = "application/json";
+    private static final String WITHOUT_NUL = "^[^\\x00]*$";
+    /** Text with something besides the spaces and control characters it is trimmed of ({@code @NotBlank}); no NUL. */
+    public static final String NOT_BLANK = "^[^\\x00]*[^\\x00-\\x20][^\\x00]*$";
+
+    private static final String AGGREGATE = "^([^:\\x00]+:[^\\x00]+)?$";
 
     private OpenApiDocument() {}
 
@@ -103,9 +110,40 @@ public final class OpenApiDocument {
                     item == null ? null : item.readOperationsMap().get(PathItem.HttpMethod.valueOf(route.httpMethod()));
             if (operation != null) {
                 describeSecurityAndErrors(operation, rolesAllowed(route.javaMethod()));
+                describeTextQueries(operation);
+                if (operation.getParameters() != null) {
+                    operation.getParameters().forEach(parameter -> anchorPatterns(parameter.getSchema()));
+                }
             }
         }
+        if (openApi.getComponents() != null && openApi.getComponents().getSchemas() != null) {
+            openApi.getComponents().getSchemas().values().forEach(OpenApiDocument::anchorPatterns);
+        }
         return openApi;
+    }
+
+    /**
+     * A Bean Validation {@code @Pattern} must match the whole value; a JSON Schema {@code pattern} need only occur in
+     * it. Each pattern taken from one is anchored, so that {@code "order.paid!"} is outside the document as it is
+     * outside the service.
+     */
+    private static void anchorPatterns(Schema<?> schema) {
+        if (schema == null) {
+            return;
+        }
+        String pattern = schema.getPattern();
+        if (pattern != null && !pattern.startsWith("^")) {
+            schema.setPattern("^(?:" + pattern + ")$");
+        }
+        if (schema.getProperties() != null) {
+            schema.getProperties().values().forEach(OpenApiDocument::anchorPatterns);
+        }
+        anchorPatterns(schema.getItems());
+        for (List<Schema> alternatives : Arrays.asList(schema.getAnyOf(), schema.getAllOf(), schema.getOneOf())) {
+            if (alternatives != null) {
+                alternatives.forEach(OpenApiDocument::anchorPatterns);
+            }
+        }
     }
 
     private static OpenAPI base(String version) {
@@ -163,6 +201,25 @@ public final class OpenApiDocument {
             roles = method.getDeclaringClass().getAnnotation(RolesAllowed.class);
         }
         return roles == null ? new String[0] : roles.value();
+    }
+
+    /**
+     * A text query parameter holds no NUL character ({@link StorableQueries} refuses one), and an {@code aggregate}
+     * filter is written {@code type:id} (empty, it filters nothing).
+     */
+    private static void describeTextQueries(Operation operation) {
+        if (operation.getParameters() == null) {
+            return;
+        }
+        for (Parameter parameter : operation.getParameters()) {
+            Schema<?> schema = parameter.getSchema();
+            boolean text = schema != null
+                    && ("string".equals(schema.getType())
+                            || (schema.getTypes() != null && schema.getTypes().contains("string")));
+            if ("query".equals(parameter.getIn()) && text && schema.getPattern() == null && schema.getEnum() == null) {
+                schema.setPattern(parameter.getName().equals("aggregate") ? AGGREGATE : WITHOUT_NUL);
+            }
+        }
     }
 
     private static void describeSecurityAndErrors(Operation operation, String[] roles) {

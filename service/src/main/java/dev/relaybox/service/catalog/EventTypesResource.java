@@ -3,14 +3,12 @@ package dev.relaybox.service.catalog;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.EventTypeStore;
 import dev.relaybox.activities.catalog.EventTypeStore.Definition;
 import dev.relaybox.activities.catalog.InvalidEventTypeException;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
-import dev.relaybox.service.api.StrictString;
 import dev.relaybox.service.auth.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -66,14 +64,16 @@ public final class EventTypesResource {
     }
 
     public record NewEventType(
-            @NotNull
-            @Pattern(regexp = EventCatalog.NAME, message = "must be letters, digits, '.', '_' or '-'")
-            @JsonDeserialize(using = StrictString.class)
+            @NotNull @Pattern(regexp = EventCatalog.NAME, message = "must be letters, digits, '.', '_' or '-'")
             String name,
 
             @Size(max = 2000) String description,
 
-            @Schema(description = "a JSON Schema, draft 2020-12", requiredMode = Schema.RequiredMode.REQUIRED) @NotNull
+            @Schema(
+                    description = "a JSON Schema, draft 2020-12",
+                    types = {"object"},
+                    requiredMode = Schema.RequiredMode.REQUIRED)
+            @NotNull
             JsonNode schema,
 
             @Schema(description = "a payload that validates against the schema")
@@ -84,6 +84,7 @@ public final class EventTypesResource {
 
             @Schema(
                     description = "a JSON Schema, draft 2020-12: a new version unless it is the latest's",
+                    types = {"object"},
                     requiredMode = Schema.RequiredMode.REQUIRED)
             @NotNull
             JsonNode schema,

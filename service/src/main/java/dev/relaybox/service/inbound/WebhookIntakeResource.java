@@ -78,7 +78,7 @@ public final class WebhookIntakeResource {
                             content =
                                     @Content(
                                             mediaType = MediaType.APPLICATION_JSON,
-                                            schema = @Schema(type = "object"),
+                                            schema = @Schema(types = {"object"}),
                                             examples =
                                                     @ExampleObject(
                                                             name = "order.paid",

@@ -30,7 +30,9 @@ public record EndpointChange(
         @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"")
         String payloadFormat,
 
-        @Schema(type = "object", description = "a payload filter on the event's data; {} removes it")
+        @Schema(
+                types = {"object"},
+                description = "a payload filter on the event's data; {} removes it")
         JsonNode filter,
 
         Map<String, String> headers) {}

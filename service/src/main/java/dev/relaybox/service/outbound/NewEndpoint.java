@@ -33,7 +33,7 @@ public record NewEndpoint(
         String payloadFormat,
 
         @Schema(
-                type = "object",
+                types = {"object"},
                 description = "a payload filter on the event's data",
                 example =
                         "{\"all\": [{\"path\": \"/amount\", \"gte\": 100}, {\"path\": \"/currency\", \"in\": [\"EUR\"]}]}")

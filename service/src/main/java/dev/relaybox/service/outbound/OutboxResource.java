@@ -17,7 +17,7 @@ import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.JsonBodyReader;
 import dev.relaybox.service.api.OpenApiDocument;
-import dev.relaybox.service.api.StrictString;
+import dev.relaybox.service.api.StrictTypes;
 import dev.relaybox.service.auth.Caller;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -90,13 +90,11 @@ public final class OutboxResource {
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED, pattern = EVENT_TYPE)
             @NotNull
             @Pattern(regexp = EVENT_TYPE, message = NAME_RULE)
-            @JsonDeserialize(using = StrictString.class)
             String eventType,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED, pattern = AGGREGATE_TYPE)
             @NotNull
             @Pattern(regexp = AGGREGATE_TYPE, message = NAME_RULE)
-            @JsonDeserialize(using = StrictString.class)
             String aggregateType,
 
             @Schema(
@@ -105,10 +103,12 @@ public final class OutboxResource {
                     description = "at most 200 characters; an integer is accepted too")
             @NotBlank
             @Size(min = 1, max = 200)
+            @JsonDeserialize(using = StrictTypes.TextOrWholeNumber.class)
             String aggregateId,
 
             @Schema(
                     requiredMode = Schema.RequiredMode.REQUIRED,
+                    types = {"object", "array"},
                     description = "a JSON object (or array): the body receivers get")
             @NotNull
             JsonNode payload,
@@ -164,7 +164,9 @@ public final class OutboxResource {
                 @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
             })
     public Response enqueue(
-            @Parameter(description = "makes retries safe: the same key and body store one row")
+            @Parameter(
+                            description = "makes retries safe: the same key and body store one row",
+                            schema = @Schema(minLength = 1, maxLength = 200))
                     @HeaderParam("Idempotency-Key")
                     String idempotencyKey,
             @NotNull(message = "is required: a JSON object") @Valid EventRequest request) {

@@ -18,6 +18,7 @@ import dev.relaybox.workflows.outbound.DeliveryStatus;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -169,7 +170,7 @@ public final class PortalResource {
     public EndpointRecoveryResource.Recovered recover(
             @Parameter(hidden = true) @Auth Caller caller,
             @PathParam("id") UUID id,
-            @Valid EndpointRecoveryResource.RecoverRequest request) {
+            @NotNull @Valid EndpointRecoveryResource.RecoverRequest request) {
         endpoints.get(id, caller.tenant());
         used.take(caller.tenant(), "resends", quotas.resendsPerMinute());
         return recovery.recover(id, request, caller.getName(), caller.tenant());
@@ -189,7 +190,19 @@ public final class PortalResource {
     public TenantDeliveries.Listing listDeliveries(
             @Parameter(hidden = true) @Auth Caller caller,
             @QueryParam("endpoint") UUID endpoint,
-            @QueryParam("status") String status,
+            @Parameter(
+                            schema =
+                                    @Schema(
+                                            allowableValues = {
+                                                "pending",
+                                                "retrying",
+                                                "paused",
+                                                "delivered",
+                                                "dead_lettered",
+                                                "cancelled"
+                                            }))
+                    @QueryParam("status")
+                    String status,
             @QueryParam("limit") @DefaultValue("50") @Min(1) @Max(500) int limit,
             @QueryParam("cursor") String cursor) {
         return deliveries.list(

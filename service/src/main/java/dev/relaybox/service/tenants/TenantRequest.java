@@ -19,7 +19,9 @@ public record TenantRequest(
 
         @Size(min = 1, max = 200) String name,
 
-        @Schema(type = "object", example = "{\"plan\": \"enterprise\"}")
+        @Schema(
+                types = {"object"},
+                example = "{\"plan\": \"enterprise\"}")
         JsonNode metadata,
 
         @Valid Theme theme,

@@ -12,7 +12,9 @@ import dev.relaybox.service.outbound.EndpointsResource;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
@@ -74,7 +76,18 @@ public final class TenantsResource {
                 @ApiResponse(responseCode = "409", ref = OpenApiDocument.ERROR_REF),
                 @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
             })
-    public Response create(@NotNull @Valid TenantRequest request) {
+    public Response create(
+            @RequestBody(
+                            required = true,
+                            content =
+                                    @Content(
+                                            schema =
+                                                    @Schema(
+                                                            implementation = TenantRequest.class,
+                                                            requiredProperties = {"key", "name"})))
+                    @NotNull
+                    @Valid
+                    TenantRequest request) {
         if (request.key() == null || request.name() == null) {
             throw new ApiException(422, "invalid_request", "key and name are required");
         }

@@ -14,6 +14,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,36 @@ class JsonBodiesTest {
             assertThat(answer.text("error")).as(path).isEqualTo("invalid_query");
             assertThat(answer.text("reason")).as(path).contains("NUL");
         }
+    }
+
+    @Test
+    void aValueOfAnotherTypeIsRefusedNotConverted() {
+        assertThat(API.admin("POST", "/admin/tenants", Map.of("key", "typed", "name", "Typed"))
+                        .status())
+                .isEqualTo(201);
+        Map<String, Answer> answers = new LinkedHashMap<>();
+        answers.put("a number for a text", API.admin("PATCH", "/admin/tenants/typed", Map.of("name", 42)));
+        answers.put("0 for false", API.admin("PATCH", "/admin/tenants/typed", Map.of("enabled", 0)));
+        answers.put(
+                "a text for a number",
+                API.admin(
+                        "POST",
+                        "/admin/endpoints",
+                        Map.of("name", "typed", "url", "https://93.184.215.14/", "burst", "5")));
+        answers.put("an empty time", API.admin("GET", "/admin/deliveries?until=", null));
+        answers.put("null for false", API.admin("GET", "/admin/dead-letters?open=null", null));
+        answers.put("an empty status", API.admin("GET", "/admin/inbox?status=", null));
+        answers.forEach((what, answer) -> {
+            assertThat(answer.status()).as(what).isEqualTo(400);
+            assertThat(answer.text("reason")).as(what).isNotBlank();
+        });
+        assertThat(API.admin("GET", "/admin/tenants/typed", null).text("name"))
+                .as("nothing changed")
+                .isEqualTo("Typed");
+        assertThat(API.admin("GET", "/admin/endpoints", null).body()).isEmpty();
+        assertThat(API.admin("GET", "/admin/dead-letters/replay", null).status())
+                .as("a route that takes another method, not an id")
+                .isEqualTo(405);
     }
 
     @Test

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.service.auth.BearerTokens;
 import dev.relaybox.service.config.AuthFactory;
+import io.dropwizard.jackson.Jackson;
 import io.dropwizard.testing.junit5.ResourceExtension;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.client.Invocation;
@@ -31,7 +32,10 @@ public final class ResourceTests {
     }
 
     public static ResourceExtension extension(Object resource) {
+        ObjectMapper mapper = Jackson.newObjectMapper();
+        StrictTypes.apply(mapper);
         ResourceExtension.Builder builder = ResourceExtension.builder()
+                .setMapper(mapper)
                 .setRegisterDefaultExceptionMappers(false)
                 .addResource(resource);
         BearerTokens.providers(authConfig(), null).forEach(builder::addProvider);

@@ -3,6 +3,7 @@ package dev.relaybox.service.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.catalog.EventSchemas;
 import dev.relaybox.activities.catalog.PublishCheck;
 import dev.relaybox.activities.outbound.OutboxStore;
@@ -10,6 +11,7 @@ import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.JsonErrorMappers;
+import dev.relaybox.service.api.StrictTypes;
 import io.dropwizard.jackson.Jackson;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;
@@ -38,9 +40,12 @@ class OutboxResourceTest {
     int rowsBefore;
 
     private static ResourceExtension resource() {
-        ResourceExtension.Builder builder = ResourceExtension.builder().setRegisterDefaultExceptionMappers(false);
+        ObjectMapper json = Jackson.newObjectMapper();
+        StrictTypes.apply(json);
+        ResourceExtension.Builder builder =
+                ResourceExtension.builder().setMapper(json).setRegisterDefaultExceptionMappers(false);
         JsonErrorMappers.providers().forEach(builder::addProvider);
-        return builder.addProvider(new JsonBodyLimit(Jackson.newObjectMapper(), 2048))
+        return builder.addProvider(new JsonBodyLimit(json, 2048))
                 .addResource(new OutboxResource(
                         JDBI.onDemand(OutboxStore.class),
                         List.of("order", "invoice"),

@@ -7,18 +7,24 @@ import java.lang.reflect.Type;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
-/** Lets filters take {@code since=2026-11-30T09:00:00Z}; anything else is a 400 that says which format to use. */
-public final class InstantParamConverter implements ParamConverterProvider {
+/**
+ * Lets filters take {@code since=2026-11-30T09:00:00Z} and {@code open=false}; anything else, an empty value too, is a
+ * 400 that says which form to use (where JAX-RS by itself would read {@code open=null} as false).
+ */
+public final class StrictParamConverters implements ParamConverterProvider {
     @Override
     @SuppressWarnings("unchecked")
     public <T> ParamConverter<T> getConverter(Class<T> rawType, Type genericType, Annotation[] annotations) {
+        if (rawType == boolean.class || rawType == Boolean.class) {
+            return (ParamConverter<T>) BOOLEAN;
+        }
         if (rawType != Instant.class) {
             return null;
         }
         return (ParamConverter<T>) new ParamConverter<Instant>() {
             @Override
             public Instant fromString(String value) {
-                if (value == null || value.isBlank()) {
+                if (value == null) {
                     return null;
                 }
                 try {
@@ -36,4 +42,19 @@ public final class InstantParamConverter implements ParamConverterProvider {
             }
         };
     }
+
+    private static final ParamConverter<Boolean> BOOLEAN = new ParamConverter<>() {
+        @Override
+        public Boolean fromString(String value) {
+            if ("true".equals(value) || "false".equals(value)) {
+                return Boolean.valueOf(value);
+            }
+            throw ApiException.badRequest("invalid_boolean", "\"" + value + "\" is neither true nor false");
+        }
+
+        @Override
+        public String toString(Boolean value) {
+            return value.toString();
+        }
+    };
 }
