@@ -18,7 +18,7 @@ import java.util.Map;
  */
 public record EndpointChange(
         @Size(max = 2000) String url,
-        @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = "\\*|[A-Za-z0-9_.-]+(\\.\\*)?") String> eventTypes,
+        @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = NewEndpoint.EVENT_TYPES) String> eventTypes,
         Boolean enabled,
         @Size(max = 500) String disabledReason,
         Boolean rotateSecret,
@@ -27,7 +27,7 @@ public record EndpointChange(
         @Min(0) @Max(10_000) Integer maxInFlight,
         Boolean ordered,
 
-        @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"")
+        @Pattern(regexp = NewEndpoint.PAYLOAD_FORMATS, message = NewEndpoint.PAYLOAD_FORMAT_RULE)
         String payloadFormat,
 
         @Schema(

@@ -18,18 +18,16 @@ import java.util.Map;
  * headers on every request, shown only in this answer.
  */
 public record NewEndpoint(
-        @NotNull @Pattern(regexp = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
-        String name,
-
+        @NotNull @Pattern(regexp = NAME) String name,
         @NotNull @Size(max = 2000) String url,
-        @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = "\\*|[A-Za-z0-9_.-]+(\\.\\*)?") String> eventTypes,
+        @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = EVENT_TYPES) String> eventTypes,
         String secret,
         @DecimalMin("0") @DecimalMax("100000") Double rateLimit,
         @Min(1) @Max(100_000) Integer burst,
         @Min(0) @Max(10_000) Integer maxInFlight,
         Boolean ordered,
 
-        @Pattern(regexp = "envelope|raw", message = "must be \"envelope\" or \"raw\"")
+        @Pattern(regexp = PAYLOAD_FORMATS, message = PAYLOAD_FORMAT_RULE)
         String payloadFormat,
 
         @Schema(
@@ -43,4 +41,12 @@ public record NewEndpoint(
 
         @Schema(description = "the tenant it belongs to; it then receives only that tenant's events")
         @Pattern(regexp = TenantStore.KEY, message = TenantStore.KEY_RULE)
-        String tenant) {}
+        String tenant) {
+    /** An endpoint's name. */
+    public static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
+    /** One of the event types an endpoint subscribes to: a name, a prefix ({@code order.*}) or every one ({@code *}). */
+    public static final String EVENT_TYPES = "\\*|[A-Za-z0-9_.-]+(\\.\\*)?";
+
+    public static final String PAYLOAD_FORMATS = "envelope|raw";
+    public static final String PAYLOAD_FORMAT_RULE = "must be \"envelope\" or \"raw\"";
+}

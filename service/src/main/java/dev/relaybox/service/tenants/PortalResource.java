@@ -10,10 +10,8 @@ import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.catalog.EventTypesResource;
 import dev.relaybox.service.config.PortalFactory;
-import dev.relaybox.service.outbound.EndpointChange;
 import dev.relaybox.service.outbound.EndpointView;
 import dev.relaybox.service.outbound.EndpointsResource;
-import dev.relaybox.service.outbound.NewEndpoint;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
@@ -115,20 +113,14 @@ public final class PortalResource {
     @POST
     @Path("/endpoints")
     @Operation(operationId = "portalCreateEndpoint", summary = "Add an endpoint; the answer shows its secret, once")
-    public Response createEndpoint(@Parameter(hidden = true) @Auth Caller caller, @NotNull @Valid NewEndpoint request) {
-        if (request.tenant() != null && !request.tenant().equals(caller.tenant())) {
-            throw ApiException.notFound("tenant_not_found", "no tenant with key \"" + request.tenant() + "\"");
-        }
-        if (request.filter() != null || request.headers() != null || request.secret() != null) {
-            throw new ApiException(
-                    422, "not_in_portal", "filters, static headers and chosen secrets are set by the operator");
-        }
+    public Response createEndpoint(
+            @Parameter(hidden = true) @Auth Caller caller, @NotNull @Valid PortalNewEndpoint request) {
         int existing = jdbi.withExtension(EndpointStore.class, store -> store.countOfTenant(caller.tenant()));
         if (existing >= quotas.endpoints()) {
             throw ApiException.conflict(
                     "quota_exceeded", "at most " + quotas.endpoints() + " endpoints; ask your provider for more");
         }
-        return endpoints.create(request, caller.tenant());
+        return endpoints.create(request.asEndpoint(), caller.tenant());
     }
 
     @GET
@@ -146,11 +138,8 @@ public final class PortalResource {
     public EndpointView changeEndpoint(
             @Parameter(hidden = true) @Auth Caller caller,
             @PathParam("id") UUID id,
-            @NotNull @Valid EndpointChange change) {
-        if (change.filter() != null || change.headers() != null) {
-            throw new ApiException(422, "not_in_portal", "filters and static headers are set by the operator");
-        }
-        return endpoints.change(id, change, caller.tenant());
+            @NotNull @Valid PortalEndpointChange change) {
+        return endpoints.change(id, change.asChange(), caller.tenant());
     }
 
     @POST

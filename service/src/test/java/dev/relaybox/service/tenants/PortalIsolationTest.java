@@ -179,7 +179,12 @@ class PortalIsolationTest {
         probes().forEach((route, probe) -> answers.put(route, probe.apply(alphaToken)));
 
         answers.forEach((route, answer) -> {
-            if (route.contains("{id}") || route.equals("POST /portal/api/endpoints")) {
+            if (route.equals("POST /portal/api/endpoints")) {
+                assertThat(answer.status())
+                        .as("a portal endpoint has no tenant field")
+                        .isEqualTo(400);
+                assertThat(answer.text("error")).isEqualTo("unknown_field");
+            } else if (route.contains("{id}")) {
                 assertThat(answer.status()).as(route).isEqualTo(404);
                 assertThat(answer.text("reason")).as(route).isNotBlank();
             } else {
@@ -207,6 +212,33 @@ class PortalIsolationTest {
                 .hasSize(1);
         assertThat(API.adminGet("/admin/outbox?eventType=relaybox.test").toString())
                 .doesNotContain(betaEndpoint);
+    }
+
+    @Test
+    void whatOnlyTheOperatorSetsIsRefusedInThePortalAndChangesNothing() {
+        Map<String, Answer> answers = new LinkedHashMap<>();
+        Map<String, Object> operatorOnly =
+                Map.of("filter", Map.of("all", List.of()), "headers", Map.of("X-Api-Key", "k"), "secret", "whsec_mine");
+        operatorOnly.forEach((field, value) -> {
+            answers.put(
+                    "create with " + field,
+                    portal(
+                            alphaToken,
+                            "POST",
+                            "/portal/api/endpoints",
+                            Map.of("name", "with-" + field, "url", RECEIVER.url("/with"), field, value)));
+            answers.put(
+                    "change with " + field,
+                    portal(alphaToken, "PATCH", "/portal/api/endpoints/" + alphaEndpoint, Map.of(field, value)));
+        });
+
+        answers.forEach((what, answer) -> {
+            assertThat(answer.status()).as(what).isEqualTo(400);
+            assertThat(answer.text("error")).as(what).isEqualTo("unknown_field");
+        });
+        assertThat(ids(portal(alphaToken, "GET", "/portal/api/endpoints", null).body()))
+                .as("refused before the route ran: nothing created")
+                .containsExactly(alphaEndpoint);
     }
 
     @Test

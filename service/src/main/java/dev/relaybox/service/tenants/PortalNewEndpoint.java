@@ -1,0 +1,53 @@
+package dev.relaybox.service.tenants;
+
+import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.relaybox.service.outbound.NewEndpoint;
+import io.swagger.v3.oas.annotations.media.Schema;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
+import java.util.List;
+
+/**
+ * {@code POST /portal/api/endpoints}: what a tenant sets on an endpoint of its own. Payload filters, static headers
+ * and chosen secrets stay with the operator ({@link NewEndpoint} has them), so a field for one is refused, never
+ * silently ignored.
+ */
+@Schema(additionalProperties = Schema.AdditionalPropertiesValue.FALSE)
+public record PortalNewEndpoint(
+        @NotNull @Pattern(regexp = NewEndpoint.NAME) String name,
+        @NotNull @Size(max = 2000) String url,
+        @Size(min = 1, max = 50) List<@NotNull @Pattern(regexp = NewEndpoint.EVENT_TYPES) String> eventTypes,
+        @DecimalMin("0") @DecimalMax("100000") Double rateLimit,
+        @Min(1) @Max(100_000) Integer burst,
+        @Min(0) @Max(10_000) Integer maxInFlight,
+        Boolean ordered,
+
+        @Pattern(regexp = NewEndpoint.PAYLOAD_FORMATS, message = NewEndpoint.PAYLOAD_FORMAT_RULE)
+        String payloadFormat) {
+    private static final List<Object> FIELDS =
+            List.of("name", "url", "eventTypes", "rateLimit", "burst", "maxInFlight", "ordered", "payloadFormat");
+
+    @JsonAnySetter
+    void refuseUnknownField(String field, Object value) throws UnrecognizedPropertyException {
+        throw new UnrecognizedPropertyException(
+                null,
+                "unknown field \"" + field + "\" (filters, static headers and chosen secrets are set by the operator)",
+                JsonLocation.NA,
+                PortalNewEndpoint.class,
+                field,
+                FIELDS);
+    }
+
+    /** The endpoint as the operator would create it: no filter, no static headers, a secret of its own. */
+    NewEndpoint asEndpoint() {
+        return new NewEndpoint(
+                name, url, eventTypes, null, rateLimit, burst, maxInFlight, ordered, payloadFormat, null, null, null);
+    }
+}
