@@ -22,7 +22,8 @@ import java.util.Set;
  * of a reference type (a Java object, which Jackson writes as {@code null} when it is) is nullable unless the contract
  * requires it ({@code @NotNull}, {@code @NotBlank}, {@code @NotEmpty}, or required in the schema); a primitive never
  * is. A nullable value takes {@code "null"} among its types; a nullable reference becomes {@code anyOf} the
- * referenced schema and {@code null}. A {@code @NotBlank} text says what that means ({@link OpenApiDocument#NOT_BLANK}).
+ * referenced schema and {@code null}. A {@code @NotBlank} text says what that means
+ * ({@link OpenApiDocument#NOT_BLANK}).
  */
 final class NullableFields implements ModelConverter {
     @Override

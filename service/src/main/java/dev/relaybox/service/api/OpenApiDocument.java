@@ -33,7 +33,8 @@ import org.glassfish.jersey.server.model.ResourceMethod;
  * The OpenAPI 3.1 document of the running application. swagger-jaxrs2's {@link Reader} generates it from the JAX-RS
  * annotations of every resource class Jersey serves; then two things the annotations would only repeat are added
  * from the code itself: each operation's bearer scheme, from its {@code @RolesAllowed}, the one error shape
- * ({@link ApiError}) on every operation, and what every text query parameter may hold ({@link StorableQueries}). {@link OpenApiResource} adds the {@code webhooks} section.
+ * ({@link ApiError}) on every operation, what every text query parameter may hold ({@link StorableQueries}), and
+ * whole-value patterns. {@link OpenApiResource} adds the {@code webhooks} section.
  */
 public final class OpenApiDocument {
     public static final String ADMIN_SCHEME = "admin";

@@ -49,8 +49,9 @@ public final class DeadLetterAlerts implements DeadLetterListener {
 
     @Override
     public void created(DeadLetter deadLetter) {
+        // Not "...created": Prometheus keeps a counter's _created suffix for its creation time and drops it.
         metrics.counter(
-                        "relaybox.dead_letters.created",
+                        "relaybox.dead_letters",
                         "source",
                         deadLetter.source().name().toLowerCase())
                 .increment();

@@ -38,8 +38,7 @@ class DeadLetterAlertsTest {
                 .singleElement()
                 .satisfies(payload ->
                         assertThat(payload).contains(reference.toString(), "gave up after 4 attempts", "order.paid"));
-        assertThat(metrics.counter("relaybox.dead_letters.created", "source", "outbox")
-                        .count())
+        assertThat(metrics.counter("relaybox.dead_letters", "source", "outbox").count())
                 .isEqualTo(1);
     }
 
