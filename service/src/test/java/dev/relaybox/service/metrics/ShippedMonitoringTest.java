@@ -3,6 +3,8 @@ package dev.relaybox.service.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.RelayboxConfiguration;
@@ -32,16 +34,21 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The shipped Prometheus alerting rules ({@code docker/prometheus}): each fires, and stays quiet, as its
- * {@code promtool} test says, and every Relaybox metric they and their tests name is one a running Relaybox exports,
- * so a renamed metric fails here rather than silencing an alert.
+ * The shipped Prometheus alerting rules ({@code docker/prometheus}) and Grafana dashboard ({@code docker/grafana}):
+ * each alert fires, and stays quiet, as its {@code promtool} test says; each dashboard expression is valid PromQL; and
+ * every Relaybox metric they name is one a running Relaybox exports, so a renamed metric fails here rather than
+ * silencing an alert or blanking a panel.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
-class AlertRulesTest {
+class ShippedMonitoringTest {
     static final Path RULES =
             Path.of("..", "docker", "prometheus").toAbsolutePath().normalize();
+    static final Path DASHBOARD = Path.of("..", "docker", "grafana", "relaybox-dashboard.json")
+            .toAbsolutePath()
+            .normalize();
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
     static final Api API = new Api(APP);
@@ -55,10 +62,11 @@ class AlertRulesTest {
     }
 
     @Test
-    void everyRelayboxMetricTheRulesNameIsOneARunningRelayboxExports() throws IOException {
+    void everyRelayboxMetricTheRulesAndTheDashboardNameIsOneARunningRelayboxExports() throws IOException {
         Set<String> named = new TreeSet<>();
         try (Stream<Path> files = Files.list(RULES)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".yml")).toList()) {
+            for (Path file : Stream.concat(files.filter(f -> f.toString().endsWith(".yml")), Stream.of(DASHBOARD))
+                    .toList()) {
                 Matcher metric = Pattern.compile("relaybox_[a-z_]+").matcher(Files.readString(file));
                 while (metric.find()) {
                     named.add(metric.group());
@@ -66,9 +74,14 @@ class AlertRulesTest {
             }
         }
         named.removeAll(AFTER_AN_OUTAGE);
-        assertThat(named).contains("relaybox_dead_letters_total", "relaybox_endpoint_circuit_open");
+        assertThat(named)
+                .contains(
+                        "relaybox_dead_letters_total",
+                        "relaybox_endpoint_circuit_open",
+                        "relaybox_delivery_attempt_seconds_bucket",
+                        "relaybox_inbox_requests_total");
 
-        // An endpoint and a dead letter, for the series that appear with them.
+        // An endpoint, a dead letter and a partner's webhook, for the series that appear with them.
         RECEIVER.script("/gone", TestReceiver.Reply.of(410));
         assertThat(API.admin(
                                 "POST",
@@ -79,6 +92,8 @@ class AlertRulesTest {
         assertThat(API.enqueue("order.paid", "order", "1", Map.of("orderId", "1"))
                         .status())
                 .isEqualTo(202);
+        assertThat(API.shopWebhook("evt-monitoring", "order.created", "1").status())
+                .isEqualTo(200);
 
         await().atMost(Duration.ofSeconds(60))
                 .untilAsserted(() -> assertThat(exported()).containsAll(named));
@@ -93,6 +108,33 @@ class AlertRulesTest {
         String output = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(promtool.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(promtool.exitValue()).as(output).isZero();
+    }
+
+    @Test
+    void everyDashboardExpressionIsValidPromQl(@TempDir Path scratch) throws Exception {
+        JsonNode dashboard = new ObjectMapper().readTree(DASHBOARD.toFile());
+        StringBuilder rules = new StringBuilder("groups:\n  - name: dashboard\n    rules:\n");
+        int expressions = 0;
+        for (JsonNode panel : dashboard.path("panels")) {
+            assertThat(panel.path("targets")).as(panel.path("title").asText()).isNotEmpty();
+            for (JsonNode target : panel.path("targets")) {
+                rules.append("      - record: dashboard:expression_")
+                        .append(++expressions)
+                        .append("\n        expr: ")
+                        .append(new ObjectMapper()
+                                .writeValueAsString(target.path("expr").asText()))
+                        .append('\n');
+            }
+        }
+        // A recording rule per expression: promtool parses each as Prometheus would.
+        Path file = Files.writeString(scratch.resolve("dashboard-expressions.yml"), rules);
+        Process promtool = new ProcessBuilder(promtool().toString(), "check", "rules", file.toString())
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(promtool.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(promtool.exitValue()).as(output).isZero();
+        assertThat(output).contains(expressions + " rules found");
     }
 
     /** The metric names on the admin port's /metrics. */
