@@ -439,6 +439,14 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                             EndpointTags.of(ctx.endpointId(), ctx.tenant())
                                     .and("result", DeliveryPhase.DELIVERED.label()))
                     .increment();
+            // How late the webhook was: from the producer's commit to the receiver's 2xx, retries and replays included.
+            Timer.builder("relaybox.delivery.latency")
+                    .description("from an event's enqueue to its endpoint's 2xx, by endpoint")
+                    .tags(EndpointTags.of(ctx.endpointId(), ctx.tenant()))
+                    .publishPercentileHistogram()
+                    .maximumExpectedValue(Duration.ofHours(1))
+                    .register(metrics)
+                    .record(Duration.between(ctx.enqueuedAt(), Instant.now()));
             return finishesOutbox && dao.markProcessed(ctx.outboxId());
         } else if (result.outcome() == Outcome.GONE) {
             h.attach(EndpointStore.class)

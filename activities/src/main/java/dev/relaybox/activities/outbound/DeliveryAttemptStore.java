@@ -36,6 +36,7 @@ public interface DeliveryAttemptStore {
             UUID deliveryId,
             UUID outboxId,
             DeliveryStatus status,
+            Instant enqueuedAt,
             String payload,
             UUID endpointId,
             String endpointName,
@@ -148,7 +149,7 @@ public interface DeliveryAttemptStore {
 
     /** What an attempt sends, and where, of the deliveries its query selects as {@code d}. */
     String ATTEMPT_CONTEXT = """
-            SELECT d.id AS delivery_id, d.outbox_id, d.status,
+            SELECT d.id AS delivery_id, d.outbox_id, d.status, o.created_at AS enqueued_at,
                    -- The body sent: the Standard Webhooks envelope unless the endpoint asks for the raw payload.
                    -- A forwarded partner event also says whose event it is.
                    CASE WHEN e.payload_format = 'raw' THEN coalesce(d.edited_payload, o.payload)::text

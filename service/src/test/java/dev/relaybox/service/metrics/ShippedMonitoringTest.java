@@ -79,16 +79,26 @@ class ShippedMonitoringTest {
                         "relaybox_dead_letters_total",
                         "relaybox_endpoint_circuit_open",
                         "relaybox_delivery_attempt_seconds_bucket",
+                        "relaybox_delivery_latency_seconds_bucket",
                         "relaybox_inbox_requests_total");
 
-        // An endpoint, a dead letter and a partner's webhook, for the series that appear with them.
+        // Endpoints, a delivery, a dead letter and a partner's webhook, for the series that appear with them.
         RECEIVER.script("/gone", TestReceiver.Reply.of(410));
-        assertThat(API.admin(
-                                "POST",
-                                "/admin/endpoints",
-                                Map.of("name", "gone", "url", RECEIVER.url("/gone"), "eventTypes", List.of("*")))
-                        .status())
-                .isEqualTo(201);
+        RECEIVER.script("/ok", TestReceiver.Reply.of(200));
+        for (String path : List.of("/gone", "/ok")) {
+            assertThat(API.admin(
+                                    "POST",
+                                    "/admin/endpoints",
+                                    Map.of(
+                                            "name",
+                                            path.substring(1),
+                                            "url",
+                                            RECEIVER.url(path),
+                                            "eventTypes",
+                                            List.of("*")))
+                            .status())
+                    .isEqualTo(201);
+        }
         assertThat(API.enqueue("order.paid", "order", "1", Map.of("orderId", "1"))
                         .status())
                 .isEqualTo(202);
