@@ -111,10 +111,7 @@ public final class OpenApiDocument {
                     item == null ? null : item.readOperationsMap().get(PathItem.HttpMethod.valueOf(route.httpMethod()));
             if (operation != null) {
                 describeSecurityAndErrors(operation, rolesAllowed(route.javaMethod()));
-                describeTextQueries(operation);
-                if (operation.getParameters() != null) {
-                    operation.getParameters().forEach(parameter -> anchorPatterns(parameter.getSchema()));
-                }
+                describeParameters(operation);
             }
         }
         if (openApi.getComponents() != null && openApi.getComponents().getSchemas() != null) {
@@ -205,10 +202,10 @@ public final class OpenApiDocument {
     }
 
     /**
-     * A text query parameter holds no NUL character ({@link StorableQueries} refuses one), and an {@code aggregate}
-     * filter is written {@code type:id} (empty, it filters nothing).
+     * A text query parameter holds no NUL character ({@link StorableQueries} refuses one), an {@code aggregate}
+     * filter is written {@code type:id} (empty, it filters nothing), and every pattern matches the whole value.
      */
-    private static void describeTextQueries(Operation operation) {
+    private static void describeParameters(Operation operation) {
         if (operation.getParameters() == null) {
             return;
         }
@@ -220,6 +217,7 @@ public final class OpenApiDocument {
             if ("query".equals(parameter.getIn()) && text && schema.getPattern() == null && schema.getEnum() == null) {
                 schema.setPattern(parameter.getName().equals("aggregate") ? AGGREGATE : WITHOUT_NUL);
             }
+            anchorPatterns(schema);
         }
     }
 

@@ -18,30 +18,28 @@ public final class StrictParamConverters implements ParamConverterProvider {
         if (rawType == boolean.class || rawType == Boolean.class) {
             return (ParamConverter<T>) BOOLEAN;
         }
-        if (rawType != Instant.class) {
-            return null;
-        }
-        return (ParamConverter<T>) new ParamConverter<Instant>() {
-            @Override
-            public Instant fromString(String value) {
-                if (value == null) {
-                    return null;
-                }
-                try {
-                    return Instant.parse(value);
-                } catch (DateTimeParseException e) {
-                    throw ApiException.badRequest(
-                            "invalid_time",
-                            "\"" + value + "\" is not an ISO-8601 instant such as 2026-11-30T09:00:00Z");
-                }
-            }
-
-            @Override
-            public String toString(Instant value) {
-                return value.toString();
-            }
-        };
+        return rawType == Instant.class ? (ParamConverter<T>) INSTANT : null;
     }
+
+    private static final ParamConverter<Instant> INSTANT = new ParamConverter<>() {
+        @Override
+        public Instant fromString(String value) {
+            if (value == null) {
+                return null;
+            }
+            try {
+                return Instant.parse(value);
+            } catch (DateTimeParseException e) {
+                throw ApiException.badRequest(
+                        "invalid_time", "\"" + value + "\" is not an ISO-8601 instant such as 2026-11-30T09:00:00Z");
+            }
+        }
+
+        @Override
+        public String toString(Instant value) {
+            return value.toString();
+        }
+    };
 
     private static final ParamConverter<Boolean> BOOLEAN = new ParamConverter<>() {
         @Override

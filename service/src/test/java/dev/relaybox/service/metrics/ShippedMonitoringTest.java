@@ -7,11 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api;
+import dev.relaybox.service.InstalledTool;
 import dev.relaybox.service.RelayboxConfiguration;
 import dev.relaybox.service.TestApp;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
-import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,8 +31,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -111,13 +110,7 @@ class ShippedMonitoringTest {
 
     @Test
     void eachAlertFiresAndStaysQuietAsItsTestSays() throws Exception {
-        Process promtool = new ProcessBuilder(promtool().toString(), "test", "rules", "relaybox-alerts-test.yml")
-                .directory(RULES.toFile())
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(promtool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(promtool.exitValue()).as(output).isZero();
+        promtool(RULES, "test", "rules", "relaybox-alerts-test.yml");
     }
 
     @Test
@@ -138,13 +131,7 @@ class ShippedMonitoringTest {
         }
         // A recording rule per expression: promtool parses each as Prometheus would.
         Path file = Files.writeString(scratch.resolve("dashboard-expressions.yml"), rules);
-        Process promtool = new ProcessBuilder(promtool().toString(), "check", "rules", file.toString())
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(promtool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(promtool.exitValue()).as(output).isZero();
-        assertThat(output).contains(expressions + " rules found");
+        assertThat(promtool(scratch, "check", "rules", file.toString())).contains(expressions + " rules found");
     }
 
     /** The metric names on the admin port's /metrics. */
@@ -162,20 +149,19 @@ class ShippedMonitoringTest {
         return names;
     }
 
-    /** {@code promtool} from Debian's prometheus package, which {@code .ci/run} installs. */
-    private static Path promtool() {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-                .filter(directory -> !directory.isBlank())
-                .map(directory -> Path.of(directory, "promtool"))
-                .filter(Files::isExecutable)
-                .findFirst()
-                .orElseGet(() -> {
-                    String why = "promtool was not found (Debian's prometheus package; .ci/run installs it)";
-                    if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                        Assertions.fail(why);
-                    }
-                    Assumptions.abort("skipping the alert rules' test: " + why);
-                    throw new AssertionError(why);
-                });
+    /** Runs {@code promtool} (Debian's prometheus package) in {@code directory}; what it printed, once it succeeded. */
+    private static String promtool(Path directory, String... arguments) throws Exception {
+        List<String> command =
+                new ArrayList<>(List.of(InstalledTool.require(null, "promtool", "Debian's prometheus package")
+                        .toString()));
+        command.addAll(List.of(arguments));
+        Process promtool = new ProcessBuilder(command)
+                .directory(directory.toFile())
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(promtool.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(promtool.exitValue()).as(output).isZero();
+        return output;
     }
 }
