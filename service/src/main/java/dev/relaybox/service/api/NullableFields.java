@@ -22,7 +22,7 @@ import java.util.Set;
  * of a reference type (a Java object, which Jackson writes as {@code null} when it is) is nullable unless the contract
  * requires it ({@code @NotNull}, {@code @NotBlank}, {@code @NotEmpty}, or required in the schema); a primitive never
  * is. A nullable value takes {@code "null"} among its types; a nullable reference becomes {@code anyOf} the
- * referenced schema and {@code null}. A {@code @NotBlank} text says what that means
+ * referenced schema and {@code null}, unless that schema admits any value. A {@code @NotBlank} text says what that means
  * ({@link OpenApiDocument#NOT_BLANK}).
  */
 final class NullableFields implements ModelConverter {
@@ -35,9 +35,7 @@ final class NullableFields implements ModelConverter {
         }
         Schema<?> definition = resolved.getProperties() != null
                 ? resolved
-                : resolved.get$ref() == null
-                        ? null
-                        : context.getDefinedModels().get(resolved.get$ref().replaceFirst("^#/components/schemas/", ""));
+                : resolved.get$ref() == null ? null : context.getDefinedModels().get(schemaName(resolved.get$ref()));
         if (definition == null || definition.getProperties() == null) {
             return resolved;
         }
@@ -53,7 +51,7 @@ final class NullableFields implements ModelConverter {
                     && !component.getType().isPrimitive()
                     && !required.contains(component.getName())
                     && !requiredByValidation(component.getAccessor())) {
-                definition.getProperties().put(component.getName(), nullable(property));
+                definition.getProperties().put(component.getName(), nullable(property, context));
             }
         }
         return resolved;
@@ -65,8 +63,11 @@ final class NullableFields implements ModelConverter {
                 || accessor.isAnnotationPresent(NotEmpty.class);
     }
 
-    private static Schema<?> nullable(Schema<?> property) {
-        if (property.get$ref() != null) {
+    private static Schema<?> nullable(Schema<?> property, ModelConverterContext context) {
+        // A reference to a schema of any value (a JsonNode's) takes null already, or beside the types its field
+        // narrows it to; wrapping it in anyOf makes generators emit a type named AnyOf that they never define.
+        if (property.get$ref() != null
+                && !admitsAnything(context.getDefinedModels().get(schemaName(property.get$ref())))) {
             return new Schema<>().anyOf(List.of(property, new Schema<>().types(Set.of("null"))));
         }
         Set<String> types = new LinkedHashSet<>();
@@ -80,6 +81,20 @@ final class NullableFields implements ModelConverter {
             property.setTypes(types);
         }
         return property;
+    }
+
+    private static String schemaName(String ref) {
+        return ref.replaceFirst("^#/components/schemas/", "");
+    }
+
+    private static boolean admitsAnything(Schema<?> schema) {
+        return schema != null
+                && schema.getType() == null
+                && schema.getTypes() == null
+                && schema.getProperties() == null
+                && schema.getAnyOf() == null
+                && schema.getOneOf() == null
+                && schema.getAllOf() == null;
     }
 
     private static Class<?> rawClass(Type type) {

@@ -16,7 +16,9 @@ import dev.relaybox.workflows.outbound.DeliveryStatus;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -81,6 +83,18 @@ public final class PortalResource {
 
     public record Me(Map<String, String> tenant, Map<String, String> theme) {}
 
+    /** What {@code POST …/test} answers: the test event's outbox row. */
+    public record TestEvent(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
+            UUID outboxId) {}
+
+    /** What {@code POST …/resend} answers. */
+    public record Resending(
+            @Schema(requiredMode = Schema.RequiredMode.REQUIRED, allowableValues = "resending")
+            String status) {
+        static final Resending NOW = new Resending("resending");
+    }
+
     @GET
     @Path("/me")
     @Operation(operationId = "portalMe", summary = "The tenant this link opens, and its portal theme")
@@ -112,7 +126,14 @@ public final class PortalResource {
 
     @POST
     @Path("/endpoints")
-    @Operation(operationId = "portalCreateEndpoint", summary = "Add an endpoint; the answer shows its secret, once")
+    @Operation(
+            operationId = "portalCreateEndpoint",
+            summary = "Add an endpoint; the answer shows its secret, once",
+            responses =
+                    @ApiResponse(
+                            responseCode = "201",
+                            description = "created; the only answer that shows the secret",
+                            content = @Content(schema = @Schema(implementation = EndpointView.class))))
     public Response createEndpoint(
             @Parameter(hidden = true) @Auth Caller caller, @NotNull @Valid PortalNewEndpoint request) {
         int existing = jdbi.withExtension(EndpointStore.class, store -> store.countOfTenant(caller.tenant()));
@@ -144,13 +165,20 @@ public final class PortalResource {
 
     @POST
     @Path("/endpoints/{id}/test")
-    @Operation(operationId = "portalTestEndpoint", summary = "Send a relaybox.test event to this endpoint only")
+    @Operation(
+            operationId = "portalTestEndpoint",
+            summary = "Send a relaybox.test event to this endpoint only",
+            responses =
+                    @ApiResponse(
+                            responseCode = "202",
+                            description = "the test event is in the outbox",
+                            content = @Content(schema = @Schema(implementation = TestEvent.class))))
     public Response test(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id) {
         EndpointView endpoint = endpoints.get(id, caller.tenant());
         used.take(caller.tenant(), "test events", quotas.testsPerMinute());
         UUID outboxId =
                 jdbi.withExtension(OutboxStore.class, store -> store.enqueueTest(id, endpoint.name(), caller.tenant()));
-        return Response.accepted(Map.of("outboxId", outboxId)).build();
+        return Response.accepted(new TestEvent(outboxId)).build();
     }
 
     @POST
@@ -212,10 +240,17 @@ public final class PortalResource {
 
     @POST
     @Path("/deliveries/{id}/resend")
-    @Operation(operationId = "portalResendDelivery", summary = "Send a delivered or dead-lettered delivery again")
+    @Operation(
+            operationId = "portalResendDelivery",
+            summary = "Send a delivered or dead-lettered delivery again",
+            responses =
+                    @ApiResponse(
+                            responseCode = "202",
+                            description = "the delivery is due again",
+                            content = @Content(schema = @Schema(implementation = Resending.class))))
     public Response resend(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id) {
         used.take(caller.tenant(), "resends", quotas.resendsPerMinute());
         deliveries.resend(caller.tenant(), id, caller.getName());
-        return Response.accepted(Map.of("status", "resending")).build();
+        return Response.accepted(Resending.NOW).build();
     }
 }

@@ -72,7 +72,10 @@ public final class TenantsResource {
             operationId = "createTenant",
             summary = "Add a tenant: one of your customers, with its own endpoints and events",
             responses = {
-                @ApiResponse(responseCode = "201", description = "created"),
+                @ApiResponse(
+                        responseCode = "201",
+                        description = "created",
+                        content = @Content(schema = @Schema(implementation = TenantView.class))),
                 @ApiResponse(responseCode = "409", ref = OpenApiDocument.ERROR_REF),
                 @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
             })
@@ -184,7 +187,10 @@ public final class TenantsResource {
             operationId = "createPortalAccess",
             summary = "A short-lived link to the portal of this one tenant, to embed in your settings page or open",
             responses = {
-                @ApiResponse(responseCode = "201", description = "the link"),
+                @ApiResponse(
+                        responseCode = "201",
+                        description = "the link",
+                        content = @Content(schema = @Schema(implementation = PortalAccess.class))),
                 @ApiResponse(responseCode = "404", ref = OpenApiDocument.ERROR_REF),
                 @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
             })

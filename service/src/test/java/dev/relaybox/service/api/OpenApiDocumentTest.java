@@ -117,6 +117,28 @@ class OpenApiDocumentTest {
     }
 
     @Test
+    void everySuccessfulJsonAnswerHasATypeAGeneratorCanName() {
+        for (Map.Entry<String, PathItem> path : document.getPaths().entrySet()) {
+            for (Map.Entry<PathItem.HttpMethod, Operation> operation :
+                    path.getValue().readOperationsMap().entrySet()) {
+                operation.getValue().getResponses().forEach((status, response) -> {
+                    if (!status.startsWith("2") || status.equals("204")) {
+                        return;
+                    }
+                    assertThat(response.getContent())
+                            .as("%s %s says what it answers with %s", operation.getKey(), path.getKey(), status)
+                            .isNotEmpty();
+                    if (response.getContent().containsKey("application/json")) {
+                        assertThat(response.getContent().get("application/json").getSchema())
+                                .as("%s %s answers %s with a schema", operation.getKey(), path.getKey(), status)
+                                .isNotNull();
+                    }
+                });
+            }
+        }
+    }
+
+    @Test
     void eachListsStatusFilterNamesExactlyTheStatusesItsRowsHave() {
         Map<String, List<String>> vocabularies = Map.of(
                 "/admin/deliveries", ListParams.vocabulary(DeliveryStatus.class),
