@@ -41,7 +41,7 @@ public final class EventSchemas {
                 if (keyword.startsWith("x-")) {
                     return new AnnotationKeyword(keyword);
                 }
-                throw new IllegalArgumentException("\"" + keyword + "\" is not a JSON Schema draft 2020-12 keyword"
+                throw new UnknownKeyword("\"" + keyword + "\" is not a JSON Schema draft 2020-12 keyword"
                         + " (an extension of your own is named x-...)");
             })
             .build();
@@ -141,13 +141,24 @@ public final class EventSchemas {
         return new Violation(error.getInstanceLocation().toString(), error.getMessage());
     }
 
+    /** Refuses a keyword by name; the validator wraps it, so {@link #why} looks for it among the causes. */
+    private static final class UnknownKeyword extends IllegalArgumentException {
+        UnknownKeyword(String reason) {
+            super(reason);
+        }
+    }
+
     private static String why(RuntimeException e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof UnknownKeyword unknown) {
+                return unknown.getMessage();
+            }
             if (cause instanceof FileNotFoundException missing) {
                 return "$ref " + missing.getMessage() + " is not in the schema; a schema must be self-contained "
                         + "(Relaybox fetches no remote reference): put shared parts under $defs";
             }
         }
-        return e.getMessage();
+        // The validator's own messages may start with the class of what it caught: a reason is for people.
+        return String.valueOf(e.getMessage()).replaceAll("(?:[a-z][\\w$]*\\.)+[A-Z][\\w$]*: ", "");
     }
 }

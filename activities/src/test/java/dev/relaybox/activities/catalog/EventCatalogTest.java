@@ -182,6 +182,7 @@ class EventCatalogTest {
                 .isInstanceOfSatisfying(InvalidEventTypeException.class, e -> {
                     assertThat(e.error()).isEqualTo(error);
                     assertThat(e.getMessage()).contains(reasonPart);
+                    assertThat(e.getMessage()).as("a reason for people").doesNotContain("java.", "Exception");
                 });
     }
 
