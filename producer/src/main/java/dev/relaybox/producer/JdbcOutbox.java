@@ -58,9 +58,10 @@ public final class JdbcOutbox {
     }
 
     private static UUID insert(Connection connection, OutboxEvent event) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(
-                event.tenant() == null ? OutboxTable.INSERT : OutboxTable.INSERT_FOR_TENANT)) {
+        try (PreparedStatement insert = connection.prepareStatement(OutboxTable.INSERT_ALL)) {
             bindEvent(insert, event);
+            insert.setString(5, event.tenant());
+            insert.setString(6, event.traceparent());
             try (ResultSet row = insert.executeQuery()) {
                 row.next();
                 return row.getObject(1, UUID.class);
@@ -79,8 +80,12 @@ public final class JdbcOutbox {
         try (PreparedStatement insert = connection.prepareStatement(
                 tenant ? OutboxTable.INSERT_IDEMPOTENT_FOR_TENANT : OutboxTable.INSERT_IDEMPOTENT)) {
             int next = bindEvent(insert, event);
-            insert.setString(next, key);
-            insert.setString(next + 1, requestHash);
+            if (tenant) {
+                insert.setString(next++, event.tenant());
+            }
+            insert.setString(next++, event.traceparent());
+            insert.setString(next++, key);
+            insert.setString(next, requestHash);
             try (ResultSet row = insert.executeQuery()) {
                 if (row.next()) {
                     return new IdempotentEnqueue(row.getObject(1, UUID.class), true, false);
@@ -101,16 +106,12 @@ public final class JdbcOutbox {
         }
     }
 
-    /** Binds the event's columns from the first parameter on; returns the next parameter's index. */
+    /** Binds the columns every insert has, as parameters 1 to 4; returns the next parameter's index. */
     private static int bindEvent(PreparedStatement statement, OutboxEvent event) throws SQLException {
         statement.setString(1, event.aggregateType());
         statement.setString(2, event.aggregateId());
         statement.setString(3, event.eventType());
         statement.setString(4, event.payloadJson());
-        if (event.tenant() == null) {
-            return 5;
-        }
-        statement.setString(5, event.tenant());
-        return 6;
+        return 5;
     }
 }

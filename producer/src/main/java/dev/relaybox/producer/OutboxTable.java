@@ -15,6 +15,8 @@ public final class OutboxTable {
     public static final String PAYLOAD = "payload";
     /** Optional: the key of the tenant whose endpoints alone receive the event (a row of {@code tenants}). */
     public static final String TENANT = "tenant";
+    /** Optional: the W3C {@code traceparent} of the producer's span, which the deliveries' spans continue. */
+    public static final String TRACEPARENT = "traceparent";
 
     /**
      * The insert to run inside the producer's transaction. Parameters in order: aggregate type, aggregate id,
@@ -31,21 +33,28 @@ public final class OutboxTable {
             VALUES (?, ?, ?, CAST(? AS jsonb), ?)
             RETURNING id""";
 
-    /** {@link #INSERT} with an idempotency key and request hash as its fifth and sixth parameters. */
-    static final String INSERT_IDEMPOTENT = """
-            INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, idempotency_key, request_hash)
+    /** Every column a producer may write, as {@link JdbcOutbox} binds them: {@link #INSERT}'s, tenant, traceparent. */
+    static final String INSERT_ALL = """
+            INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, tenant, traceparent)
             VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?)
+            RETURNING id""";
+
+    /** {@link #INSERT} with the traceparent, an idempotency key and a request hash as fifth to seventh parameters. */
+    static final String INSERT_IDEMPOTENT = """
+            INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, traceparent,
+                                       idempotency_key, request_hash)
+            VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?, ?)
             ON CONFLICT (idempotency_key) DO NOTHING
             RETURNING id""";
 
     static final String FIND_BY_IDEMPOTENCY_KEY =
             "SELECT id, request_hash FROM outbox_events WHERE idempotency_key = ?";
 
-    /** A tenant's keys are its own: {@link #INSERT_FOR_TENANT} with the key and request hash as sixth and seventh. */
+    /** A tenant's keys are its own: {@link #INSERT_ALL} with the key and request hash as seventh and eighth. */
     static final String INSERT_IDEMPOTENT_FOR_TENANT = """
-            INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, tenant,
+            INSERT INTO outbox_events (aggregate_type, aggregate_id, event_type, payload, tenant, traceparent,
                                        tenant_idempotency_key, request_hash)
-            VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?, ?)
+            VALUES (?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?)
             ON CONFLICT (tenant, tenant_idempotency_key) DO NOTHING
             RETURNING id""";
 

@@ -38,6 +38,7 @@ import dev.relaybox.service.temporal.EmbeddedEngineRecycler;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import dev.relaybox.service.temporal.WorkerHealthCheck;
+import dev.relaybox.service.tracing.Tracing;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
@@ -91,6 +92,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
     @Override
     public void run(RelayboxConfiguration config, Environment environment) {
         StrictTypes.apply(environment.getObjectMapper());
+        Tracing.install(System.getenv()).ifPresent(environment.lifecycle()::manage);
         useEmbeddedCredentials(config);
         Map<String, StateMachine> machines = StartupChecks.stateMachines(config);
         Roles roles = StartupChecks.roles(config);

@@ -12,8 +12,8 @@ import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.FirstAttempt;
 import dev.relaybox.workflows.outbound.SettledAttempt;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.opentelemetry.api.trace.Span;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.failure.ApplicationFailure;
@@ -353,15 +353,24 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 controls.awaitTurn(deliveryId);
             }
             Instant now = Instant.now();
-            WebhookSender.Sent sent = (ctx.tenant() == null ? sender : tenantSender)
-                    .send(
-                            ctx.url(),
-                            ctx.outboxId().toString(),
-                            ctx.payload().getBytes(StandardCharsets.UTF_8),
-                            WebhookSigner.signingSecrets(
-                                    ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
-                            now,
-                            requestHeaders(ctx));
+            Span span = DeliverySpans.attempt(ctx, attempt);
+            WebhookSender.Sent sent;
+            try {
+                sent = (ctx.tenant() == null ? sender : tenantSender)
+                        .send(
+                                ctx.url(),
+                                ctx.outboxId().toString(),
+                                ctx.payload().getBytes(StandardCharsets.UTF_8),
+                                WebhookSigner.signingSecrets(
+                                        ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
+                                now,
+                                DeliverySpans.headers(requestHeaders(ctx), span));
+            } catch (RuntimeException e) {
+                span.recordException(e);
+                span.end();
+                throw e;
+            }
+            DeliverySpans.answered(span, sent.result());
             boolean outboxFinished = record(ctx, attempt, startedAt, sent, finishesOutbox);
             Timer.builder("relaybox.delivery.attempt")
                     .description("HTTP attempts to deliver webhooks, by endpoint and outcome")
@@ -487,19 +496,22 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                             reason,
                             lastError,
                             ctx.attempts())
-                    .map(deadLetter -> new Recorded(deadLetter, EndpointTags.of(ctx.endpointId(), ctx.tenant())));
+                    .map(deadLetter -> new Recorded(deadLetter, ctx));
         });
         created.ifPresent(recorded -> {
+            DeliveryStore.DeadLetterContext ctx = recorded.delivery();
             metrics.counter(
                             "relaybox.deliveries.finished",
-                            recorded.endpoint().and("result", DeliveryPhase.DEAD_LETTERED.label()))
+                            EndpointTags.of(ctx.endpointId(), ctx.tenant())
+                                    .and("result", DeliveryPhase.DEAD_LETTERED.label()))
                     .increment();
+            DeliverySpans.deadLettered(ctx, deliveryId, reason);
             deadLetters.announce(recorded.deadLetter());
         });
     }
 
-    /** A dead letter this call created, with the tags of its endpoint's metric. */
-    private record Recorded(DeadLetters.DeadLetter deadLetter, Tags endpoint) {}
+    /** A dead letter this call created, and what it says of its delivery. */
+    private record Recorded(DeadLetters.DeadLetter deadLetter, DeliveryStore.DeadLetterContext delivery) {}
 
     @Override
     public void finish(UUID outboxId) {

@@ -51,7 +51,8 @@ public interface DeliveryAttemptStore {
             String sourcePartner,
             String sourceEventId,
             @Sealed String headers,
-            boolean edited) {}
+            boolean edited,
+            String traceparent) {}
 
     /**
      * Subscribes the row to the endpoints enabled now, once: a row re-run later (replay, reconciler) keeps
@@ -169,7 +170,8 @@ public interface DeliveryAttemptStore {
                    -- Corrected by an operator: this delivery's own payload, or the event's before any delivery had it.
                    d.edited_payload IS NOT NULL
                        OR EXISTS (SELECT 1 FROM payload_edits pe WHERE pe.row_id = o.id AND pe.delivery_id IS NULL)
-                       AS edited
+                       AS edited,
+                   o.traceparent
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id

@@ -29,7 +29,14 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
 
     record DeadLetterContext(
-            UUID endpointId, String tenant, String endpointName, String url, String eventType, int attempts) {}
+            UUID endpointId,
+            String tenant,
+            String endpointName,
+            String url,
+            String eventType,
+            int attempts,
+            UUID outboxId,
+            String traceparent) {}
 
     /** A delivery as operators list it. */
     record Listed(
@@ -77,7 +84,8 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
             String tenant) {}
 
     @SqlQuery("""
-            SELECT e.id AS endpoint_id, e.tenant, e.name AS endpoint_name, e.url, o.event_type, d.attempts
+            SELECT e.id AS endpoint_id, e.tenant, e.name AS endpoint_name, e.url, o.event_type, d.attempts,
+                   o.id AS outbox_id, o.traceparent
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.relaybox.activities.Traces;
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.PublishCheck;
 import dev.relaybox.activities.outbound.OutboxStore;
@@ -19,6 +20,10 @@ import dev.relaybox.service.api.JsonBodyReader;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.api.StrictTypes;
 import dev.relaybox.service.auth.Caller;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -169,8 +174,35 @@ public final class OutboxResource {
                             schema = @Schema(minLength = 1, maxLength = 200))
                     @HeaderParam("Idempotency-Key")
                     String idempotencyKey,
+            @Parameter(
+                            description = "the W3C trace context of the producer's span: the event's deliveries "
+                                    + "continue its trace, and each receiver gets its attempt's traceparent",
+                            schema = @Schema(maxLength = 55))
+                    @HeaderParam(Traces.TRACEPARENT)
+                    String traceparent,
             @NotNull(message = "is required: a JSON object") @Valid EventRequest request) {
-        OutboxEvent event = event(request);
+        Span span = Traces.tracer()
+                .spanBuilder("POST /outbox")
+                .setParent(Traces.parent(traceparent))
+                .setSpanKind(SpanKind.SERVER)
+                .setAttribute("relaybox.event_type", request.eventType())
+                .startSpan();
+        try (Scope current = span.makeCurrent()) {
+            Response answer = enqueue(idempotencyKey, request, event(request).inTrace(Traces.traceparent(span)));
+            span.setAttribute("http.response.status_code", answer.getStatus());
+            if (answer.getEntity() instanceof Accepted accepted) {
+                span.setAttribute("relaybox.outbox_id", accepted.id().toString());
+            }
+            return answer;
+        } catch (RuntimeException e) {
+            span.setStatus(StatusCode.ERROR, e.getMessage());
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    private Response enqueue(String idempotencyKey, EventRequest request, OutboxEvent event) {
         boolean deprecated = published(request);
         if (idempotencyKey == null) {
             UUID id = storing(() -> outbox.enqueue(event));

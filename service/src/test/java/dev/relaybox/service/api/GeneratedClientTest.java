@@ -100,8 +100,8 @@ class GeneratedClientTest {
                 .as("shown once")
                 .isNull();
 
-        Accepted shipped = producer.enqueueEvent(event("order.shipped", "42"), "order-42-shipped");
-        assertThat(producer.enqueueEvent(event("order.shipped", "42"), "order-42-shipped")
+        Accepted shipped = producer.enqueueEvent(event("order.shipped", "42"), "order-42-shipped", null);
+        assertThat(producer.enqueueEvent(event("order.shipped", "42"), "order-42-shipped", null)
                         .getId())
                 .as("the same idempotency key answers the same event")
                 .isEqualTo(shipped.getId());
@@ -116,7 +116,7 @@ class GeneratedClientTest {
         assertThat(request.json().path("data").path("orderId").asInt()).isEqualTo(42);
 
         RECEIVER.script("/hooks", TestReceiver.Reply.of(503));
-        Accepted failing = producer.enqueueEvent(event("order.shipped", "43"), "order-43-shipped");
+        Accepted failing = producer.enqueueEvent(event("order.shipped", "43"), "order-43-shipped", null);
         DeadLetter deadLetter = await().atMost(Duration.ofSeconds(60))
                 .until(
                         () -> admin
@@ -146,7 +146,7 @@ class GeneratedClientTest {
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> admin.getDelivery(delivery.getId()).getDelivery().getStatus(), "DELIVERED"::equals);
 
-        assertThatThrownBy(() -> producer.enqueueEvent(event("Order Shipped!", "44"), null))
+        assertThatThrownBy(() -> producer.enqueueEvent(event("Order Shipped!", "44"), null, null))
                 .isInstanceOfSatisfying(ApiException.class, refused -> {
                     assertThat(refused.getCode()).isEqualTo(400);
                     assertThat(refused.getResponseBody()).contains("\"error\"", "\"reason\"");
