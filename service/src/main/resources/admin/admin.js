@@ -103,6 +103,13 @@ function deadLetterNotes(container, deadLetters, reference) {
   });
 }
 
+// The OpenTelemetry trace the event belongs to: search for it in the tracing backend.
+function traceNote(li, traceId) {
+  if (traceId) {
+    li.appendChild(element("div", "note", "trace " + traceId));
+  }
+}
+
 function inboundStep(e, story) {
   const li = element("li", "step inbound" + (e.matched ? " matched" : ""));
   li.dataset.id = e.id;
@@ -110,6 +117,7 @@ function inboundStep(e, story) {
       " (" + e.partnerEventId + ")");
   li.appendChild(line);
   li.appendChild(element("div", "note", "decision: " + e.summary));
+  traceNote(li, e.traceId);
   link(li, "Temporal", e.temporalUrl);
   deadLetterNotes(li, story.deadLetters, e.id);
   payloadEditNotes(li, story, e.id);
@@ -121,6 +129,7 @@ function outboundStep(o, story) {
   li.dataset.id = o.id;
   li.appendChild(element("div", "line", when(o.createdAt) + "  → " + o.eventType + " (webhook-id " + o.id + ")"));
   li.appendChild(element("div", "note", o.summary));
+  traceNote(li, o.traceId);
   link(li, "Temporal", o.temporalUrl);
   payloadEditNotes(li, story, o.id);
   o.deliveries.forEach((d) => {

@@ -15,6 +15,7 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.jdbi.v3.core.Jdbi;
@@ -97,6 +98,14 @@ public final class Api {
     }
 
     /** {@code POST /outbox} as a producer. */
+    /** Registers an endpoint as an operator does, for these event types; its id. */
+    public String endpoint(String name, String url, String eventTypes) {
+        Answer created =
+                admin("POST", "/admin/endpoints", Map.of("name", name, "url", url, "eventTypes", List.of(eventTypes)));
+        assertThat(created.status()).as("endpoint %s: %s", name, created.body()).isEqualTo(201);
+        return created.text("id");
+    }
+
     public Answer enqueue(String eventType, String aggregateType, String aggregateId, Object payload) {
         return producer(
                 "POST",

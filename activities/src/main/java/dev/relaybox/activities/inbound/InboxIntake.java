@@ -27,7 +27,8 @@ public interface InboxIntake extends SqlObject {
             String aggregateType,
             String aggregateId,
             String payloadJson,
-            byte[] bodySha256) {
+            byte[] bodySha256,
+            String traceparent) {
 
         /** An event whose body is {@code payloadJson} itself, as fixtures and internal callers store it. */
         public ReceivedEvent(
@@ -44,7 +45,8 @@ public interface InboxIntake extends SqlObject {
                     aggregateType,
                     aggregateId,
                     payloadJson,
-                    sha256(payloadJson.getBytes(StandardCharsets.UTF_8)));
+                    sha256(payloadJson.getBytes(StandardCharsets.UTF_8)),
+                    null);
         }
 
         public static byte[] sha256(byte[] body) {
@@ -96,9 +98,10 @@ public interface InboxIntake extends SqlObject {
         Optional<UUID> inserted = getHandle()
                 .createQuery("""
                         INSERT INTO webhook_inbox (partner_name, partner_event_id, event_type, aggregate_type,
-                                                   aggregate_id, payload, body_sha256, signature_verified)
+                                                   aggregate_id, payload, body_sha256, signature_verified,
+                                                   traceparent)
                         VALUES (:partner, :eventId, :eventType, :aggregateType, :aggregateId, CAST(:payload AS jsonb),
-                                :bodySha256, true)
+                                :bodySha256, true, :traceparent)
                         ON CONFLICT (partner_name, partner_event_id) DO NOTHING
                         RETURNING id""")
                 .bind("partner", event.partner())
@@ -108,6 +111,7 @@ public interface InboxIntake extends SqlObject {
                 .bind("aggregateId", event.aggregateId())
                 .bind("payload", event.payloadJson())
                 .bind("bodySha256", event.bodySha256())
+                .bind("traceparent", event.traceparent())
                 .mapTo(UUID.class)
                 .findOne();
         if (inserted.isPresent()) {

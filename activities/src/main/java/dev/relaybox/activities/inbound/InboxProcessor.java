@@ -2,6 +2,7 @@ package dev.relaybox.activities.inbound;
 
 import static dev.relaybox.activities.statemachine.StateMachine.NONE;
 
+import dev.relaybox.activities.Traces;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxStore.Entity;
 import dev.relaybox.activities.inbound.InboxStore.InboxRow;
@@ -14,6 +15,7 @@ import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
+import io.opentelemetry.api.trace.Span;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -51,7 +53,21 @@ final class InboxProcessor {
         if (row.finished()) {
             return new Result(recorded(store, row), Optional.empty());
         }
-        int attempts = store.countAttempt(inboxId).orElseThrow();
+        Span span = InboundSpans.decision(row);
+        try {
+            Result result = decideAndRecord(handle, store, row, Traces.traceparent(span));
+            InboundSpans.decided(span, result.outcome());
+            return result;
+        } catch (RuntimeException e) {
+            span.recordException(e);
+            span.end();
+            throw e;
+        }
+    }
+
+    /** {@code traceparent}: the decision's span, which the events it emits continue. */
+    private Result decideAndRecord(Handle handle, InboxStore store, InboxRow row, String traceparent) {
+        int attempts = store.countAttempt(row.id()).orElseThrow();
         Optional<Entity> entity = row.aggregate() != null ? store.entity(row.aggregate()) : Optional.empty();
         String state = entity.map(Entity::state).orElse(NONE);
         List<String> routed = routedEndpoints(row);
@@ -62,8 +78,8 @@ final class InboxProcessor {
         return switch (decision.outcome()) {
             case APPLIED ->
                 forwardsOnly(decision)
-                        ? forward(handle, store, row, state, routed, decision, attempts)
-                        : apply(handle, store, row, entity, decision, routed, attempts);
+                        ? forward(handle, store, row, state, routed, decision, attempts, traceparent)
+                        : apply(handle, store, row, entity, decision, routed, attempts, traceparent);
             case DEFERRED -> {
                 guarded(store.markDeferred(row.id(), decision.reason(), settings), row);
                 yield result(Outcome.DEFERRED, decision.reason(), decision.waitingFor(), state, attempts, List.of());
@@ -155,16 +171,17 @@ final class InboxProcessor {
             String state,
             List<String> routed,
             Decision decision,
-            int attempts) {
+            int attempts,
+            String traceparent) {
         guarded(store.markProcessed(row.id(), Outcome.APPLIED, null), row);
-        enqueueForwarded(handle, row, routed);
+        enqueueForwarded(handle, row, routed, traceparent);
         store.markReleased(row.aggregate());
         return result(
                 Outcome.APPLIED, decision.reason(), null, state, attempts, store.deferredWorkflowIds(row.aggregate()));
     }
 
     /** The partner's event as received, to the routed endpoints only, once per inbox row. */
-    private static void enqueueForwarded(Handle handle, InboxRow row, List<String> routed) {
+    private static void enqueueForwarded(Handle handle, InboxRow row, List<String> routed, String traceparent) {
         handle.attach(OutboxStore.class)
                 .enqueueForwarded(new OutboxStore.Forwarded(
                         forwardedId(row.id()),
@@ -173,7 +190,8 @@ final class InboxProcessor {
                         row.eventType(),
                         row.aggregate(),
                         row.payload(),
-                        routed));
+                        routed,
+                        traceparent));
     }
 
     /** The outbox id (receivers' {@code webhook-id}) of an inbox row's forwarding: the same on every decision run. */
@@ -188,7 +206,8 @@ final class InboxProcessor {
             Optional<Entity> entity,
             Decision decision,
             List<String> routed,
-            int attempts) {
+            int attempts,
+            String traceparent) {
         AggregateKey aggregate = row.aggregate();
         // Both are guarded although the aggregate lock makes them certain: a writer that skips the lock fails loudly.
         boolean moved = entity.isEmpty()
@@ -199,10 +218,13 @@ final class InboxProcessor {
         }
         guarded(store.markProcessed(row.id(), Outcome.APPLIED, null), row);
         if (decision.emit() != null) {
-            Outbox.enqueue(handle, new OutboxEvent(decision.emit(), aggregate.type(), aggregate.id(), row.payload()));
+            Outbox.enqueue(
+                    handle,
+                    new OutboxEvent(decision.emit(), aggregate.type(), aggregate.id(), row.payload())
+                            .inTrace(traceparent));
         }
         if (!routed.isEmpty()) {
-            enqueueForwarded(handle, row, routed);
+            enqueueForwarded(handle, row, routed, traceparent);
         }
         store.markReleased(aggregate);
         return result(

@@ -38,7 +38,8 @@ public interface InboxStore extends SqlObject {
             InboxState status,
             Outcome outcome,
             int attempts,
-            String lastError) {
+            String lastError,
+            String traceparent) {
 
         public boolean finished() {
             return status.finished();
@@ -56,7 +57,7 @@ public interface InboxStore extends SqlObject {
 
     @SqlQuery("""
             SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, payload::text AS payload,
-                   status, outcome, attempts, last_error
+                   status, outcome, attempts, last_error, traceparent
               FROM webhook_inbox WHERE id = :id""")
     @RegisterConstructorMapper(InboxRow.class)
     Optional<InboxRow> find(@Bind("id") UUID inboxId);
@@ -64,7 +65,7 @@ public interface InboxStore extends SqlObject {
     /** Re-reads the row and holds it until commit, so two runs for the same row take turns. */
     @SqlQuery("""
             SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, payload::text AS payload,
-                   status, outcome, attempts, last_error
+                   status, outcome, attempts, last_error, traceparent
               FROM webhook_inbox WHERE id = :id FOR UPDATE""")
     @RegisterConstructorMapper(InboxRow.class)
     Optional<InboxRow> lock(@Bind("id") UUID inboxId);

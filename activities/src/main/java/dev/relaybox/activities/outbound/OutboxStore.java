@@ -274,7 +274,8 @@ public interface OutboxStore extends OutboxReplays {
             String eventType,
             AggregateKey aggregate,
             String payloadJson,
-            List<String> endpoints) {}
+            List<String> endpoints,
+            String traceparent) {}
 
     /**
      * Enqueues the forwarded event on the caller's transaction, once per id: a decision run again finds the row and
@@ -284,9 +285,9 @@ public interface OutboxStore extends OutboxReplays {
         return getHandle()
                         .createUpdate("""
                         INSERT INTO outbox_events (id, aggregate_type, aggregate_id, event_type, payload, source_partner,
-                                                   source_event_id, target_endpoints)
+                                                   source_event_id, target_endpoints, traceparent)
                         VALUES (:id, :aggregateType, :aggregateId, :eventType, CAST(:payload AS jsonb), :partner,
-                                :partnerEventId, :endpoints)
+                                :partnerEventId, :endpoints, :traceparent)
                         ON CONFLICT (id) DO NOTHING""")
                         .bind("id", event.id())
                         .bind("aggregateType", event.aggregate().type())
@@ -296,6 +297,7 @@ public interface OutboxStore extends OutboxReplays {
                         .bind("partner", event.partner())
                         .bind("partnerEventId", event.partnerEventId())
                         .bindArray("endpoints", String.class, event.endpoints())
+                        .bind("traceparent", event.traceparent())
                         .execute()
                 == 1;
     }

@@ -76,6 +76,7 @@ public final class AdminStoryResource {
             Instant receivedAt,
             Instant processedAt,
             String temporalUrl,
+            String traceId,
             boolean matched) {}
 
     public record OutboxStep(
@@ -87,6 +88,7 @@ public final class AdminStoryResource {
             Instant dispatchedAt,
             Instant processedAt,
             String temporalUrl,
+            String traceId,
             boolean matched,
             List<DeliveryStep> deliveries) {}
 
@@ -231,6 +233,7 @@ public final class AdminStoryResource {
                         row.receivedAt(),
                         row.processedAt(),
                         links.workflow(InboxEventWorkflow.workflowId(row.partnerName(), row.partnerEventId())),
+                        row.traceId(),
                         match.matched().contains(row.id())))
                 .toList();
         List<OutboxStep> outbox = lone ? List.of() : outbox(queries, match);
@@ -322,6 +325,7 @@ public final class AdminStoryResource {
                         row.dispatchedAt(),
                         row.processedAt(),
                         links.workflow(OutboxDeliveryWorkflow.workflowId(row.id())),
+                        row.traceId(),
                         match.matched().contains(row.id()),
                         perOutbox.getOrDefault(row.id(), List.of())))
                 .toList();

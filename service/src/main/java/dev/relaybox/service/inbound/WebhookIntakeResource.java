@@ -2,6 +2,7 @@ package dev.relaybox.service.inbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.Traces;
 import dev.relaybox.activities.inbound.InboxIntake;
 import dev.relaybox.activities.inbound.SignatureVerifier;
 import dev.relaybox.activities.inbound.Verification;
@@ -9,6 +10,9 @@ import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.JsonBodyReader;
 import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.PartnerFactory.FieldLocation;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -90,6 +94,29 @@ public final class WebhookIntakeResource {
             @Context HttpHeaders headers,
             InputStream body)
             throws IOException {
+        // The partner's traceparent, when it sends one, is the parent; the row keeps this span's context for the
+        // decisions that follow.
+        Span span = Traces.tracer()
+                .spanBuilder("POST /webhooks/" + partnerName)
+                .setParent(Traces.parent(headers.getHeaderString(Traces.TRACEPARENT)))
+                .setSpanKind(SpanKind.SERVER)
+                .setAttribute("relaybox.partner", partnerName)
+                .startSpan();
+        try {
+            Receipt receipt = receive(partnerName, headers, body, Traces.traceparent(span));
+            span.setAttribute("relaybox.receipt", receipt.status());
+            span.setAttribute("relaybox.inbox_id", String.valueOf(receipt.id()));
+            return receipt;
+        } catch (ApiException e) {
+            span.setStatus(StatusCode.ERROR, e.getMessage());
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    private Receipt receive(String partnerName, HttpHeaders headers, InputStream body, String traceparent)
+            throws IOException {
         PartnerFactory partner = partners.get(partnerName);
         if (partner == null) {
             throw refuse("unknown", 404, "unknown_partner", "no partner named \"" + partnerName + "\" is configured");
@@ -139,7 +166,8 @@ public final class WebhookIntakeResource {
                     partner.getAggregateType(),
                     aggregateId,
                     stored.text(),
-                    InboxIntake.ReceivedEvent.sha256(raw, fromHeaders(partner, eventType, aggregateId))));
+                    InboxIntake.ReceivedEvent.sha256(raw, fromHeaders(partner, eventType, aggregateId)),
+                    traceparent));
         } catch (StatementException e) {
             throw JsonBodyReader.refusedData(e)
                     .map(refused -> {

@@ -131,12 +131,7 @@ class DeadLetterOperationsTest {
     }
 
     private static void endpoint(String name, String path, String eventTypes) {
-        assertThat(API.admin(
-                                "POST",
-                                "/admin/endpoints",
-                                Map.of("name", name, "url", RECEIVER.url(path), "eventTypes", List.of(eventTypes)))
-                        .status())
-                .isEqualTo(201);
+        API.endpoint(name, RECEIVER.url(path), eventTypes);
     }
 
     private static String post(String eventType, String aggregateId) {

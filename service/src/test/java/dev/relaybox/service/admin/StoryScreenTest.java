@@ -141,13 +141,8 @@ class StoryScreenTest {
                 .doesNotContain("next attempt", "dead-lettered");
     }
 
-    private String endpoint(String name, String path, String eventTypes) {
-        Api.Answer created = API.admin(
-                "POST",
-                "/admin/endpoints",
-                Map.of("name", name, "url", RECEIVER.url(path), "eventTypes", List.of(eventTypes)));
-        assertThat(created.status()).isEqualTo(201);
-        return created.text("id");
+    private static String endpoint(String name, String path, String eventTypes) {
+        return API.endpoint(name, RECEIVER.url(path), eventTypes);
     }
 
     /** Until the story's first outbound step (the API the page reads) has come to this. */

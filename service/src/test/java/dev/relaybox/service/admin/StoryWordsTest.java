@@ -91,6 +91,7 @@ class StoryWordsTest {
                 null,
                 2,
                 NOW.minusSeconds(5),
-                status.equals("PROCESSED") ? NOW : null);
+                status.equals("PROCESSED") ? NOW : null,
+                null);
     }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.RelayboxConfiguration;
+import dev.relaybox.service.ShopWebhooks;
 import dev.relaybox.service.TestApp;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
@@ -23,9 +24,10 @@ import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,10 +38,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * One trace from the producer's request to the receiver: the producer's span (its {@code traceparent} on
  * {@code POST /outbox}) is the parent of Relaybox's span for the request, whose context is stored with the row; each
  * attempt of the delivery workflow is its child, and the receiver gets the attempt's {@code traceparent}. A dead
- * letter is a span with its reason in the same trace. Spans are read from the SDK's in-memory exporter.
+ * letter is a span with its reason in the same trace. Inbound, a partner's request leads to each decision on its
+ * event (a deferral marked) and on to the deliveries of the events the decision emits. Spans are read from the SDK's
+ * in-memory exporter.
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
-class DeliveryTraceTest {
+class TraceTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
             TestApp.freePort(),
@@ -58,7 +62,8 @@ class DeliveryTraceTest {
                         .build())
                 .build();
         GlobalOpenTelemetry.set(sdk);
-        endpoint("traced", "/traced", "order.*");
+        endpoint("traced", "/traced", "order.shipped");
+        endpoint("emitted", "/emitted", "order.payment_confirmed");
         endpoint("broken", "/broken", "invoice.*");
         RECEIVER.script("/broken", TestReceiver.Reply.of(503));
     }
@@ -107,6 +112,13 @@ class DeliveryTraceTest {
         assertThat(receiverParent[2])
                 .as("the receiver's parent span is the attempt")
                 .isEqualTo(attempt.getSpanId());
+        assertThat(API.adminGet("/admin/story?q=" + outboxId)
+                        .path("outbox")
+                        .path(0)
+                        .path("traceId")
+                        .asText())
+                .as("the story names the trace")
+                .isEqualTo(producerTrace);
     }
 
     @Test
@@ -148,13 +160,75 @@ class DeliveryTraceTest {
         });
     }
 
+    @Test
+    void aPartnersTraceLeadsThroughEachDecisionOnItsEventToTheDeliveriesOfWhatItEmits() {
+        String partnerTrace = hex(16);
+        String order = "T-" + hex(4);
+
+        // Paid before created: deferred first, applied when order.created releases it; then it emits.
+        assertThat(partnerSends("evt-paid-" + order, "order.paid", order, "00-" + partnerTrace + "-" + hex(8) + "-01"))
+                .isEqualTo(200);
+        SpanData deferred = span("inbound order.paid", partnerTrace);
+        assertThat(deferred.getEvents()).singleElement().satisfies(event -> {
+            assertThat(event.getName()).isEqualTo("deferred");
+            assertThat(event.getAttributes().get(AttributeKey.stringKey("reason")))
+                    .contains("order.created");
+        });
+        assertThat(partnerSends("evt-created-" + order, "order.created", order, null))
+                .isEqualTo(200);
+
+        TestReceiver.Received received = await().atMost(Duration.ofSeconds(30))
+                .until(() -> RECEIVER.received("/emitted"), got -> !got.isEmpty())
+                .get(0);
+        String[] receiverParent = received.header("traceparent").split("-");
+        assertThat(receiverParent[1])
+                .as("the receiver's trace is the partner's")
+                .isEqualTo(partnerTrace);
+
+        SpanData intake = span("POST /webhooks/shop", partnerTrace);
+        assertThat(intake.getKind()).isEqualTo(SpanKind.SERVER);
+        List<SpanData> decisions = SPANS.getFinishedSpanItems().stream()
+                .filter(span ->
+                        span.getTraceId().equals(partnerTrace) && span.getName().equals("inbound order.paid"))
+                .toList();
+        assertThat(decisions)
+                .extracting(span -> span.getAttributes().get(AttributeKey.stringKey("relaybox.outcome")))
+                .as("a decision span for each run: deferred, then applied on its release")
+                .contains("deferred", "applied");
+        assertThat(decisions)
+                .allSatisfy(span -> assertThat(span.getParentSpanId()).isEqualTo(intake.getSpanId()));
+        SpanData applied = decisions.stream()
+                .filter(span -> "applied".equals(span.getAttributes().get(AttributeKey.stringKey("relaybox.outcome"))))
+                .findFirst()
+                .orElseThrow();
+        SpanData attempt = span("webhook emitted", partnerTrace);
+        assertThat(attempt.getParentSpanId()).as("the emitted event's delivery").isEqualTo(applied.getSpanId());
+        assertThat(receiverParent[2]).isEqualTo(attempt.getSpanId());
+        List<String> storyTraces = new ArrayList<>();
+        API.adminGet("/admin/story?q=evt-paid-" + order)
+                .path("inbox")
+                .forEach(step -> storyTraces.add(step.path("traceId").asText()));
+        assertThat(storyTraces)
+                .as("the story names each partner request's trace")
+                .contains(partnerTrace);
+    }
+
+    /** A webhook from the example partner "shop", signed, with the partner's own span as traceparent if any. */
+    private static int partnerSends(String eventId, String type, String order, String traceparent) {
+        String body = "{\"type\": \"" + type + "\", \"data\": {\"orderId\": \"" + order + "\"}}";
+        long timestamp = Instant.now().getEpochSecond();
+        try (Response response = API.request("/webhooks/shop", null)
+                .header("webhook-id", eventId)
+                .header("webhook-timestamp", Long.toString(timestamp))
+                .header("webhook-signature", ShopWebhooks.signature(eventId, timestamp, body))
+                .header("traceparent", traceparent)
+                .post(Entity.entity(body, MediaType.APPLICATION_JSON))) {
+            return response.getStatus();
+        }
+    }
+
     private static void endpoint(String name, String path, String eventTypes) {
-        assertThat(API.admin(
-                                "POST",
-                                "/admin/endpoints",
-                                Map.of("name", name, "url", RECEIVER.url(path), "eventTypes", List.of(eventTypes)))
-                        .status())
-                .isEqualTo(201);
+        API.endpoint(name, RECEIVER.url(path), eventTypes);
     }
 
     /** Posts an event as a producer whose own span is {@code traceparent} (none when null); returns its id. */
