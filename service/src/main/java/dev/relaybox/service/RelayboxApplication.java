@@ -143,7 +143,7 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
             DeliveryActivitiesImpl deliveryActivities =
                     new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry(), endpointControls);
             InboxActivitiesImpl inboxActivities = new InboxActivitiesImpl(
-                    jdbi, machines, config.inboundRoutes(), config.getInbox().build(), deadLetters);
+                    jdbi, machines, config.inboundRoutes(), config.getInbox().build(), deadLetters, metrics.registry());
             // Applied again to the workers of each fresh worker factory when the embedded engine is recycled.
             RelayboxWorkers relayboxWorkers =
                     new RelayboxWorkers(deliveryActivities, endpointControls, inboxActivities);

@@ -6,6 +6,8 @@ import dev.relaybox.activities.store.DatabaseFailures;
 import dev.relaybox.workflows.inbound.InboxActivities;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxPlan;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Instant;
 import java.util.Map;
@@ -27,20 +29,24 @@ public final class InboxActivitiesImpl implements InboxActivities {
     /** {@code machines} is keyed by aggregate type; an event for a type without one is quarantined. */
     public InboxActivitiesImpl(
             Jdbi jdbi, Map<String, StateMachine> machines, InboxSettings settings, DeadLetters deadLetters) {
-        this(jdbi, machines, InboundRoutes.none(), settings, deadLetters);
+        this(jdbi, machines, InboundRoutes.none(), settings, deadLetters, new SimpleMeterRegistry());
     }
 
-    /** As above, and events the {@code routes} match are forwarded to their endpoints through the outbox. */
+    /**
+     * As above, and events the {@code routes} match are forwarded to their endpoints through the outbox; how late
+     * each applied event was is recorded in {@code metrics}.
+     */
     public InboxActivitiesImpl(
             Jdbi jdbi,
             Map<String, StateMachine> machines,
             InboundRoutes routes,
             InboxSettings settings,
-            DeadLetters deadLetters) {
+            DeadLetters deadLetters,
+            MeterRegistry metrics) {
         this.jdbi = jdbi;
         this.settings = settings;
         this.deadLetters = deadLetters;
-        this.processor = new InboxProcessor(machines, routes, deadLetters, settings);
+        this.processor = new InboxProcessor(machines, routes, deadLetters, settings, metrics);
     }
 
     @Override

@@ -15,9 +15,13 @@ import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.opentelemetry.api.trace.Span;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,13 +37,19 @@ final class InboxProcessor {
     private final InboundRoutes routes;
     private final DeadLetters deadLetters;
     private final InboxSettings settings;
+    private final MeterRegistry metrics;
 
     InboxProcessor(
-            Map<String, StateMachine> machines, InboundRoutes routes, DeadLetters deadLetters, InboxSettings settings) {
+            Map<String, StateMachine> machines,
+            InboundRoutes routes,
+            DeadLetters deadLetters,
+            InboxSettings settings,
+            MeterRegistry metrics) {
         this.machines = Map.copyOf(machines);
         this.routes = routes;
         this.deadLetters = deadLetters;
         this.settings = settings;
+        this.metrics = metrics;
     }
 
     Result process(Handle handle, UUID inboxId) {
@@ -57,6 +67,16 @@ final class InboxProcessor {
         try {
             Result result = decideAndRecord(handle, store, row, Traces.traceparent(span));
             InboundSpans.decided(span, result.outcome());
+            if (result.outcome().outcome() == Outcome.APPLIED) {
+                // How late the partner's event took effect: from its receipt to its applying or forwarding.
+                Timer.builder("relaybox.inbound.latency")
+                        .description("from an inbound webhook's receipt to its applying or forwarding, by partner")
+                        .tag("partner", row.partnerName())
+                        .publishPercentileHistogram()
+                        .maximumExpectedValue(Duration.ofHours(1))
+                        .register(metrics)
+                        .record(Duration.between(row.receivedAt(), Instant.now()));
+            }
             return result;
         } catch (RuntimeException e) {
             span.recordException(e);

@@ -39,6 +39,7 @@ public interface InboxStore extends SqlObject {
             Outcome outcome,
             int attempts,
             String lastError,
+            Instant receivedAt,
             String traceparent) {
 
         public boolean finished() {
@@ -57,7 +58,7 @@ public interface InboxStore extends SqlObject {
 
     @SqlQuery("""
             SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, payload::text AS payload,
-                   status, outcome, attempts, last_error, traceparent
+                   status, outcome, attempts, last_error, received_at, traceparent
               FROM webhook_inbox WHERE id = :id""")
     @RegisterConstructorMapper(InboxRow.class)
     Optional<InboxRow> find(@Bind("id") UUID inboxId);
@@ -65,7 +66,7 @@ public interface InboxStore extends SqlObject {
     /** Re-reads the row and holds it until commit, so two runs for the same row take turns. */
     @SqlQuery("""
             SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, payload::text AS payload,
-                   status, outcome, attempts, last_error, traceparent
+                   status, outcome, attempts, last_error, received_at, traceparent
               FROM webhook_inbox WHERE id = :id FOR UPDATE""")
     @RegisterConstructorMapper(InboxRow.class)
     Optional<InboxRow> lock(@Bind("id") UUID inboxId);

@@ -70,7 +70,12 @@ class InboundRoutesTest {
                 new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls);
         // The repository type has no state machine; the order type has the design's.
         InboxActivitiesImpl inbox = new InboxActivitiesImpl(
-                jdbi, InboxFixtures.orderMachines(), routes, InboxSettings.defaults(), DeadLetters.loggingOnly());
+                jdbi,
+                InboxFixtures.orderMachines(),
+                routes,
+                InboxSettings.defaults(),
+                DeadLetters.loggingOnly(),
+                metrics);
         env = TestEngine.start(QUEUE, new RelayboxWorkers(delivery, controls, inbox));
         client = env.getWorkflowClient();
         endpoint("handler", "/handler", List.of("nothing.subscribed"));
