@@ -127,6 +127,7 @@ final class EnginePass {
             run(ctx, stamp, "crash-drill", CrashDrillScenario.TITLE, () -> new CrashDrillScenario(ctx).run());
             run(ctx, stamp, "workers", WorkersScenario.TITLE, () -> new WorkersScenario(ctx).run());
             run(ctx, stamp, "roles", SplitRolesScenario.TITLE, () -> new SplitRolesScenario(ctx).run());
+            run(ctx, stamp, "tracing", TracingScenario.TITLE, () -> new TracingScenario(ctx).run());
             ctx.probe().ifPresent(p -> {
                 report.fact(
                         "Embedded Temporal server",

@@ -24,7 +24,8 @@ final class Options {
             "aging",
             "crash-drill",
             "workers",
-            "roles");
+            "roles",
+            "tracing");
     static final List<String> ENGINES = List.of("dev-server", "in-process", Engine.POSTGRES_SERVER);
     /** Run without --only: all but the long ones, which are asked for by name. */
     static final List<String> DEFAULT_SCENARIOS =
@@ -89,6 +90,7 @@ final class Options {
                                     TEMPORAL_EMBEDDED_RECYCLE_AFTER=0 to see it without recycling) and crash-drill
                                     (kill -9 of Relaybox from --jar mid-flight, restart on the same data directory)
                                     and workers (outbound with one worker process, then with a second from --jar)
+                                    and tracing (outbound deliveries/s with tracing off and on, alternating)
                                     and roles (outbound with all roles in one process, then api,dispatcher and a
                                     worker from --jar as separate processes)
               --engines LIST        embedded engines to run the scenarios on, each in turn: dev-server (the Temporal

@@ -68,14 +68,7 @@ final class InboxProcessor {
             Result result = decideAndRecord(handle, store, row, Traces.traceparent(span));
             InboundSpans.decided(span, result.outcome());
             if (result.outcome().outcome() == Outcome.APPLIED) {
-                // How late the partner's event took effect: from its receipt to its applying or forwarding.
-                Timer.builder("relaybox.inbound.latency")
-                        .description("from an inbound webhook's receipt to its applying or forwarding, by partner")
-                        .tag("partner", row.partnerName())
-                        .publishPercentileHistogram()
-                        .maximumExpectedValue(Duration.ofHours(1))
-                        .register(metrics)
-                        .record(Duration.between(row.receivedAt(), Instant.now()));
+                recordLateness(row);
             }
             return result;
         } catch (RuntimeException e) {
@@ -83,6 +76,17 @@ final class InboxProcessor {
             span.end();
             throw e;
         }
+    }
+
+    /** How late the partner's event took effect: from its receipt to its applying or forwarding. */
+    private void recordLateness(InboxRow row) {
+        Timer.builder("relaybox.inbound.latency")
+                .description("from an inbound webhook's receipt to its applying or forwarding, by partner")
+                .tag("partner", row.partnerName())
+                .publishPercentileHistogram()
+                .maximumExpectedValue(Duration.ofHours(1))
+                .register(metrics)
+                .record(Duration.between(row.receivedAt(), Instant.now()));
     }
 
     /** {@code traceparent}: the decision's span, which the events it emits continue. */
