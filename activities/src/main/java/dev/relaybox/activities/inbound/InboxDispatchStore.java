@@ -33,14 +33,16 @@ public interface InboxDispatchStore extends SqlObject {
             AggregateKey aggregate,
             String workflowId,
             Instant deferredSince,
-            boolean replayed) {}
+            boolean replayed,
+            String traceId) {}
 
     /** What a start needs of a row; a row with a dead letter was quarantined and replayed. */
     String DISPATCHABLE = """
             SELECT id, partner_name, partner_event_id, event_type, aggregate_type, aggregate_id, workflow_id,
                    deferred_since,
                    EXISTS (SELECT 1 FROM dead_letters d WHERE d.source = 'INBOX' AND d.reference = webhook_inbox.id)
-                       AS replayed
+                       AS replayed,
+                   """ + Columns.TRACE_ID + """
               FROM webhook_inbox
             """;
 
@@ -131,6 +133,7 @@ public interface InboxDispatchStore extends SqlObject {
                 AggregateKey.ofNullable(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
                 InboxEventWorkflow.workflowIdOf(rs.getString("workflow_id"), partner, partnerEventId),
                 Columns.instant(rs, "deferred_since"),
-                rs.getBoolean("replayed"));
+                rs.getBoolean("replayed"),
+                rs.getString("trace_id"));
     }
 }

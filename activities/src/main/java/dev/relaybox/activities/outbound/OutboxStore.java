@@ -1,6 +1,7 @@
 package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.Columns;
 import dev.relaybox.producer.IdempotentEnqueue;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -28,7 +29,7 @@ import org.jdbi.v3.sqlobject.transaction.Transaction;
 public interface OutboxStore extends OutboxReplays {
 
     /** {@code tenant}: whose event it is, empty for the operator's own. */
-    record Event(UUID id, String eventType, AggregateKey aggregate, String tenant) {}
+    record Event(UUID id, String eventType, AggregateKey aggregate, String tenant, String traceId) {}
 
     /**
      * A row the dispatcher or reconciler claimed; {@code payloadBytes} is 0 when it was not measured. {@code forwarded}:
@@ -43,7 +44,8 @@ public interface OutboxStore extends OutboxReplays {
             long payloadBytes,
             boolean forwarded,
             boolean planned,
-            String tenant) {}
+            String tenant,
+            String traceId) {}
 
     /** Rows deleted by one retention batch, per table. */
     record Purged(int outboxEvents, int deliveries, int deliveryAttempts) {
@@ -65,14 +67,16 @@ public interface OutboxStore extends OutboxReplays {
     default Optional<Event> event(UUID outboxId) {
         return getHandle()
                 .createQuery("""
-                        SELECT id, event_type, aggregate_type, aggregate_id, coalesce(tenant, '') AS tenant
+                        SELECT id, event_type, aggregate_type, aggregate_id, coalesce(tenant, '') AS tenant,
+                               """ + Columns.TRACE_ID + """
                           FROM outbox_events WHERE id = :id""")
                 .bind("id", outboxId)
                 .map((rs, ctx) -> new Event(
                         rs.getObject("id", UUID.class),
                         rs.getString("event_type"),
                         aggregate(rs),
-                        rs.getString("tenant")))
+                        rs.getString("tenant"),
+                        rs.getString("trace_id")))
                 .findOne();
     }
 
@@ -109,7 +113,7 @@ public interface OutboxStore extends OutboxReplays {
                         SELECT o.id, o.event_type, o.aggregate_type, o.aggregate_id,
                                octet_length(o.payload::text) AS payload_bytes, o.source_partner IS NOT NULL AS forwarded,
                                EXISTS (SELECT 1 FROM deliveries d WHERE d.outbox_id = o.id) AS planned,
-                               coalesce(o.tenant, '') AS tenant
+                               coalesce(o.tenant, '') AS tenant, """ + Columns.TRACE_ID + """
                           FROM outbox_events o JOIN fair f ON f.id = o.id
                          WHERE o.dispatched_at IS NULL
                          ORDER BY f.turn, f.created_at
@@ -167,7 +171,8 @@ public interface OutboxStore extends OutboxReplays {
         return getHandle()
                 .createQuery("""
                         SELECT id, event_type, aggregate_type, aggregate_id, 0 AS payload_bytes,
-                               source_partner IS NOT NULL AS forwarded, true AS planned, coalesce(tenant, '') AS tenant
+                               source_partner IS NOT NULL AS forwarded, true AS planned, coalesce(tenant, '') AS tenant,
+                               """ + Columns.TRACE_ID + """
                           FROM outbox_events o
                          WHERE status = :dispatched AND dispatched_at < :before
                            -- Every delivery finished but the row not (or none planned yet), or one whose next attempt
@@ -256,7 +261,8 @@ public interface OutboxStore extends OutboxReplays {
                 rs.getLong("payload_bytes"),
                 rs.getBoolean("forwarded"),
                 rs.getBoolean("planned"),
-                rs.getString("tenant"));
+                rs.getString("tenant"),
+                rs.getString("trace_id"));
     }
 
     static AggregateKey aggregate(ResultSet rs) throws SQLException {

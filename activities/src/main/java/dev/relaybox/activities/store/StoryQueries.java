@@ -16,8 +16,6 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
  * because a story is all of them side by side; it only reads, so each family's store still owns every write.
  */
 public interface StoryQueries {
-    /** The trace id in a row's W3C traceparent ({@code 00-<trace id>-<span id>-<flags>}), null without one. */
-    String TRACE_ID = "nullif(split_part(traceparent, '-', 2), '') AS trace_id";
 
     /** A row that names an aggregate (or, for an inbound event without one, only itself). */
     record Found(UUID id, String aggregateType, String aggregateId) {
@@ -136,7 +134,7 @@ public interface StoryQueries {
     @SqlQuery("""
             SELECT * FROM (
                 SELECT id, partner_name, partner_event_id, event_type, status, outcome, defer_reason,
-                       last_error, attempts, received_at, processed_at, """ + TRACE_ID + """
+                       last_error, attempts, received_at, processed_at, """ + Columns.TRACE_ID + """
                   FROM webhook_inbox
                  WHERE aggregate_type = :type AND aggregate_id = :id
                  ORDER BY received_at DESC LIMIT :limit) latest
@@ -146,7 +144,7 @@ public interface StoryQueries {
 
     @SqlQuery("""
             SELECT id, partner_name, partner_event_id, event_type, status, outcome, defer_reason,
-                   last_error, attempts, received_at, processed_at, """ + TRACE_ID + """
+                   last_error, attempts, received_at, processed_at, """ + Columns.TRACE_ID + """
               FROM webhook_inbox WHERE id = :id""")
     @RegisterConstructorMapper(InboxRow.class)
     List<InboxRow> inboxAlone(@Bind("id") UUID id);
@@ -154,7 +152,7 @@ public interface StoryQueries {
     /** The aggregate's latest {@code limit} outbound events, oldest first. */
     @SqlQuery("""
             SELECT * FROM (
-                SELECT id, event_type, status, created_at, dispatched_at, processed_at, """ + TRACE_ID + """
+                SELECT id, event_type, status, created_at, dispatched_at, processed_at, """ + Columns.TRACE_ID + """
                   FROM outbox_events
                  WHERE aggregate_type = :type AND aggregate_id = :id
                  ORDER BY created_at DESC LIMIT :limit) latest

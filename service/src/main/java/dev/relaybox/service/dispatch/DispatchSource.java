@@ -47,6 +47,11 @@ public interface DispatchSource {
         static String storyLine(UUID id) {
             return "its story on the admin page: /admin/story?q=" + id;
         }
+
+        /** A line naming the OpenTelemetry trace the row belongs to; none when it belongs to none. */
+        static String traceLine(String traceId) {
+            return traceId == null ? "" : "trace " + traceId + "\n";
+        }
     }
 
     String name();

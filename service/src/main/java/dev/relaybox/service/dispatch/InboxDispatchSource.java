@@ -128,7 +128,7 @@ public final class InboxDispatchSource implements DispatchSource {
                 "apply " + (eventType == null ? "an event without a type" : eventType) + " from " + event.partner()
                         + (aggregate == null ? "" : " to " + aggregate),
                 "inbox event " + event.id() + " from " + event.partner() + ", event id " + event.partnerEventId() + "\n"
-                        + Row.storyLine(event.id()),
+                        + Row.traceLine(event.traceId()) + Row.storyLine(event.id()),
                 null,
                 event.replayed(),
                 plan);

@@ -117,7 +117,14 @@ public final class OutboxDispatchSource implements DispatchSource {
         return handle.attach(OutboxStore.class)
                 .event(id)
                 .map(event -> row(new OutboxStore.Claimed(
-                        event.id(), event.eventType(), event.aggregate(), 0, false, true, event.tenant())));
+                        event.id(),
+                        event.eventType(),
+                        event.aggregate(),
+                        0,
+                        false,
+                        true,
+                        event.tenant(),
+                        event.traceId())));
     }
 
     @Override
@@ -168,7 +175,8 @@ public final class OutboxDispatchSource implements DispatchSource {
                 null,
                 claimed.tenant(),
                 "deliver " + claimed.eventType() + " for " + aggregate + " to its subscribers",
-                "outbox event " + claimed.id() + " (the webhook-id receivers see)\n" + Row.storyLine(claimed.id()),
+                "outbox event " + claimed.id() + " (the webhook-id receivers see)\n" + Row.traceLine(claimed.traceId())
+                        + Row.storyLine(claimed.id()),
                 unstartable,
                 claimed.planned(),
                 plan);

@@ -20,6 +20,9 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -45,8 +48,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class TraceTest {
     static final TestReceiver RECEIVER = new TestReceiver();
+    static final int ENGINE_PORT = TestApp.freePort();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
+            ENGINE_PORT,
             ConfigOverride.config("delivery.retryDelays", "1s"),
             ConfigOverride.config("delivery.jitter", "0"));
     static final Api API = new Api(APP);
@@ -119,6 +123,9 @@ class TraceTest {
                         .asText())
                 .as("the story names the trace")
                 .isEqualTo(producerTrace);
+        assertThat(staticDetails("outbox-" + outboxId))
+                .as("the workflow's details in the Temporal UI name it too")
+                .contains("trace " + producerTrace);
     }
 
     @Test
@@ -211,6 +218,20 @@ class TraceTest {
         assertThat(storyTraces)
                 .as("the story names each partner request's trace")
                 .contains(partnerTrace);
+    }
+
+    private static String staticDetails(String workflowId) {
+        WorkflowServiceStubs engine = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+                .setTarget("127.0.0.1:" + ENGINE_PORT)
+                .build());
+        try {
+            return WorkflowClient.newInstance(engine)
+                    .newUntypedWorkflowStub(workflowId)
+                    .describe()
+                    .getStaticDetails();
+        } finally {
+            engine.shutdownNow();
+        }
     }
 
     /** A webhook from the example partner "shop", signed, with the partner's own span as traceparent if any. */
