@@ -36,6 +36,7 @@ import dev.relaybox.service.dispatch.WorkflowStarter;
 import dev.relaybox.service.inbound.EntitiesResource;
 import dev.relaybox.service.inbound.WebhookIntakeResource;
 import dev.relaybox.service.metrics.RelayMetrics;
+import dev.relaybox.service.outbound.Endpoints;
 import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
 import dev.relaybox.service.temporal.TemporalRuntime;
@@ -88,12 +89,12 @@ final class ApiResources {
                         config.getOutbox().getAggregateTypes(),
                         publishing,
                         jdbi.onDemand(TenantStore.class)));
-        EndpointsResource endpoints = new EndpointsResource(
+        Endpoints endpoints = new Endpoints(
                 jdbi,
                 urlPolicy,
                 config.getDelivery().getSecretRotationGrace(),
                 config.getPortal().maxInFlightPerEndpoint());
-        environment.jersey().register(endpoints);
+        environment.jersey().register(new EndpointsResource(endpoints));
         environment.jersey().register(new AdminOverviewResource(jdbi));
         environment.jersey().register(new AdminAuditLogResource(jdbi));
         environment.jersey().register(new AdminPageResource());

@@ -1,7 +1,7 @@
 package dev.relaybox.service.tenants;
 
 import dev.relaybox.service.auth.Caller;
-import dev.relaybox.service.outbound.EndpointsResource;
+import dev.relaybox.service.outbound.Endpoints;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;
@@ -18,10 +18,10 @@ import java.util.UUID;
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
 public final class EndpointStatsResource {
-    private final EndpointsResource endpoints;
+    private final Endpoints endpoints;
     private final TenantDeliveries deliveries;
 
-    public EndpointStatsResource(EndpointsResource endpoints, TenantDeliveries deliveries) {
+    public EndpointStatsResource(Endpoints endpoints, TenantDeliveries deliveries) {
         this.endpoints = endpoints;
         this.deliveries = deliveries;
     }

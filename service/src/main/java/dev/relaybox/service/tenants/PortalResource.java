@@ -11,7 +11,7 @@ import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.catalog.EventTypesResource;
 import dev.relaybox.service.config.PortalFactory;
 import dev.relaybox.service.outbound.EndpointView;
-import dev.relaybox.service.outbound.EndpointsResource;
+import dev.relaybox.service.outbound.Endpoints;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
@@ -54,7 +54,7 @@ import org.jdbi.v3.core.Jdbi;
 @Consumes(MediaType.APPLICATION_JSON)
 public final class PortalResource {
     private final Jdbi jdbi;
-    private final EndpointsResource endpoints;
+    private final Endpoints endpoints;
     private final EndpointRecoveryResource recovery;
     private final TenantDeliveries deliveries;
     private final EventTypesResource eventTypes;
@@ -63,7 +63,7 @@ public final class PortalResource {
     /** {@code theme}: the look of every tenant's portal where its own theme says nothing. */
     public PortalResource(
             Jdbi jdbi,
-            EndpointsResource endpoints,
+            Endpoints endpoints,
             EndpointRecoveryResource recovery,
             TenantDeliveries deliveries,
             EventTypesResource eventTypes,
@@ -141,7 +141,9 @@ public final class PortalResource {
             throw ApiException.conflict(
                     "quota_exceeded", "at most " + quotas.endpoints() + " endpoints; ask your provider for more");
         }
-        return endpoints.create(request.asEndpoint(), caller.tenant());
+        return Response.status(201)
+                .entity(endpoints.create(request.asEndpoint(), caller.tenant()))
+                .build();
     }
 
     @GET

@@ -8,7 +8,7 @@ import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.config.PortalFactory;
 import dev.relaybox.service.outbound.EndpointView;
-import dev.relaybox.service.outbound.EndpointsResource;
+import dev.relaybox.service.outbound.Endpoints;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -49,17 +49,13 @@ import org.jdbi.v3.core.Jdbi;
 @Consumes(MediaType.APPLICATION_JSON)
 public final class TenantsResource {
     private final Jdbi jdbi;
-    private final EndpointsResource endpoints;
+    private final Endpoints endpoints;
     private final TenantDeliveries deliveries;
     private final PortalTokens tokens;
     private final PortalFactory portal;
 
     public TenantsResource(
-            Jdbi jdbi,
-            EndpointsResource endpoints,
-            TenantDeliveries deliveries,
-            PortalTokens tokens,
-            PortalFactory portal) {
+            Jdbi jdbi, Endpoints endpoints, TenantDeliveries deliveries, PortalTokens tokens, PortalFactory portal) {
         this.jdbi = jdbi;
         this.endpoints = endpoints;
         this.deliveries = deliveries;

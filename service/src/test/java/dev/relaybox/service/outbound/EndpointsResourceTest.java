@@ -32,7 +32,7 @@ class EndpointsResourceTest {
             host -> List.of(InetAddress.getByName(host.equals("example.com") ? "93.184.215.14" : host)));
 
     static final ResourceExtension RESOURCES =
-            ResourceTests.extension(new EndpointsResource(JDBI, URL_POLICY, Duration.ofHours(1), 8));
+            ResourceTests.extension(new EndpointsResource(new Endpoints(JDBI, URL_POLICY, Duration.ofHours(1), 8)));
 
     @Test
     void refusesInvalidControlsWithTheOneErrorShapeAndCreatesNothing() {
