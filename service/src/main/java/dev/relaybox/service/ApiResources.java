@@ -19,6 +19,7 @@ import dev.relaybox.service.admin.AdminStoryResource;
 import dev.relaybox.service.admin.AdminWorkflowsResource;
 import dev.relaybox.service.admin.DeadLetterEdits;
 import dev.relaybox.service.admin.DeadLetterReplay;
+import dev.relaybox.service.admin.EndpointRecovery;
 import dev.relaybox.service.admin.EndpointRecoveryResource;
 import dev.relaybox.service.admin.ImmediateRetry;
 import dev.relaybox.service.admin.PayloadSchemas;
@@ -111,10 +112,10 @@ final class ApiResources {
         DeadLetterEdits edits =
                 new DeadLetterEdits(config.getPartners(), config.getOutbox().maxPayloadBytes(), schemas);
         environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher, edits));
-        EndpointRecoveryResource recovery = new EndpointRecoveryResource(jdbi, wakeDispatcher, edits);
-        environment.jersey().register(recovery);
-        TenantDeliveries tenantDeliveries =
-                new TenantDeliveries(jdbi, new DeadLetterReplay(jdbi, wakeDispatcher, edits), wakeDispatcher);
+        DeadLetterReplay replay = new DeadLetterReplay(jdbi, wakeDispatcher, edits);
+        EndpointRecovery recovery = new EndpointRecovery(jdbi, replay);
+        environment.jersey().register(new EndpointRecoveryResource(recovery));
+        TenantDeliveries tenantDeliveries = new TenantDeliveries(jdbi, replay, wakeDispatcher);
         environment
                 .jersey()
                 .register(new TenantsResource(jdbi, endpoints, tenantDeliveries, portalTokens, config.getPortal()));

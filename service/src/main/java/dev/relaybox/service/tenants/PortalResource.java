@@ -3,7 +3,7 @@ package dev.relaybox.service.tenants;
 import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TenantStore;
-import dev.relaybox.service.admin.EndpointRecoveryResource;
+import dev.relaybox.service.admin.EndpointRecovery;
 import dev.relaybox.service.admin.Json;
 import dev.relaybox.service.admin.ListParams;
 import dev.relaybox.service.api.ApiException;
@@ -55,7 +55,7 @@ import org.jdbi.v3.core.Jdbi;
 public final class PortalResource {
     private final Jdbi jdbi;
     private final Endpoints endpoints;
-    private final EndpointRecoveryResource recovery;
+    private final EndpointRecovery recovery;
     private final TenantDeliveries deliveries;
     private final EventTypesResource eventTypes;
     private final Map<String, String> theme;
@@ -64,7 +64,7 @@ public final class PortalResource {
     public PortalResource(
             Jdbi jdbi,
             Endpoints endpoints,
-            EndpointRecoveryResource recovery,
+            EndpointRecovery recovery,
             TenantDeliveries deliveries,
             EventTypesResource eventTypes,
             Map<String, String> theme,
@@ -186,10 +186,10 @@ public final class PortalResource {
     @POST
     @Path("/endpoints/{id}/recover")
     @Operation(operationId = "portalRecoverEndpoint", summary = "Resend every failure of this endpoint since a time")
-    public EndpointRecoveryResource.Recovered recover(
+    public EndpointRecovery.Recovered recover(
             @Parameter(hidden = true) @Auth Caller caller,
             @PathParam("id") UUID id,
-            @NotNull @Valid EndpointRecoveryResource.RecoverRequest request) {
+            @NotNull @Valid EndpointRecovery.RecoverRequest request) {
         endpoints.get(id, caller.tenant());
         used.take(caller.tenant(), "resends", quotas.resendsPerMinute());
         return recovery.recover(id, request, caller.getName(), caller.tenant());

@@ -27,10 +27,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class EndpointRecoveryResourceTest {
     static final Jdbi JDBI = TestDatabase.fresh();
     static final AtomicInteger DISPATCHER_WAKE_UPS = new AtomicInteger();
-    static final ResourceExtension RESOURCES = ResourceTests.extension(new EndpointRecoveryResource(
-            JDBI,
-            DISPATCHER_WAKE_UPS::incrementAndGet,
-            new DeadLetterEdits(Map.of(), 256 * 1024, PayloadSchemas.ACCEPT_ALL)));
+    static final ResourceExtension RESOURCES =
+            ResourceTests.extension(new EndpointRecoveryResource(new EndpointRecovery(
+                    JDBI,
+                    new DeadLetterReplay(
+                            JDBI,
+                            DISPATCHER_WAKE_UPS::incrementAndGet,
+                            new DeadLetterEdits(Map.of(), 256 * 1024, PayloadSchemas.ACCEPT_ALL)))));
 
     @Test
     void takesTheWindowInBatchesAndLeavesOtherEndpointsAndEarlierFailuresOpen() {
