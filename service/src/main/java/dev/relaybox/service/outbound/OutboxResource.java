@@ -23,7 +23,6 @@ import dev.relaybox.service.auth.Caller;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
-import io.opentelemetry.context.Scope;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -187,7 +186,7 @@ public final class OutboxResource {
                 .setSpanKind(SpanKind.SERVER)
                 .setAttribute("relaybox.event_type", request.eventType())
                 .startSpan();
-        try (Scope current = span.makeCurrent()) {
+        try {
             Response answer = enqueue(idempotencyKey, request, event(request).inTrace(Traces.traceparent(span)));
             span.setAttribute("http.response.status_code", answer.getStatus());
             if (answer.getEntity() instanceof Accepted accepted) {
