@@ -133,8 +133,7 @@ final class ApiResources {
                         config.getPartners(),
                         metrics));
         environment.jersey().register(new EntitiesResource(inbox));
-        EventTypesResource eventTypes = new EventTypesResource(jdbi, catalog);
-        environment.jersey().register(eventTypes);
+        environment.jersey().register(new EventTypesResource(jdbi, catalog));
         environment
                 .jersey()
                 .register(new PortalResource(
@@ -142,7 +141,6 @@ final class ApiResources {
                         endpoints,
                         recovery,
                         tenantDeliveries,
-                        eventTypes,
                         config.getPortal().theme(),
                         config.getPortal().quotas()));
         environment.jersey().register(new OpenApiResource(version(), new CatalogWebhooks(jdbi)::section));

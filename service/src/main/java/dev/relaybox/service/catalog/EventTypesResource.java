@@ -99,6 +99,13 @@ public final class EventTypesResource {
             int latestVersion,
             Instant createdAt,
             Instant updatedAt) {
+        /** The whole catalog, by name. */
+        public static List<EventTypeView> all(Jdbi jdbi) {
+            return jdbi.withExtension(EventTypeStore.class, EventTypeStore::list).stream()
+                    .map(EventTypeView::of)
+                    .toList();
+        }
+
         static EventTypeView of(EventTypeStore.EventType type) {
             return new EventTypeView(
                     type.name(),
@@ -130,9 +137,7 @@ public final class EventTypesResource {
     @GET
     @Operation(operationId = "listEventTypes", summary = "The event-type catalog, by name")
     public List<EventTypeView> list() {
-        return jdbi.withExtension(EventTypeStore.class, EventTypeStore::list).stream()
-                .map(EventTypeView::of)
-                .toList();
+        return EventTypeView.all(jdbi);
     }
 
     @GET

@@ -57,7 +57,6 @@ public final class PortalResource {
     private final Endpoints endpoints;
     private final EndpointRecovery recovery;
     private final TenantDeliveries deliveries;
-    private final EventTypesResource eventTypes;
     private final Map<String, String> theme;
 
     /** {@code theme}: the look of every tenant's portal where its own theme says nothing. */
@@ -66,7 +65,6 @@ public final class PortalResource {
             Endpoints endpoints,
             EndpointRecovery recovery,
             TenantDeliveries deliveries,
-            EventTypesResource eventTypes,
             Map<String, String> theme,
             PortalFactory.Quotas quotas) {
         this.theme = Map.copyOf(theme);
@@ -75,7 +73,6 @@ public final class PortalResource {
         this.endpoints = endpoints;
         this.recovery = recovery;
         this.deliveries = deliveries;
-        this.eventTypes = eventTypes;
     }
 
     private final PortalFactory.Quotas quotas;
@@ -114,7 +111,9 @@ public final class PortalResource {
     @Path("/event-types")
     @Operation(operationId = "portalEventTypes", summary = "The event types an endpoint may subscribe to")
     public List<EventTypesResource.EventTypeView> eventTypes() {
-        return eventTypes.list().stream().filter(t -> !t.deprecated()).toList();
+        return EventTypesResource.EventTypeView.all(jdbi).stream()
+                .filter(t -> !t.deprecated())
+                .toList();
     }
 
     @GET
