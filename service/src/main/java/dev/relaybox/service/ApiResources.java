@@ -46,6 +46,7 @@ import dev.relaybox.service.tenants.PortalPageResource;
 import dev.relaybox.service.tenants.PortalResource;
 import dev.relaybox.service.tenants.PortalTokens;
 import dev.relaybox.service.tenants.TenantDeliveries;
+import dev.relaybox.service.tenants.Tenants;
 import dev.relaybox.service.tenants.TenantsResource;
 import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.core.setup.Environment;
@@ -118,7 +119,8 @@ final class ApiResources {
         TenantDeliveries tenantDeliveries = new TenantDeliveries(jdbi, replay, wakeDispatcher);
         environment
                 .jersey()
-                .register(new TenantsResource(jdbi, endpoints, tenantDeliveries, portalTokens, config.getPortal()));
+                .register(new TenantsResource(
+                        new Tenants(jdbi), endpoints, tenantDeliveries, portalTokens, config.getPortal()));
         environment.jersey().register(new EndpointStatsResource(endpoints, tenantDeliveries));
         environment.jersey().register(new PortalPageResource(config.getPortal().frameAncestors()));
         InboxQueries inbox = jdbi.onDemand(InboxQueries.class);

@@ -1,7 +1,5 @@
 package dev.relaybox.service.tenants;
 
-import dev.relaybox.activities.outbound.DeliveryStore;
-import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
@@ -35,12 +33,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.jdbi.v3.core.Jdbi;
 
 /**
- * {@code /admin/tenants}: the operator's customers, what belongs to each, and the portal links that let a customer
- * manage its own endpoints. A tenant is disabled, never deleted: its endpoints stop with it and its links stop
- * working; enabled again, the endpoints its disabling stopped go on with what they held.
+ * {@code /admin/tenants}: the operator's customers ({@link Tenants}), what belongs to each, and the portal links that
+ * let a customer manage its own endpoints.
  */
 @Tag(name = "tenants")
 @Path("/admin/tenants")
@@ -48,15 +44,19 @@ import org.jdbi.v3.core.Jdbi;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public final class TenantsResource {
-    private final Jdbi jdbi;
+    private final Tenants tenants;
     private final Endpoints endpoints;
     private final TenantDeliveries deliveries;
     private final PortalTokens tokens;
     private final PortalFactory portal;
 
     public TenantsResource(
-            Jdbi jdbi, Endpoints endpoints, TenantDeliveries deliveries, PortalTokens tokens, PortalFactory portal) {
-        this.jdbi = jdbi;
+            Tenants tenants,
+            Endpoints endpoints,
+            TenantDeliveries deliveries,
+            PortalTokens tokens,
+            PortalFactory portal) {
+        this.tenants = tenants;
         this.endpoints = endpoints;
         this.deliveries = deliveries;
         this.tokens = tokens;
@@ -87,27 +87,13 @@ public final class TenantsResource {
                     @NotNull
                     @Valid
                     TenantRequest request) {
-        if (request.key() == null || request.name() == null) {
-            throw new ApiException(422, "invalid_request", "key and name are required");
-        }
-        TenantStore.Tenant created = jdbi.withExtension(
-                        TenantStore.class,
-                        t -> t.insert(
-                                request.key(),
-                                request.name(),
-                                request.metadataText() == null ? "{}" : request.metadataText(),
-                                request.themeText() == null ? "{}" : request.themeText()))
-                .orElseThrow(() -> ApiException.conflict(
-                        "tenant_exists", "a tenant with key \"" + request.key() + "\" already exists"));
-        return Response.status(201).entity(TenantView.of(created)).build();
+        return Response.status(201).entity(tenants.create(request)).build();
     }
 
     @GET
     @Operation(operationId = "listTenants", summary = "Every tenant")
     public List<TenantView> list() {
-        return jdbi.withExtension(TenantStore.class, TenantStore::list).stream()
-                .map(TenantView::of)
-                .toList();
+        return tenants.list();
     }
 
     @GET
@@ -115,7 +101,7 @@ public final class TenantsResource {
     @Operation(operationId = "getTenant", summary = "One tenant")
     public TenantView get(
             @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key) {
-        return TenantView.of(find(key));
+        return TenantView.of(tenants.find(key));
     }
 
     @PATCH
@@ -126,31 +112,7 @@ public final class TenantsResource {
     public TenantView change(
             @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key,
             @NotNull @Valid TenantRequest request) {
-        if (request.key() != null && !request.key().equals(key)) {
-            throw new ApiException(422, "invalid_request", "a tenant's key cannot change");
-        }
-        boolean resumed = jdbi.inTransaction(h -> {
-            TenantStore store = h.attach(TenantStore.class);
-            store.update(key, request.name(), request.metadataText(), request.themeText())
-                    .orElseThrow(() -> notFound(key));
-            if (request.enabled() == null || !store.setEnabled(key, request.enabled())) {
-                return false;
-            }
-            if (!request.enabled()) {
-                store.disableEndpoints(key);
-                return false;
-            }
-            DeliveryStore deliveryStore = h.attach(DeliveryStore.class);
-            int resumedRows = 0;
-            for (UUID endpoint : store.enableEndpoints(key, TenantStore.DISABLED_REASON)) {
-                resumedRows += deliveryStore.resumePaused(endpoint);
-            }
-            return resumedRows > 0;
-        });
-        if (resumed) {
-            jdbi.useExtension(OutboxStore.class, OutboxStore::wakeDispatcher);
-        }
-        return get(key);
+        return tenants.change(key, request);
     }
 
     @GET
@@ -158,7 +120,7 @@ public final class TenantsResource {
     @Operation(operationId = "listTenantEndpoints", summary = "A tenant's endpoints")
     public List<EndpointView> endpoints(
             @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key) {
-        find(key);
+        tenants.find(key);
         return endpoints.list(key);
     }
 
@@ -167,7 +129,7 @@ public final class TenantsResource {
     @Operation(operationId = "listTenantDeliveries", summary = "The latest deliveries to a tenant's endpoints")
     public TenantDeliveries.Listing deliveries(
             @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key) {
-        find(key);
+        tenants.find(key);
         return deliveries.list(key, null, null, 100, null);
     }
 
@@ -194,7 +156,7 @@ public final class TenantsResource {
             @Parameter(hidden = true) @Auth Caller caller,
             @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key,
             PortalAccessRequest request) {
-        TenantStore.Tenant tenant = find(key);
+        TenantStore.Tenant tenant = tenants.find(key);
         if (!tenant.enabled()) {
             throw new ApiException(422, "tenant_disabled", "tenant \"" + key + "\" is disabled");
         }
@@ -212,8 +174,7 @@ public final class TenantsResource {
     @Operation(operationId = "revokePortalAccess", summary = "Revoke every portal link of the tenant")
     public Map<String, Integer> revokeAll(
             @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key) {
-        find(key);
-        return Map.of("revoked", jdbi.withExtension(TenantStore.class, t -> t.revoke(key, null)));
+        return Map.of("revoked", tenants.revoke(key, null));
     }
 
     @DELETE
@@ -222,8 +183,7 @@ public final class TenantsResource {
     public Map<String, Integer> revoke(
             @Parameter(schema = @Schema(pattern = "^" + TenantStore.KEY + "$")) @PathParam("key") String key,
             @PathParam("sessionId") UUID sessionId) {
-        find(key);
-        return Map.of("revoked", jdbi.withExtension(TenantStore.class, t -> t.revoke(key, sessionId)));
+        return Map.of("revoked", tenants.revoke(key, sessionId));
     }
 
     private Duration ttl(String requested) {
@@ -240,13 +200,5 @@ public final class TenantsResource {
             throw new ApiException(422, "invalid_ttl", "ttl must be above zero and at most " + portal.maxLinkTtl());
         }
         return ttl;
-    }
-
-    private TenantStore.Tenant find(String key) {
-        return jdbi.withExtension(TenantStore.class, t -> t.find(key)).orElseThrow(() -> notFound(key));
-    }
-
-    private static ApiException notFound(String key) {
-        return ApiException.notFound("tenant_not_found", "no tenant with key \"" + key + "\"");
     }
 }
