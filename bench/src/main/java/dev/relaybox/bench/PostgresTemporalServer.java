@@ -1,6 +1,6 @@
 package dev.relaybox.bench;
 
-import dev.relaybox.service.temporal.TemporalConnection;
+import dev.relaybox.service.config.TemporalConnection;
 import dev.relaybox.service.temporal.TemporalSetup;
 import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
 import io.temporal.serviceclient.WorkflowServiceStubs;

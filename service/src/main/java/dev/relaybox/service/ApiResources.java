@@ -17,18 +17,15 @@ import dev.relaybox.service.admin.AdminOverviewResource;
 import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.admin.AdminStoryResource;
 import dev.relaybox.service.admin.AdminWorkflowsResource;
-import dev.relaybox.service.admin.DeadLetterEdits;
-import dev.relaybox.service.admin.DeadLetterReplay;
-import dev.relaybox.service.admin.EndpointRecovery;
 import dev.relaybox.service.admin.EndpointRecoveryResource;
-import dev.relaybox.service.admin.ImmediateRetry;
-import dev.relaybox.service.admin.PayloadSchemas;
 import dev.relaybox.service.admin.TemporalLinks;
 import dev.relaybox.service.api.JsonBodyLimit;
 import dev.relaybox.service.api.OpenApiResource;
 import dev.relaybox.service.api.StorableQueries;
 import dev.relaybox.service.auth.BearerTokens;
+import dev.relaybox.service.auth.PortalTokens;
 import dev.relaybox.service.catalog.CatalogWebhooks;
+import dev.relaybox.service.catalog.EventTypes;
 import dev.relaybox.service.catalog.EventTypesResource;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.service.dispatch.InboxDispatchSource;
@@ -40,11 +37,16 @@ import dev.relaybox.service.metrics.RelayMetrics;
 import dev.relaybox.service.outbound.Endpoints;
 import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
+import dev.relaybox.service.recovery.DeadLetterEdits;
+import dev.relaybox.service.recovery.DeadLetterReplay;
+import dev.relaybox.service.recovery.EndpointRecovery;
+import dev.relaybox.service.recovery.ImmediateRetry;
+import dev.relaybox.service.recovery.PayloadSchemas;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import dev.relaybox.service.tenants.EndpointStatsResource;
+import dev.relaybox.service.tenants.Portal;
 import dev.relaybox.service.tenants.PortalPageResource;
 import dev.relaybox.service.tenants.PortalResource;
-import dev.relaybox.service.tenants.PortalTokens;
 import dev.relaybox.service.tenants.TenantDeliveries;
 import dev.relaybox.service.tenants.Tenants;
 import dev.relaybox.service.tenants.TenantsResource;
@@ -117,10 +119,11 @@ final class ApiResources {
         EndpointRecovery recovery = new EndpointRecovery(jdbi, replay);
         environment.jersey().register(new EndpointRecoveryResource(recovery));
         TenantDeliveries tenantDeliveries = new TenantDeliveries(jdbi, replay, wakeDispatcher);
+        Tenants tenants = new Tenants(jdbi);
+        EventTypes eventTypes = new EventTypes(jdbi, catalog);
         environment
                 .jersey()
-                .register(new TenantsResource(
-                        new Tenants(jdbi), endpoints, tenantDeliveries, portalTokens, config.getPortal()));
+                .register(new TenantsResource(tenants, endpoints, tenantDeliveries, portalTokens, config.getPortal()));
         environment.jersey().register(new EndpointStatsResource(endpoints, tenantDeliveries));
         environment.jersey().register(new PortalPageResource(config.getPortal().frameAncestors()));
         InboxQueries inbox = jdbi.onDemand(InboxQueries.class);
@@ -135,16 +138,21 @@ final class ApiResources {
                         config.getPartners(),
                         metrics));
         environment.jersey().register(new EntitiesResource(inbox));
-        environment.jersey().register(new EventTypesResource(jdbi, catalog));
+        environment.jersey().register(new EventTypesResource(eventTypes));
         environment
                 .jersey()
                 .register(new PortalResource(
-                        jdbi,
+                        new Portal(
+                                jdbi,
+                                endpoints,
+                                tenants,
+                                eventTypes,
+                                recovery,
+                                tenantDeliveries,
+                                config.getPortal().theme(),
+                                config.getPortal().quotas()),
                         endpoints,
-                        recovery,
-                        tenantDeliveries,
-                        config.getPortal().theme(),
-                        config.getPortal().quotas()));
+                        tenantDeliveries));
         environment.jersey().register(new OpenApiResource(version(), new CatalogWebhooks(jdbi)::section));
     }
 

@@ -1,7 +1,7 @@
 package dev.relaybox.service;
 
+import dev.relaybox.service.config.TemporalConnection;
 import dev.relaybox.service.config.TemporalFactory;
-import dev.relaybox.service.temporal.TemporalConnection;
 import dev.relaybox.service.temporal.TemporalSetup;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;

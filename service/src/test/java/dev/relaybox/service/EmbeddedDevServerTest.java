@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.service.config.TemporalConnection;
 import dev.relaybox.service.temporal.EmbeddedDevServer;
-import dev.relaybox.service.temporal.TemporalConnection;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import io.temporal.api.enums.v1.EventType;

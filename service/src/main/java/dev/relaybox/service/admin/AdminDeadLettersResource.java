@@ -9,6 +9,10 @@ import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.api.PathSegments;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.service.recovery.DeadLetterEdits;
+import dev.relaybox.service.recovery.DeadLetterReplay;
+import dev.relaybox.service.recovery.PayloadCorrection;
+import dev.relaybox.service.recovery.ReplayRequest;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.auth.Auth;
@@ -79,7 +83,7 @@ public final class AdminDeadLettersResource {
             String temporalUrl) {}
 
     /**
-     * A bulk replay takes at most {@code limit} (default and most {@value #MAX_BATCH}) of the oldest matching dead
+     * A bulk replay takes at most {@code limit} (default and most {@value DeadLetterReplay#MAX_BATCH}) of the oldest matching dead
      * letters; an empty filter replays nothing unless {@code all} is true, so a forgotten filter cannot replay
      * everything.
      */
@@ -87,7 +91,7 @@ public final class AdminDeadLettersResource {
             @Valid DeadLetterFilter filter,
             @Size(max = 100) String by,
             boolean all,
-            @Min(1) @Max(MAX_BATCH) Integer limit) {}
+            @Min(1) @Max(DeadLetterReplay.MAX_BATCH) Integer limit) {}
 
     public record DiscardRequest(
             @NotBlank @Size(min = 1, max = 500) String reason,
@@ -98,8 +102,6 @@ public final class AdminDeadLettersResource {
     public record Replayed(int replayed, int skippedDisabledEndpoint, int remaining) {}
 
     public record OpenCount(int open) {}
-
-    static final int MAX_BATCH = 1000;
 
     static final String FIX_EXAMPLE = """
             {"payload": {"orderId": 42, "currency": "EUR"}, "reason": "currency was missing", "by": "alice"}""";
@@ -176,7 +178,7 @@ public final class AdminDeadLettersResource {
                             + deadLetter.resolution().toLowerCase() + " by " + deadLetter.resolvedBy() + " at "
                             + deadLetter.resolvedAt());
         }
-        String by = by(caller, request == null ? null : request.by());
+        String by = caller.naming(request == null ? null : request.by());
         DeadLetterReplay.Result result = correction == null
                 ? replay.replay(DeadLetterFilter.none(), id, 1, by)
                 : replay.replayCorrected(id, by, correction);
@@ -204,10 +206,10 @@ public final class AdminDeadLettersResource {
                     422,
                     "filter_required",
                     "give a filter, or \"all\": true to replay every open dead letter (in batches of at most "
-                            + MAX_BATCH + ")");
+                            + DeadLetterReplay.MAX_BATCH + ")");
         }
-        int limit = request.limit() == null ? MAX_BATCH : request.limit();
-        DeadLetterReplay.Result result = replay.replay(filter, null, limit, by(caller, request.by()));
+        int limit = request.limit() == null ? DeadLetterReplay.MAX_BATCH : request.limit();
+        DeadLetterReplay.Result result = replay.replay(filter, null, limit, caller.naming(request.by()));
         return new Replayed(result.replayed(), result.skippedDisabledEndpoint(), result.remaining());
     }
 
@@ -236,15 +238,10 @@ public final class AdminDeadLettersResource {
             @PathParam("id") UUID id,
             @NotNull @Valid DiscardRequest request) {
         get(id);
-        if (!replay.discard(id, by(caller, request.by()), request.reason())) {
+        if (!replay.discard(id, caller.naming(request.by()), request.reason())) {
             throw ApiException.conflict("already_resolved", "dead letter " + id + " was already resolved");
         }
         return get(id);
-    }
-
-    /** Who did it, for the resolution: the caller, with the name they gave. */
-    static String by(Caller caller, String named) {
-        return named == null || named.isBlank() ? caller.getName() : named + " (" + caller.getName() + ")";
     }
 
     private static DeadLetterFilter checked(DeadLetterFilter filter) {

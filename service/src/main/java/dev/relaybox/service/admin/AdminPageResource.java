@@ -8,9 +8,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 
 /**
  * {@code /admin/}: one static page over the admin API, and the scripts it loads (the page's own, correcting a
@@ -21,21 +18,19 @@ import java.io.UncheckedIOException;
 @Path("/admin")
 public final class AdminPageResource {
     /** One chart for both pages: the admin page's endpoints and the portal's. */
-    public static final String CHART_SCRIPT = "/shared/chart.js";
-
     private static final String JAVASCRIPT = "text/javascript";
 
-    private final byte[] page = resource("/admin/index.html");
-    private final byte[] pageScript = resource("/admin/admin.js");
-    private final byte[] payloadEditScript = resource("/admin/payload-edit.js");
-    private final byte[] chartScript = resource(CHART_SCRIPT);
-    private final byte[] historyScript = resource("/admin/history.js");
+    private final byte[] page = Pages.file("/admin/index.html");
+    private final byte[] pageScript = Pages.file("/admin/admin.js");
+    private final byte[] payloadEditScript = Pages.file("/admin/payload-edit.js");
+    private final byte[] chartScript = Pages.file(Pages.CHART_SCRIPT);
+    private final byte[] historyScript = Pages.file("/admin/history.js");
 
     @GET
     @Produces(MediaType.TEXT_HTML)
     @Operation(operationId = "adminPage", summary = "The admin page (HTML; it asks for an admin token itself)")
     public Response page() {
-        return served(page, MediaType.TEXT_HTML);
+        return Pages.admin(page, MediaType.TEXT_HTML);
     }
 
     @GET
@@ -43,7 +38,7 @@ public final class AdminPageResource {
     @Produces(JAVASCRIPT)
     @Operation(operationId = "adminPageScript", summary = "The admin page's script")
     public Response pageScript() {
-        return served(pageScript, JAVASCRIPT);
+        return Pages.admin(pageScript, JAVASCRIPT);
     }
 
     @GET
@@ -53,7 +48,7 @@ public final class AdminPageResource {
             operationId = "adminPagePayloadEdit",
             summary = "The admin page's script to fix a dead letter's payload, replay it, and show the edits")
     public Response payloadEditScript() {
-        return served(payloadEditScript, JAVASCRIPT);
+        return Pages.admin(payloadEditScript, JAVASCRIPT);
     }
 
     @GET
@@ -61,7 +56,7 @@ public final class AdminPageResource {
     @Produces(JAVASCRIPT)
     @Operation(operationId = "adminPageChart", summary = "The chart of an endpoint's last 24 hours, as in the portal")
     public Response chartScript() {
-        return served(chartScript, JAVASCRIPT);
+        return Pages.admin(chartScript, JAVASCRIPT);
     }
 
     @GET
@@ -69,19 +64,8 @@ public final class AdminPageResource {
     @Produces(JAVASCRIPT)
     @Operation(operationId = "adminHistoryScript", summary = "The script of a workflow's history page")
     public Response historyScript() {
-        return served(historyScript, JAVASCRIPT);
+        return Pages.admin(historyScript, JAVASCRIPT);
     }
 
     /** A page or script of the admin pages, with their {@link Pages#ADMIN_POLICY}. */
-    public static Response served(byte[] body, String type) {
-        return Pages.served(body, type, Pages.ADMIN_POLICY);
-    }
-
-    public static byte[] resource(String name) {
-        try (InputStream in = AdminPageResource.class.getResourceAsStream(name)) {
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

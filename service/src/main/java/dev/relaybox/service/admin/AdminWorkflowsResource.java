@@ -1,6 +1,7 @@
 package dev.relaybox.service.admin;
 
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.api.Pages;
 import dev.relaybox.service.api.PathSegments;
 import dev.relaybox.service.auth.Caller;
 import io.grpc.Status;
@@ -42,7 +43,7 @@ public final class AdminWorkflowsResource {
     public AdminWorkflowsResource(WorkflowClient temporal, TemporalLinks links) {
         this.temporal = temporal;
         this.links = links;
-        this.page = AdminPageResource.resource("/admin/history.html");
+        this.page = Pages.file("/admin/history.html");
     }
 
     /** The history; {@code temporalUrl} is the Temporal UI's page for it, null when the server is embedded. */
@@ -65,7 +66,7 @@ public final class AdminWorkflowsResource {
     public Response page(
             @Parameter(schema = @Schema(pattern = PathSegments.WITHOUT_CONTROL_CHARACTERS)) @PathParam("workflowId")
                     String workflowId) {
-        return AdminPageResource.served(page, MediaType.TEXT_HTML);
+        return Pages.admin(page, MediaType.TEXT_HTML);
     }
 
     @GET

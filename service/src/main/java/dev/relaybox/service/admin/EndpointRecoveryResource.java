@@ -2,6 +2,7 @@ package dev.relaybox.service.admin;
 
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.service.recovery.EndpointRecovery;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -61,7 +62,6 @@ public final class EndpointRecoveryResource {
             @Parameter(hidden = true) @Auth Caller caller,
             @PathParam("id") UUID id,
             @Valid EndpointRecovery.RecoverRequest request) {
-        return recovery.recover(
-                id, request, AdminDeadLettersResource.by(caller, request == null ? null : request.by()), null);
+        return recovery.recover(id, request, caller.naming(request == null ? null : request.by()), null);
     }
 }

@@ -2,7 +2,6 @@ package dev.relaybox.service.auth;
 
 import dev.relaybox.service.api.ApiError;
 import dev.relaybox.service.config.AuthFactory;
-import dev.relaybox.service.tenants.PortalTokens;
 import io.dropwizard.auth.AuthDynamicFeature;
 import io.dropwizard.auth.AuthValueFactoryProvider;
 import io.dropwizard.auth.Authenticator;

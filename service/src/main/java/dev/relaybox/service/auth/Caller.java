@@ -36,6 +36,11 @@ public record Caller(String name, Set<String> roles, String tenant) implements P
         }
     }
 
+    /** Who did it, for a record of an action: this caller, with the name they gave if they gave one. */
+    public String naming(String given) {
+        return given == null || given.isBlank() ? name : given + " (" + name + ")";
+    }
+
     @Override
     public String getName() {
         return name;

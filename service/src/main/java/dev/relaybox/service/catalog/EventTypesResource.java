@@ -1,15 +1,12 @@
 package dev.relaybox.service.catalog;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.catalog.EventCatalog;
-import dev.relaybox.activities.catalog.EventTypeStore;
 import dev.relaybox.activities.catalog.EventTypeStore.Definition;
-import dev.relaybox.activities.catalog.InvalidEventTypeException;
-import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.service.catalog.EventTypes.EventTypeDetail;
+import dev.relaybox.service.catalog.EventTypes.EventTypeView;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -32,11 +29,8 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.time.Instant;
 import java.util.List;
-import org.jdbi.v3.core.Jdbi;
 
 /**
  * {@code /admin/event-types}: the catalog. A type has a JSON Schema (draft 2020-12) per version: {@code PUT} with
@@ -48,19 +42,16 @@ import org.jdbi.v3.core.Jdbi;
 @RolesAllowed(Caller.ADMIN)
 @Produces(MediaType.APPLICATION_JSON)
 public final class EventTypesResource {
-    private static final ObjectMapper JSON = new ObjectMapper();
     static final String EXAMPLE = """
             {"name": "order.shipped", "description": "An order left the warehouse",
              "schema": {"type": "object", "required": ["orderId", "carrier"],
                         "properties": {"orderId": {"type": "string"}, "carrier": {"type": "string"}}},
              "example": {"orderId": "42", "carrier": "DHL"}}""";
 
-    private final Jdbi jdbi;
-    private final EventCatalog catalog;
+    private final EventTypes eventTypes;
 
-    public EventTypesResource(Jdbi jdbi, EventCatalog catalog) {
-        this.jdbi = jdbi;
-        this.catalog = catalog;
+    public EventTypesResource(EventTypes eventTypes) {
+        this.eventTypes = eventTypes;
     }
 
     public record NewEventType(
@@ -92,52 +83,10 @@ public final class EventTypesResource {
             @Schema(description = "a payload that validates against the schema; left out, the latest's stays")
             JsonNode example) {}
 
-    public record EventTypeView(
-            String name,
-            String description,
-            boolean deprecated,
-            int latestVersion,
-            Instant createdAt,
-            Instant updatedAt) {
-        /** The whole catalog, by name. */
-        public static List<EventTypeView> all(Jdbi jdbi) {
-            return jdbi.withExtension(EventTypeStore.class, EventTypeStore::list).stream()
-                    .map(EventTypeView::of)
-                    .toList();
-        }
-
-        static EventTypeView of(EventTypeStore.EventType type) {
-            return new EventTypeView(
-                    type.name(),
-                    type.description(),
-                    type.deprecated(),
-                    type.latestVersion(),
-                    type.createdAt(),
-                    type.updatedAt());
-        }
-    }
-
-    public record VersionView(int version, JsonNode schema, JsonNode example, Instant createdAt) {
-        static VersionView of(EventTypeStore.Version version) {
-            return new VersionView(
-                    version.version(), json(version.schema()), json(version.example()), version.createdAt());
-        }
-    }
-
-    /** A type with every version, newest first. */
-    public record EventTypeDetail(
-            String name,
-            String description,
-            boolean deprecated,
-            int latestVersion,
-            Instant createdAt,
-            Instant updatedAt,
-            List<VersionView> versions) {}
-
     @GET
     @Operation(operationId = "listEventTypes", summary = "The event-type catalog, by name")
     public List<EventTypeView> list() {
-        return EventTypeView.all(jdbi);
+        return eventTypes.list();
     }
 
     @GET
@@ -145,7 +94,7 @@ public final class EventTypesResource {
     @Operation(operationId = "getEventType", summary = "One event type with every version of its schema")
     public EventTypeDetail get(
             @Parameter(schema = @Schema(pattern = "^" + EventCatalog.NAME + "$")) @PathParam("name") String name) {
-        return detail(name);
+        return eventTypes.get(name);
     }
 
     @POST
@@ -171,16 +120,10 @@ public final class EventTypesResource {
                 @ApiResponse(responseCode = "422", ref = OpenApiDocument.ERROR_REF)
             })
     public Response create(@NotNull @Valid NewEventType request) {
-        boolean created = checked(() -> catalog.create(new Definition(
-                request.name(), request.description(), request.schema().toString(), text(request.example()), null)));
-        if (!created) {
-            throw ApiException.conflict(
-                    "event_type_exists",
-                    "event type " + request.name() + " exists; PUT /admin/event-types/" + request.name()
-                            + " revises it");
-        }
+        EventTypeDetail created = eventTypes.create(new Definition(
+                request.name(), request.description(), request.schema().toString(), text(request.example()), null));
         return Response.created(URI.create("/admin/event-types/" + request.name()))
-                .entity(detail(request.name()))
+                .entity(created)
                 .build();
     }
 
@@ -202,13 +145,8 @@ public final class EventTypesResource {
     public EventTypeDetail revise(
             @Parameter(schema = @Schema(pattern = "^" + EventCatalog.NAME + "$")) @PathParam("name") String name,
             @NotNull @Valid Revision request) {
-        boolean found = checked(() -> catalog.revise(new Definition(
-                        name, request.description(), request.schema().toString(), text(request.example()), null))
-                .isPresent());
-        if (!found) {
-            throw notFound(name);
-        }
-        return detail(name);
+        return eventTypes.revise(new Definition(
+                name, request.description(), request.schema().toString(), text(request.example()), null));
     }
 
     @POST
@@ -218,7 +156,7 @@ public final class EventTypesResource {
             summary = "Deprecate an event type: it still publishes, and producers are warned")
     public EventTypeDetail deprecate(
             @Parameter(schema = @Schema(pattern = "^" + EventCatalog.NAME + "$")) @PathParam("name") String name) {
-        return setDeprecated(name, true);
+        return eventTypes.setDeprecated(name, true);
     }
 
     @POST
@@ -226,57 +164,10 @@ public final class EventTypesResource {
     @Operation(operationId = "undeprecateEventType", summary = "Take an event type's deprecation back")
     public EventTypeDetail undeprecate(
             @Parameter(schema = @Schema(pattern = "^" + EventCatalog.NAME + "$")) @PathParam("name") String name) {
-        return setDeprecated(name, false);
-    }
-
-    private EventTypeDetail setDeprecated(String name, boolean deprecated) {
-        if (!jdbi.withExtension(EventTypeStore.class, store -> store.setDeprecated(name, deprecated))) {
-            throw notFound(name);
-        }
-        return detail(name);
-    }
-
-    private EventTypeDetail detail(String name) {
-        return jdbi.inTransaction(h -> {
-            EventTypeStore store = h.attach(EventTypeStore.class);
-            EventTypeStore.EventType type = store.find(name).orElseThrow(() -> notFound(name));
-            return new EventTypeDetail(
-                    type.name(),
-                    type.description(),
-                    type.deprecated(),
-                    type.latestVersion(),
-                    type.createdAt(),
-                    type.updatedAt(),
-                    store.versions(name).stream().map(VersionView::of).toList());
-        });
-    }
-
-    /** A catalog change that may be refused: the refusal answers 422 with its code and reason. */
-    private interface CatalogChange<T> {
-        T apply() throws InvalidEventTypeException;
-    }
-
-    private static <T> T checked(CatalogChange<T> change) {
-        try {
-            return change.apply();
-        } catch (InvalidEventTypeException e) {
-            throw new ApiException(422, e.error(), e.getMessage());
-        }
-    }
-
-    private static ApiException notFound(String name) {
-        return ApiException.notFound("event_type_not_found", "no event type " + name + " in the catalog");
+        return eventTypes.setDeprecated(name, false);
     }
 
     private static String text(JsonNode json) {
         return json == null || json.isNull() ? null : json.toString();
-    }
-
-    private static JsonNode json(String text) {
-        try {
-            return text == null ? null : JSON.readTree(text);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

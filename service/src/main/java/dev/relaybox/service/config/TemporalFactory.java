@@ -151,7 +151,7 @@ public final class TemporalFactory {
     @JsonProperty
     private Duration deadlockDetectionTimeout = Duration.seconds(1);
 
-    /** TLS towards a remote cluster; see {@link dev.relaybox.service.temporal.TemporalConnection}. */
+    /** TLS towards a remote cluster; see {@link TemporalConnection}. */
     @Valid
     @NotNull
     @JsonProperty

@@ -7,7 +7,7 @@ import java.util.Optional;
 /**
  * Transport security towards a remote Temporal frontend: TLS, optionally with a client certificate (mTLS), a
  * private CA and a server name override. Files are PEM; checked when the connection is built
- * ({@link dev.relaybox.service.temporal.TemporalConnection#from(TemporalFactory)}).
+ * ({@link TemporalConnection#from(TemporalFactory)}).
  */
 public final class TemporalTlsFactory {
     /** Unset: TLS is on as soon as any file, server name or API key is given; false forces plaintext. */

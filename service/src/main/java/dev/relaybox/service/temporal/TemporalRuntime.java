@@ -1,6 +1,7 @@
 package dev.relaybox.service.temporal;
 
 import com.uber.m3.tally.Scope;
+import dev.relaybox.service.config.TemporalConnection;
 import dev.relaybox.service.config.TemporalFactory;
 import dev.relaybox.service.config.TemporalFactory.EmbeddedEngine;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;

@@ -1,6 +1,5 @@
 package dev.relaybox.service.tenants;
 
-import dev.relaybox.service.admin.AdminPageResource;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Pages;
 import io.swagger.v3.oas.annotations.Operation;
@@ -31,13 +30,13 @@ public final class PortalPageResource {
     private static final String CSS = "text/css; charset=utf-8";
 
     private final String contentSecurityPolicy;
-    private final byte[] page = AdminPageResource.resource("/portal/index.html");
+    private final byte[] page = Pages.file("/portal/index.html");
     /** The page's files by name, with their types: the page's own scripts and style, and the shared chart. */
     private final Map<String, Asset> assets = Map.of(
-            "portal.js", new Asset(AdminPageResource.resource("/portal/portal.js"), SCRIPT),
-            "portal-log.js", new Asset(AdminPageResource.resource("/portal/portal-log.js"), SCRIPT),
-            "chart.js", new Asset(AdminPageResource.resource(AdminPageResource.CHART_SCRIPT), SCRIPT),
-            "portal.css", new Asset(AdminPageResource.resource("/portal/portal.css"), CSS));
+            "portal.js", new Asset(Pages.file("/portal/portal.js"), SCRIPT),
+            "portal-log.js", new Asset(Pages.file("/portal/portal-log.js"), SCRIPT),
+            "chart.js", new Asset(Pages.file(Pages.CHART_SCRIPT), SCRIPT),
+            "portal.css", new Asset(Pages.file("/portal/portal.css"), CSS));
 
     private record Asset(byte[] body, String type) {}
 

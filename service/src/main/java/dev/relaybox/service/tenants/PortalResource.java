@@ -1,17 +1,11 @@
 package dev.relaybox.service.tenants;
 
-import dev.relaybox.activities.outbound.OutboxStore;
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.TenantStore;
-import dev.relaybox.service.admin.EndpointRecovery;
-import dev.relaybox.service.admin.Json;
 import dev.relaybox.service.admin.ListParams;
-import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.auth.Caller;
-import dev.relaybox.service.catalog.EventTypesResource;
-import dev.relaybox.service.config.PortalFactory;
+import dev.relaybox.service.catalog.EventTypes;
 import dev.relaybox.service.outbound.EndpointView;
 import dev.relaybox.service.outbound.Endpoints;
+import dev.relaybox.service.recovery.EndpointRecovery;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
@@ -36,11 +30,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import org.jdbi.v3.core.Jdbi;
 
 /**
  * {@code /portal/api}: what a tenant's customer may do through a portal link, and nothing beyond its own tenant. Each
@@ -53,32 +44,15 @@ import org.jdbi.v3.core.Jdbi;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public final class PortalResource {
-    private final Jdbi jdbi;
+    private final Portal portal;
     private final Endpoints endpoints;
-    private final EndpointRecovery recovery;
     private final TenantDeliveries deliveries;
-    private final Map<String, String> theme;
 
-    /** {@code theme}: the look of every tenant's portal where its own theme says nothing. */
-    public PortalResource(
-            Jdbi jdbi,
-            Endpoints endpoints,
-            EndpointRecovery recovery,
-            TenantDeliveries deliveries,
-            Map<String, String> theme,
-            PortalFactory.Quotas quotas) {
-        this.theme = Map.copyOf(theme);
-        this.quotas = quotas;
-        this.jdbi = jdbi;
+    public PortalResource(Portal portal, Endpoints endpoints, TenantDeliveries deliveries) {
+        this.portal = portal;
         this.endpoints = endpoints;
-        this.recovery = recovery;
         this.deliveries = deliveries;
     }
-
-    private final PortalFactory.Quotas quotas;
-    private final TenantQuotas used = new TenantQuotas(System::currentTimeMillis);
-
-    public record Me(Map<String, String> tenant, Map<String, String> theme) {}
 
     /** What {@code POST …/test} answers: the test event's outbox row. */
     public record TestEvent(
@@ -95,25 +69,15 @@ public final class PortalResource {
     @GET
     @Path("/me")
     @Operation(operationId = "portalMe", summary = "The tenant this link opens, and its portal theme")
-    public Me me(@Parameter(hidden = true) @Auth Caller caller) {
-        TenantStore.Tenant tenant = jdbi.withExtension(TenantStore.class, t -> t.find(caller.tenant()))
-                .orElseThrow();
-        Map<String, String> merged = new HashMap<>(theme);
-        Json.parse(tenant.theme()).fields().forEachRemaining(field -> {
-            if (field.getValue().isTextual()) {
-                merged.put(field.getKey(), field.getValue().asText());
-            }
-        });
-        return new Me(Map.of("key", tenant.key(), "name", tenant.name()), merged);
+    public Portal.Me me(@Parameter(hidden = true) @Auth Caller caller) {
+        return portal.me(caller.tenant());
     }
 
     @GET
     @Path("/event-types")
     @Operation(operationId = "portalEventTypes", summary = "The event types an endpoint may subscribe to")
-    public List<EventTypesResource.EventTypeView> eventTypes() {
-        return EventTypesResource.EventTypeView.all(jdbi).stream()
-                .filter(t -> !t.deprecated())
-                .toList();
+    public List<EventTypes.EventTypeView> eventTypes() {
+        return portal.eventTypes();
     }
 
     @GET
@@ -135,13 +99,8 @@ public final class PortalResource {
                             content = @Content(schema = @Schema(implementation = EndpointView.class))))
     public Response createEndpoint(
             @Parameter(hidden = true) @Auth Caller caller, @NotNull @Valid PortalNewEndpoint request) {
-        int existing = jdbi.withExtension(EndpointStore.class, store -> store.countOfTenant(caller.tenant()));
-        if (existing >= quotas.endpoints()) {
-            throw ApiException.conflict(
-                    "quota_exceeded", "at most " + quotas.endpoints() + " endpoints; ask your provider for more");
-        }
         return Response.status(201)
-                .entity(endpoints.create(request.asEndpoint(), caller.tenant()))
+                .entity(portal.createEndpoint(caller.tenant(), request))
                 .build();
     }
 
@@ -175,11 +134,8 @@ public final class PortalResource {
                             description = "the test event is in the outbox",
                             content = @Content(schema = @Schema(implementation = TestEvent.class))))
     public Response test(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id) {
-        EndpointView endpoint = endpoints.get(id, caller.tenant());
-        used.take(caller.tenant(), "test events", quotas.testsPerMinute());
-        UUID outboxId =
-                jdbi.withExtension(OutboxStore.class, store -> store.enqueueTest(id, endpoint.name(), caller.tenant()));
-        return Response.accepted(new TestEvent(outboxId)).build();
+        return Response.accepted(new TestEvent(portal.sendTest(caller.tenant(), id)))
+                .build();
     }
 
     @POST
@@ -189,17 +145,14 @@ public final class PortalResource {
             @Parameter(hidden = true) @Auth Caller caller,
             @PathParam("id") UUID id,
             @NotNull @Valid EndpointRecovery.RecoverRequest request) {
-        endpoints.get(id, caller.tenant());
-        used.take(caller.tenant(), "resends", quotas.resendsPerMinute());
-        return recovery.recover(id, request, caller.getName(), caller.tenant());
+        return portal.recover(caller.tenant(), id, request, caller.getName());
     }
 
     @GET
     @Path("/endpoints/{id}/stats")
     @Operation(operationId = "portalEndpointStats", summary = "Delivered and failed attempts per hour, last 24 hours")
     public TenantDeliveries.Stats stats(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id) {
-        endpoints.get(id, caller.tenant());
-        return deliveries.stats(id);
+        return portal.stats(caller.tenant(), id);
     }
 
     @GET
@@ -250,8 +203,7 @@ public final class PortalResource {
                             description = "the delivery is due again",
                             content = @Content(schema = @Schema(implementation = Resending.class))))
     public Response resend(@Parameter(hidden = true) @Auth Caller caller, @PathParam("id") UUID id) {
-        used.take(caller.tenant(), "resends", quotas.resendsPerMinute());
-        deliveries.resend(caller.tenant(), id, caller.getName());
+        portal.resend(caller.tenant(), id, caller.getName());
         return Response.accepted(Resending.NOW).build();
     }
 }

@@ -2,7 +2,7 @@ package dev.relaybox.service.tenants;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.store.TenantStore;
-import dev.relaybox.service.admin.Json;
+import dev.relaybox.service.api.Json;
 import java.time.Instant;
 
 /** What the admin API shows of a tenant. */

@@ -4,6 +4,7 @@ import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.service.auth.PortalTokens;
 import dev.relaybox.service.config.PortalFactory;
 import dev.relaybox.service.outbound.EndpointView;
 import dev.relaybox.service.outbound.Endpoints;

@@ -20,6 +20,7 @@ import dev.relaybox.service.dispatch.Dispatcher;
 import dev.relaybox.service.dispatch.InboxDispatchSource;
 import dev.relaybox.service.dispatch.OutboxDispatchSource;
 import dev.relaybox.service.dispatch.WorkflowStarter;
+import dev.relaybox.service.recovery.ImmediateRetry;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;

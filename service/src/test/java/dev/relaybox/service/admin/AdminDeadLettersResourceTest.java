@@ -12,6 +12,8 @@ import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.ResourceTests;
 import dev.relaybox.service.api.ResourceTests.Answer;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.service.recovery.DeadLetterEdits;
+import dev.relaybox.service.recovery.PayloadSchemas;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;
 import java.time.Instant;

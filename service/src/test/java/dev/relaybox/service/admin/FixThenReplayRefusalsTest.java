@@ -12,6 +12,7 @@ import dev.relaybox.service.api.ResourceTests;
 import dev.relaybox.service.api.ResourceTests.Answer;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.config.PartnerFactory;
+import dev.relaybox.service.recovery.DeadLetterEdits;
 import io.dropwizard.jackson.Jackson;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class EventTypesResourceTest {
     static final Jdbi JDBI = TestDatabase.fresh();
-    static final ResourceExtension RESOURCES =
-            ResourceTests.extension(new EventTypesResource(JDBI, new EventCatalog(JDBI, new EventSchemas())));
+    static final ResourceExtension RESOURCES = ResourceTests.extension(
+            new EventTypesResource(new EventTypes(JDBI, new EventCatalog(JDBI, new EventSchemas()))));
     static final Map<String, Object> OBJECT = Map.of("type", "object");
 
     @Test

@@ -7,6 +7,7 @@ import com.uber.m3.tally.NoopScope;
 import dev.relaybox.service.PingWorkflow;
 import dev.relaybox.service.RealTemporal;
 import dev.relaybox.service.TestApp;
+import dev.relaybox.service.config.TemporalConnection;
 import dev.relaybox.service.config.TemporalFactory;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

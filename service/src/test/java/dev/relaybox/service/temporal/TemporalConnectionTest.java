@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.service.RelayboxApplication;
 import dev.relaybox.service.RelayboxConfiguration;
 import dev.relaybox.service.ShippedConfig;
+import dev.relaybox.service.config.TemporalConnection;
 import dev.relaybox.service.config.TemporalFactory;
 import io.dropwizard.jackson.Jackson;
 import io.dropwizard.testing.ConfigOverride;

@@ -1,4 +1,4 @@
-package dev.relaybox.service.admin;
+package dev.relaybox.service.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

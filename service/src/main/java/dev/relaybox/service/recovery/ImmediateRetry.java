@@ -1,4 +1,4 @@
-package dev.relaybox.service.admin;
+package dev.relaybox.service.recovery;
 
 import dev.relaybox.activities.inbound.InboxStore;
 import dev.relaybox.activities.outbound.DeliveryStore;
@@ -42,7 +42,7 @@ public final class ImmediateRetry {
     }
 
     /** The delivery's next attempt, now; refused unless the delivery is still to be attempted. */
-    Result retryDelivery(UUID deliveryId) {
+    public Result retryDelivery(UUID deliveryId) {
         Optional<UUID> outboxId = jdbi.withExtension(DeliveryStore.class, store -> store.markDueNow(deliveryId));
         if (outboxId.isEmpty()) {
             return Result.REFUSED;
@@ -55,7 +55,7 @@ public final class ImmediateRetry {
     }
 
     /** The deferred event decides again, now; refused unless the event is deferred. */
-    Result releaseInboxEvent(UUID inboxId) {
+    public Result releaseInboxEvent(UUID inboxId) {
         if (!jdbi.withExtension(InboxStore.class, store -> store.markDueNow(inboxId))) {
             return Result.REFUSED;
         }

@@ -1,4 +1,4 @@
-package dev.relaybox.service.admin;
+package dev.relaybox.service.recovery;
 
 import dev.relaybox.activities.store.DeadLetterFilter;
 import dev.relaybox.activities.store.EndpointStore;
@@ -27,13 +27,13 @@ public final class EndpointRecovery {
         this.replay = replay;
     }
 
-    /** {@code since}: an ISO-8601 instant, not in the future; {@code limit} at most {@value AdminDeadLettersResource#MAX_BATCH}. */
+    /** {@code since}: an ISO-8601 instant, not in the future; {@code limit} at most {@value DeadLetterReplay#MAX_BATCH}. */
     public record RecoverRequest(
             @Schema(example = "2026-01-31T08:00:00Z", requiredMode = Schema.RequiredMode.REQUIRED, format = "date-time")
             String since,
 
             @Size(max = 100) String by,
-            @Min(1) @Max(AdminDeadLettersResource.MAX_BATCH) Integer limit) {}
+            @Min(1) @Max(DeadLetterReplay.MAX_BATCH) Integer limit) {}
 
     /**
      * {@code remaining}: failures in the window still to recover; call again to take the next batch.
@@ -47,7 +47,7 @@ public final class EndpointRecovery {
         jdbi.withExtension(EndpointStore.class, store -> store.find(id))
                 .filter(e -> tenant == null || tenant.equals(e.tenant()))
                 .orElseThrow(() -> ApiException.notFound("endpoint_not_found", "no endpoint with id " + id));
-        int limit = request.limit() == null ? AdminDeadLettersResource.MAX_BATCH : request.limit();
+        int limit = request.limit() == null ? DeadLetterReplay.MAX_BATCH : request.limit();
         DeadLetterReplay.Result result = replay.replay(DeadLetterFilter.ofEndpoint(id, since), null, limit, by);
         return new Recovered(result.replayed(), result.skippedDisabledEndpoint(), result.remaining());
     }

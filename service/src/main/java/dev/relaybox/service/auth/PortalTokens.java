@@ -1,4 +1,4 @@
-package dev.relaybox.service.tenants;
+package dev.relaybox.service.auth;
 
 import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.activities.store.TenantStore;

@@ -1,4 +1,4 @@
-package dev.relaybox.service.admin;
+package dev.relaybox.service.recovery;
 
 import dev.relaybox.activities.deadletter.DeadLetters.Source;
 import dev.relaybox.activities.inbound.InboxStore;
@@ -8,6 +8,7 @@ import dev.relaybox.activities.store.AuditLogStore;
 import dev.relaybox.activities.store.DeadLetterFilter;
 import dev.relaybox.activities.store.DeadLetterState;
 import dev.relaybox.activities.store.DeadLetterStore;
+import dev.relaybox.service.api.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +30,9 @@ import org.slf4j.LoggerFactory;
  * committed, so the log system holds seals the chain can later be checked against.
  */
 public final class DeadLetterReplay {
+    /** The most dead letters one replay takes: a bulk replay or an endpoint's recovery goes in batches of it. */
+    public static final int MAX_BATCH = 1000;
+
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetterReplay.class);
 
     /**
@@ -52,7 +56,7 @@ public final class DeadLetterReplay {
     }
 
     /** Replays one dead letter with its source row's payload replaced by {@code correction}'s, or not at all. */
-    Result replayCorrected(UUID id, String by, PayloadCorrection correction) {
+    public Result replayCorrected(UUID id, String by, PayloadCorrection correction) {
         return replay(DeadLetterFilter.none(), id, 1, by, correction);
     }
 
@@ -87,7 +91,7 @@ public final class DeadLetterReplay {
         return result;
     }
 
-    boolean discard(UUID id, String by, String reason) {
+    public boolean discard(UUID id, String by, String reason) {
         Optional<AuditLogStore.Sealed> sealed = jdbi.inTransaction(h -> {
             DeadLetterStore store = h.attach(DeadLetterStore.class);
             Optional<DeadLetterStore.Row> open =

@@ -1,7 +1,5 @@
-package dev.relaybox.service.temporal;
+package dev.relaybox.service.config;
 
-import dev.relaybox.service.config.TemporalFactory;
-import dev.relaybox.service.config.TemporalTlsFactory;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;

@@ -1,4 +1,4 @@
-package dev.relaybox.service.admin;
+package dev.relaybox.service.recovery;
 
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.core.JsonLocation;
@@ -42,7 +42,7 @@ public record ReplayRequest(
     }
 
     /** The corrected payload, checked for its shape, with {@code actor} (the caller's token); null for none. */
-    PayloadCorrection correction(String actor) {
+    public PayloadCorrection correction(String actor) {
         if (payload == null && reason == null) {
             return null;
         }

@@ -1,4 +1,4 @@
-package dev.relaybox.service.admin;
+package dev.relaybox.service.recovery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.deadletter.DeadLetters.Source;
@@ -9,6 +9,7 @@ import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.DeadLetterStore;
 import dev.relaybox.activities.store.PayloadEditStore;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.service.api.Json;
 import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.PartnerFactory.FieldLocation;
 import dev.relaybox.workflows.inbound.InboxState;

@@ -1,6 +1,6 @@
-package dev.relaybox.service.temporal;
+package dev.relaybox.service.dispatch;
 
-import dev.relaybox.service.dispatch.Dispatcher;
+import dev.relaybox.service.temporal.TemporalRuntime;
 import io.dropwizard.lifecycle.Managed;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

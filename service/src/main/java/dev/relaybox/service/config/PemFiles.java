@@ -1,4 +1,4 @@
-package dev.relaybox.service.temporal;
+package dev.relaybox.service.config;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.relaybox.service.admin;
+package dev.relaybox.service.recovery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Optional;

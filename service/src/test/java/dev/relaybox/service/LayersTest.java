@@ -1,0 +1,48 @@
+package dev.relaybox.service;
+
+import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
+import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/** The layering rules, read from the compiled classes of every module. */
+@AnalyzeClasses(packages = "dev.relaybox", importOptions = ImportOption.DoNotIncludeTests.class)
+class LayersTest {
+    @ArchTest
+    static final ArchRule resourcesDoNotCallEachOther = noClasses()
+            .that()
+            .haveSimpleNameEndingWith("Resource")
+            .should()
+            .dependOnClassesThat()
+            .haveSimpleNameEndingWith("Resource")
+            .because("a resource parses, authorises and calls a use case; two routes share a use case, not a resource");
+
+    @ArchTest
+    static final ArchRule resourcesOpenNoTransaction = noClasses()
+            .that()
+            .haveSimpleNameEndingWith("Resource")
+            .should()
+            .callMethodWhere(target(owner(assignableTo(Jdbi.class)))
+                    .and(target(name("inTransaction")
+                            .or(name("useTransaction"))
+                            .or(name("withHandle"))
+                            .or(name("useHandle"))
+                            .or(name("open")))))
+            .orShould()
+            .dependOnClassesThat()
+            .areAssignableTo(Handle.class)
+            .because("a use case owns its transaction: a resource that opens one holds a use case of its own");
+
+    @ArchTest
+    static final ArchRule servicePackagesFormNoCycle =
+            slices().matching("dev.relaybox.service.(*)..").should().beFreeOfCycles();
+}
