@@ -1,5 +1,6 @@
 package dev.relaybox.activities;
 
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.temporal.testing.TestEnvironmentOptions;

@@ -2,10 +2,10 @@ package dev.relaybox.service;
 
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.PublishCheck;
-import dev.relaybox.activities.inbound.InboxIntake;
-import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
-import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.InboxIntake;
+import dev.relaybox.activities.store.InboxQueries;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.activities.store.SealedColumns;
 import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.admin.AdminAuditLogResource;

@@ -1,10 +1,10 @@
 package dev.relaybox.service;
 
 import dev.relaybox.activities.catalog.EventCatalog;
-import dev.relaybox.activities.catalog.EventTypeStore.Change;
-import dev.relaybox.activities.catalog.EventTypeStore.Defined;
-import dev.relaybox.activities.catalog.EventTypeStore.Definition;
 import dev.relaybox.activities.catalog.InvalidEventTypeException;
+import dev.relaybox.activities.store.EventTypeStore.Change;
+import dev.relaybox.activities.store.EventTypeStore.Defined;
+import dev.relaybox.activities.store.EventTypeStore.Definition;
 import dev.relaybox.service.config.EventTypeSeed;
 import java.util.List;
 import org.slf4j.Logger;

@@ -1,7 +1,6 @@
 package dev.relaybox.service;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.EventSchemas;
 import dev.relaybox.activities.catalog.PublishCheck;
@@ -19,6 +18,7 @@ import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.Retention;
 import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.activities.store.Store;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.api.JsonErrorPages;
 import dev.relaybox.service.api.StrictTypes;

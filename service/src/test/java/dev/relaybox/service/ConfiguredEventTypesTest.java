@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.EventSchemas;
-import dev.relaybox.activities.catalog.EventTypeStore;
+import dev.relaybox.activities.store.EventTypeStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.config.EventTypeSeed;
 import dev.relaybox.service.config.EventTypesFactory;

@@ -2,21 +2,36 @@ package dev.relaybox.service;
 
 import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
 import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMethods;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.sqlobject.statement.SqlBatch;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
 /** The layering rules, read from the compiled classes of every module. */
-@AnalyzeClasses(packages = "dev.relaybox", importOptions = ImportOption.DoNotIncludeTests.class)
+@AnalyzeClasses(packages = "dev.relaybox", importOptions = LayersTest.MainClasses.class)
 class LayersTest {
+    /** The shipped classes: not those of test directories, nor of the test jar the activities module shares. */
+    static final class MainClasses implements ImportOption {
+        @Override
+        public boolean includes(Location location) {
+            return !location.contains("/test-classes/") && !location.contains("-tests.jar");
+        }
+    }
+
     @ArchTest
     static final ArchRule resourcesDoNotCallEachOther = noClasses()
             .that()
@@ -45,4 +60,31 @@ class LayersTest {
     @ArchTest
     static final ArchRule servicePackagesFormNoCycle =
             slices().matching("dev.relaybox.service.(*)..").should().beFreeOfCycles();
+
+    @ArchTest
+    static final ArchRule activitiesPackagesFormNoCycle =
+            slices().matching("dev.relaybox.activities.(*)..").should().beFreeOfCycles();
+
+    @ArchTest
+    static final ArchRule onlyStoresHoldSql = noMethods()
+            .that()
+            .areAnnotatedWith(SqlQuery.class)
+            .or()
+            .areAnnotatedWith(SqlUpdate.class)
+            .or()
+            .areAnnotatedWith(SqlBatch.class)
+            .should()
+            .beDeclaredInClassesThat()
+            .resideOutsideOfPackage("dev.relaybox.activities.store..")
+            .because("the stores are the only SQL: a query elsewhere is a store method waiting to be moved");
+
+    @ArchTest
+    static final ArchRule storesKnowOnlyTheirRows = noClasses()
+            .that()
+            .resideInAPackage("dev.relaybox.activities.store..")
+            .should()
+            .dependOnClassesThat(resideInAPackage("dev.relaybox.activities..")
+                    .and(resideOutsideOfPackage("dev.relaybox.activities.store.."))
+                    .or(resideInAPackage("dev.relaybox.service..")))
+            .because("the stores are the bottom layer: use cases and activities call them, never the other way");
 }

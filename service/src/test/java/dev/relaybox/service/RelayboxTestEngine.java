@@ -1,10 +1,8 @@
 package dev.relaybox.service;
 
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
-import dev.relaybox.activities.inbound.InboxSettings;
 import dev.relaybox.activities.outbound.CircuitSettings;
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
@@ -12,6 +10,8 @@ import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
+import dev.relaybox.activities.store.InboxSettings;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.testing.TestWorkflowEnvironment;

@@ -1,6 +1,7 @@
 package dev.relaybox.activities.catalog;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.activities.store.EventTypeStore;
 import dev.relaybox.producer.JdbcOutbox;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,6 +1,7 @@
 package dev.relaybox.activities.deadletter;
 
-import dev.relaybox.activities.outbound.RedactedUrl;
+import dev.relaybox.activities.RedactedUrl;
+import dev.relaybox.activities.store.DeadLetterSource;
 import dev.relaybox.activities.store.DeadLetterStore;
 import java.util.Optional;
 import java.util.UUID;
@@ -15,17 +16,12 @@ import org.slf4j.LoggerFactory;
 public final class DeadLetters {
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetters.class);
 
-    public enum Source {
-        OUTBOX,
-        INBOX
-    }
-
     /**
      * @param peer the endpoint URL (outbound; kept as scheme, host and port only) or partner name (inbound)
      */
     public record DeadLetter(
             UUID id,
-            Source source,
+            DeadLetterSource source,
             UUID reference,
             String peer,
             String eventType,
@@ -58,7 +54,7 @@ public final class DeadLetters {
      */
     public Optional<DeadLetter> record(
             Handle handle,
-            Source source,
+            DeadLetterSource source,
             UUID reference,
             String peer,
             String eventType,
@@ -74,8 +70,8 @@ public final class DeadLetters {
     }
 
     /** Log lines and alerts name an endpoint by its host: its path and query may hold the receiver's token. */
-    private static String shown(Source source, String peer) {
-        return source == Source.OUTBOX ? RedactedUrl.of(peer) : peer;
+    private static String shown(DeadLetterSource source, String peer) {
+        return source == DeadLetterSource.OUTBOX ? RedactedUrl.of(peer) : peer;
     }
 
     /** Call after the transaction that recorded it committed. */
@@ -85,7 +81,7 @@ public final class DeadLetters {
                 deadLetter.source(),
                 deadLetter.reference(),
                 deadLetter.eventType(),
-                deadLetter.source() == Source.OUTBOX ? "to" : "from",
+                deadLetter.source() == DeadLetterSource.OUTBOX ? "to" : "from",
                 deadLetter.peer(),
                 deadLetter.attempts(),
                 deadLetter.reason(),

@@ -3,6 +3,9 @@ package dev.relaybox.activities.inbound;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.store.DatabaseFailures;
+import dev.relaybox.activities.store.DeadLetterSource;
+import dev.relaybox.activities.store.InboxSettings;
+import dev.relaybox.activities.store.InboxStore;
 import dev.relaybox.workflows.inbound.InboxActivities;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxPlan;
@@ -100,7 +103,7 @@ public final class InboxActivitiesImpl implements InboxActivities {
             InboxStore.InboxRow row = store.find(inboxId).orElseThrow();
             return deadLetters.record(
                     h,
-                    DeadLetters.Source.INBOX,
+                    DeadLetterSource.INBOX,
                     inboxId,
                     row.partnerName(),
                     row.eventType(),

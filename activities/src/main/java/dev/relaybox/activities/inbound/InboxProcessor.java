@@ -4,11 +4,14 @@ import static dev.relaybox.activities.statemachine.StateMachine.NONE;
 
 import dev.relaybox.activities.Traces;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxStore.Entity;
-import dev.relaybox.activities.inbound.InboxStore.InboxRow;
-import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.statemachine.Decision;
 import dev.relaybox.activities.statemachine.StateMachine;
+import dev.relaybox.activities.store.DeadLetterSource;
+import dev.relaybox.activities.store.InboxSettings;
+import dev.relaybox.activities.store.InboxStore;
+import dev.relaybox.activities.store.InboxStore.Entity;
+import dev.relaybox.activities.store.InboxStore.InboxRow;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.AggregateKey;
@@ -116,7 +119,7 @@ final class InboxProcessor {
                 guarded(store.markQuarantined(row.id(), decision.reason()), row);
                 Optional<DeadLetters.DeadLetter> deadLetter = deadLetters.record(
                         handle,
-                        DeadLetters.Source.INBOX,
+                        DeadLetterSource.INBOX,
                         row.id(),
                         row.partnerName(),
                         row.eventType(),

@@ -1,6 +1,10 @@
 package dev.relaybox.activities.outbound;
 
+import dev.relaybox.activities.RedactedUrl;
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.DeadLetterSource;
+import dev.relaybox.activities.store.DeliveryAttemptStore;
+import dev.relaybox.activities.store.DeliveryStore;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
@@ -489,7 +493,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             return deadLetters
                     .record(
                             h,
-                            DeadLetters.Source.OUTBOX,
+                            DeadLetterSource.OUTBOX,
                             deliveryId,
                             ctx.url(),
                             ctx.eventType(),

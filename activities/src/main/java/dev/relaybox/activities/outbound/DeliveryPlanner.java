@@ -1,9 +1,15 @@
 package dev.relaybox.activities.outbound;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.activities.RedactedUrl;
+import dev.relaybox.activities.store.DeliveryAttemptStore;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
+import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.DeliveryTarget;
 import io.temporal.failure.ApplicationFailure;
+import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
@@ -27,7 +33,7 @@ public final class DeliveryPlanner {
                 .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure(
                         "outbox row " + outboxId + " does not exist", "OutboxRowMissing"));
         DeliveryAttemptStore deliveries = handle.attach(DeliveryAttemptStore.class);
-        deliveries.createDeliveries(outboxId);
+        subscribe(deliveries, outboxId);
         var targets = deliveries.unfinished(outboxId).stream()
                 .map(t -> new DeliveryTarget(
                         t.deliveryId(),
@@ -41,5 +47,23 @@ public final class DeliveryPlanner {
                 .toList();
         return new DeliveryPlan(
                 event.eventType(), event.aggregate().toString(), targets, schedule, DeliveryPlan.CURRENT);
+    }
+
+    /**
+     * Subscribes the row to the endpoints enabled now whose payload filter its payload matches, once; call it in the
+     * transaction that plans the row.
+     */
+    public static int subscribe(DeliveryAttemptStore deliveries, UUID outboxId) {
+        List<DeliveryAttemptStore.StoredFilter> filters = deliveries.payloadFilters(outboxId);
+        UUID[] unmatched = new UUID[0];
+        if (!filters.isEmpty()) {
+            JsonNode data = PayloadFilterSyntax.data(deliveries.payloadText(outboxId));
+            unmatched = filters.stream()
+                    .filter(f ->
+                            !PayloadFilterSyntax.readStored(f.payloadFilter()).matches(data))
+                    .map(DeliveryAttemptStore.StoredFilter::endpointId)
+                    .toArray(UUID[]::new);
+        }
+        return deliveries.createDeliveries(outboxId, DeliveryStatus.PENDING, DeliveryStatus.PAUSED, unmatched);
     }
 }

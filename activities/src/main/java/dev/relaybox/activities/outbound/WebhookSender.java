@@ -1,5 +1,6 @@
 package dev.relaybox.activities.outbound;
 
+import dev.relaybox.activities.RedactedUrl;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import java.io.IOException;

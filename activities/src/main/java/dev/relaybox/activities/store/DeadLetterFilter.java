@@ -1,6 +1,5 @@
 package dev.relaybox.activities.store;
 
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
 import dev.relaybox.workflows.AggregateKey;
 import java.time.Instant;
 import java.util.Locale;
@@ -63,12 +62,12 @@ public record DeadLetterFilter(
         return this;
     }
 
-    Source sourceValue() {
+    DeadLetterSource sourceValue() {
         if (source == null) {
             return null;
         }
         try {
-            return Source.valueOf(source.toUpperCase(Locale.ROOT));
+            return DeadLetterSource.valueOf(source.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("source must be outbox or inbox, not \"" + source + "\"");
         }

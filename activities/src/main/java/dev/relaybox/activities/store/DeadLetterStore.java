@@ -1,6 +1,5 @@
 package dev.relaybox.activities.store;
 
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
 import dev.relaybox.workflows.AggregateKey;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -28,7 +27,7 @@ public interface DeadLetterStore extends SqlObject {
     /** A dead letter with what its source row says about it, whichever direction it came from. */
     record Row(
             UUID id,
-            Source source,
+            DeadLetterSource source,
             UUID reference,
             String eventType,
             String peer,
@@ -66,7 +65,7 @@ public interface DeadLetterStore extends SqlObject {
             ON CONFLICT (source, reference) WHERE resolved_at IS NULL DO NOTHING
             RETURNING id""")
     Optional<UUID> insertOpen(
-            @Bind("source") Source source,
+            @Bind("source") DeadLetterSource source,
             @Bind("reference") UUID reference,
             @Bind("reason") String reason,
             @Bind("lastError") String lastError,
@@ -160,7 +159,7 @@ public interface DeadLetterStore extends SqlObject {
     private static Row row(ResultSet rs, StatementContext ctx) throws SQLException {
         return new Row(
                 rs.getObject("id", UUID.class),
-                Source.valueOf(rs.getString("source")),
+                DeadLetterSource.valueOf(rs.getString("source")),
                 rs.getObject("reference", UUID.class),
                 rs.getString("event_type"),
                 rs.getString("peer"),
@@ -183,12 +182,12 @@ public interface DeadLetterStore extends SqlObject {
     /** The conditions of the filters given, with their values: a filter not given adds nothing to the WHERE. */
     final class Where {
         private final List<String> conditions = new ArrayList<>();
-        private final Map<String, Object> values =
-                new LinkedHashMap<>(Map.of("outbox", Source.OUTBOX.name(), "inbox", Source.INBOX.name()));
+        private final Map<String, Object> values = new LinkedHashMap<>(
+                Map.of("outbox", DeadLetterSource.OUTBOX.name(), "inbox", DeadLetterSource.INBOX.name()));
 
         static Where of(DeadLetterFilter filter) {
             Where where = new Where();
-            Source source = filter.sourceValue();
+            DeadLetterSource source = filter.sourceValue();
             if (source != null) {
                 where.add("dl.source = :source", "source", source.name());
             }

@@ -1,7 +1,5 @@
 package dev.relaybox.activities.store;
 
-import dev.relaybox.activities.outbound.Endpoint;
-import dev.relaybox.activities.outbound.EndpointControls;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import java.time.Instant;

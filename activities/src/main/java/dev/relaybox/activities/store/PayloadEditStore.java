@@ -1,6 +1,5 @@
 package dev.relaybox.activities.store;
 
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
 import java.util.UUID;
 import org.jdbi.v3.sqlobject.customizer.BindMethods;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
@@ -20,7 +19,7 @@ public interface PayloadEditStore {
      */
     record Edit(
             UUID deadLetterId,
-            Source source,
+            DeadLetterSource source,
             UUID rowId,
             UUID deliveryId,
             String previousPayload,

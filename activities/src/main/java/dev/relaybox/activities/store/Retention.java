@@ -1,7 +1,5 @@
 package dev.relaybox.activities.store;
 
-import dev.relaybox.activities.inbound.InboxStore;
-import dev.relaybox.activities.outbound.OutboxStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,14 +1,5 @@
 package dev.relaybox.activities.store;
 
-import dev.relaybox.activities.catalog.EventTypeStore;
-import dev.relaybox.activities.inbound.InboxDispatchStore;
-import dev.relaybox.activities.inbound.InboxIntake;
-import dev.relaybox.activities.inbound.InboxQueries;
-import dev.relaybox.activities.inbound.InboxStore;
-import dev.relaybox.activities.outbound.DeliveryAttemptStore;
-import dev.relaybox.activities.outbound.DeliveryStore;
-import dev.relaybox.activities.outbound.OutboxQueries;
-import dev.relaybox.activities.outbound.OutboxStore;
 import java.util.List;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.NoTemplateEngine;

@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.relaybox.activities.catalog.EventTypeStore.Change;
-import dev.relaybox.activities.catalog.EventTypeStore.Definition;
 import dev.relaybox.activities.catalog.PublishCheck.Outcome;
 import dev.relaybox.activities.outbound.TestReceiver;
+import dev.relaybox.activities.store.EventTypeStore;
+import dev.relaybox.activities.store.EventTypeStore.Change;
+import dev.relaybox.activities.store.EventTypeStore.Definition;
 import dev.relaybox.activities.store.TestDatabase;
 import java.time.Clock;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.relaybox.activities.deadletter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.deadletter.DeadLetters.DeadLetter;
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
+import dev.relaybox.activities.store.DeadLetterSource;
 import dev.relaybox.activities.store.TestDatabase;
 import java.util.List;
 import java.util.UUID;
@@ -34,7 +34,7 @@ class DeadLettersTest {
         DeadLetter outbound = JDBI.inTransaction(h -> deadLetters
                 .record(
                         h,
-                        Source.OUTBOX,
+                        DeadLetterSource.OUTBOX,
                         UUID.randomUUID(),
                         "https://hooks.example.com/services/T0K3N?sig=S1G",
                         "order.paid",
@@ -44,7 +44,7 @@ class DeadLettersTest {
                 .orElseThrow());
         deadLetters.announce(outbound);
         DeadLetter inbound = JDBI.inTransaction(h -> deadLetters
-                .record(h, Source.INBOX, UUID.randomUUID(), "shop", "order.paid", "rejected", null, 1)
+                .record(h, DeadLetterSource.INBOX, UUID.randomUUID(), "shop", "order.paid", "rejected", null, 1)
                 .orElseThrow());
 
         assertThat(recorded.get(0).peer()).isEqualTo("https://hooks.example.com/…");

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
@@ -16,7 +15,10 @@ import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.InboxIntake;
+import dev.relaybox.activities.store.InboxSettings;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;

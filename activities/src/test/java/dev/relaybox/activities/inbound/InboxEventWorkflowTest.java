@@ -5,14 +5,15 @@ import static dev.relaybox.activities.inbound.InboxFixtures.QUEUE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.TestMetrics;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.replay.RecordedHistories;
+import dev.relaybox.activities.store.InboxSettings;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;

@@ -6,12 +6,13 @@ import static dev.relaybox.activities.inbound.InboxFixtures.QUEUE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.statemachine.OrderArrivals;
+import dev.relaybox.activities.store.InboxSettings;
 import dev.relaybox.activities.store.Store;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.testing.TestWorkflowEnvironment;

@@ -3,6 +3,7 @@ package dev.relaybox.activities.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.DeliveryStore;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;

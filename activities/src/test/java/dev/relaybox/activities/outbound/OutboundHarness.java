@@ -1,10 +1,12 @@
 package dev.relaybox.activities.outbound;
 
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.Endpoint;
+import dev.relaybox.activities.store.EndpointControls;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.outbound.DeliverySchedule;

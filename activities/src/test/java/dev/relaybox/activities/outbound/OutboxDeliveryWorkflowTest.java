@@ -6,14 +6,16 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import dev.relaybox.activities.replay.RecordedHistories;
+import dev.relaybox.activities.store.DeliveryStore;
+import dev.relaybox.activities.store.EndpointControls;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.producer.JdbcOutbox;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;

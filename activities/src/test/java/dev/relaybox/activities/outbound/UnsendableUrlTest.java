@@ -2,11 +2,11 @@ package dev.relaybox.activities.outbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.workflows.outbound.DeliverySchedule;

@@ -2,7 +2,6 @@ package dev.relaybox.activities.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.outbound.Endpoint;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import java.time.Instant;
 import java.util.List;

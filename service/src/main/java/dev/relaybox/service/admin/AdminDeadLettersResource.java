@@ -1,8 +1,8 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
 import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.activities.store.DeadLetterFilter;
+import dev.relaybox.activities.store.DeadLetterSource;
 import dev.relaybox.activities.store.DeadLetterStore;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
@@ -261,7 +261,7 @@ public final class AdminDeadLettersResource {
     }
 
     private DeadLetter view(DeadLetterStore.Row row) {
-        String workflowId = row.source() == Source.OUTBOX
+        String workflowId = row.source() == DeadLetterSource.OUTBOX
                 ? (row.outboxId() == null ? null : OutboxDeliveryWorkflow.workflowId(row.outboxId()))
                 : (row.partnerName() == null
                         ? null

@@ -1,8 +1,8 @@
 package dev.relaybox.service.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.outbound.DeliveryStore;
-import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.DeliveryStore;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;

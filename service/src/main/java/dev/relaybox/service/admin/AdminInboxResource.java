@@ -1,9 +1,9 @@
 package dev.relaybox.service.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.inbound.InboxQueries;
-import dev.relaybox.activities.inbound.InboxQueries.InboxFilter;
 import dev.relaybox.activities.store.Cursor;
+import dev.relaybox.activities.store.InboxQueries;
+import dev.relaybox.activities.store.InboxQueries.InboxFilter;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;

@@ -1,6 +1,6 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.activities.outbound.OutboxQueries;
+import dev.relaybox.activities.store.OutboxQueries;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;

@@ -2,7 +2,7 @@ package dev.relaybox.service.catalog;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.catalog.EventCatalog;
-import dev.relaybox.activities.catalog.EventTypeStore.Definition;
+import dev.relaybox.activities.store.EventTypeStore.Definition;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.catalog.EventTypes.EventTypeDetail;

@@ -1,6 +1,6 @@
 package dev.relaybox.service.dispatch;
 
-import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.DeadLetterSource;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -71,7 +71,7 @@ public interface DispatchSource {
     boolean quarantine(Handle handle, UUID id, String reason);
 
     /** The direction its dead letters are recorded under. */
-    DeadLetters.Source deadLetterSource();
+    DeadLetterSource deadLetterSource();
 
     /**
      * Locks up to {@code limit} dispatched, unfinished rows last dispatched before {@code before} whose work was due

@@ -1,8 +1,8 @@
 package dev.relaybox.service.dispatch;
 
-import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxDispatchStore;
-import dev.relaybox.activities.inbound.InboxSettings;
+import dev.relaybox.activities.store.DeadLetterSource;
+import dev.relaybox.activities.store.InboxDispatchStore;
+import dev.relaybox.activities.store.InboxSettings;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxPlan;
 import java.time.Instant;
@@ -59,8 +59,8 @@ public final class InboxDispatchSource implements DispatchSource {
     }
 
     @Override
-    public DeadLetters.Source deadLetterSource() {
-        return DeadLetters.Source.INBOX;
+    public DeadLetterSource deadLetterSource() {
+        return DeadLetterSource.INBOX;
     }
 
     @Override

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.catalog.PublishCheck;
-import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.DeliveryPlanner;
-import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.DeadLetterSource;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import java.io.UncheckedIOException;
@@ -101,8 +101,8 @@ public final class OutboxDispatchSource implements DispatchSource {
     }
 
     @Override
-    public DeadLetters.Source deadLetterSource() {
-        return DeadLetters.Source.OUTBOX;
+    public DeadLetterSource deadLetterSource() {
+        return DeadLetterSource.OUTBOX;
     }
 
     @Override

@@ -1,8 +1,8 @@
 package dev.relaybox.service.inbound;
 
-import dev.relaybox.activities.inbound.InboxQueries;
-import dev.relaybox.activities.inbound.InboxQueries.EntityHistory;
 import dev.relaybox.activities.store.Cursor;
+import dev.relaybox.activities.store.InboxQueries;
+import dev.relaybox.activities.store.InboxQueries.EntityHistory;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.PathSegments;
 import dev.relaybox.service.auth.Caller;

@@ -1,10 +1,10 @@
 package dev.relaybox.service.outbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.outbound.Endpoint;
-import dev.relaybox.activities.outbound.EndpointControls;
 import dev.relaybox.activities.outbound.EndpointHeaders;
 import dev.relaybox.activities.outbound.PayloadFilterSyntax;
+import dev.relaybox.activities.store.Endpoint;
+import dev.relaybox.activities.store.EndpointControls;
 import dev.relaybox.activities.store.EndpointHealthStore;
 import java.time.Instant;
 import java.util.List;

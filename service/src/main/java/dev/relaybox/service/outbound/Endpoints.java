@@ -1,14 +1,14 @@
 package dev.relaybox.service.outbound;
 
-import dev.relaybox.activities.outbound.DeliveryStore;
-import dev.relaybox.activities.outbound.Endpoint;
-import dev.relaybox.activities.outbound.EndpointControls;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
-import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.signing.Hmac;
+import dev.relaybox.activities.store.DeliveryStore;
+import dev.relaybox.activities.store.Endpoint;
+import dev.relaybox.activities.store.EndpointControls;
 import dev.relaybox.activities.store.EndpointHealthStore;
 import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.api.ApiException;
 import java.time.Duration;

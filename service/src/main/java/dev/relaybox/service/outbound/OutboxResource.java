@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.relaybox.activities.Traces;
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.PublishCheck;
-import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.producer.IdempotentEnqueue;
 import dev.relaybox.producer.JdbcOutbox;

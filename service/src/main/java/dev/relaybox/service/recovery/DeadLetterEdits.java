@@ -1,12 +1,12 @@
 package dev.relaybox.service.recovery;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
-import dev.relaybox.activities.inbound.InboxStore;
-import dev.relaybox.activities.inbound.InboxStore.InboxRow;
-import dev.relaybox.activities.outbound.OutboxReplays.EventPayload;
-import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.DeadLetterSource;
 import dev.relaybox.activities.store.DeadLetterStore;
+import dev.relaybox.activities.store.InboxStore;
+import dev.relaybox.activities.store.InboxStore.InboxRow;
+import dev.relaybox.activities.store.OutboxReplays.EventPayload;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.activities.store.PayloadEditStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;
@@ -58,7 +58,7 @@ public final class DeadLetterEdits {
         String payload = Json.text(correction.payload());
         // Both sides of the diff are read by one mapper, so equal numbers compare equal.
         JsonNode edited = Json.parse(payload);
-        Replaced replaced = deadLetter.source() == Source.OUTBOX
+        Replaced replaced = deadLetter.source() == DeadLetterSource.OUTBOX
                 ? outbound(h, deadLetter, edited, payload)
                 : inbound(h, deadLetter, edited, payload);
         h.attach(PayloadEditStore.class)

@@ -1,13 +1,13 @@
 package dev.relaybox.service.recovery;
 
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
-import dev.relaybox.activities.inbound.InboxStore;
-import dev.relaybox.activities.outbound.DeliveryStore;
-import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.AuditLogStore;
 import dev.relaybox.activities.store.DeadLetterFilter;
+import dev.relaybox.activities.store.DeadLetterSource;
 import dev.relaybox.activities.store.DeadLetterState;
 import dev.relaybox.activities.store.DeadLetterStore;
+import dev.relaybox.activities.store.DeliveryStore;
+import dev.relaybox.activities.store.InboxStore;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.service.api.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -79,8 +79,8 @@ public final class DeadLetterReplay {
             }
             store.resolve(
                     replayable.stream().map(DeadLetterStore.Row::id).toList(), DeadLetterState.REPLAYED, by, null);
-            resetDeliveries(h, references(replayable, Source.OUTBOX));
-            resetInboxEvents(h, references(replayable, Source.INBOX));
+            resetDeliveries(h, references(replayable, DeadLetterSource.OUTBOX));
+            resetInboxEvents(h, references(replayable, DeadLetterSource.INBOX));
             int remaining = onlyId == null ? store.countOpen(filter) : 0;
             return new Result(replayable.size(), chosen.size() - replayable.size(), remaining);
         });
@@ -124,7 +124,7 @@ public final class DeadLetterReplay {
         LOG.info("audit log entry {} sealed {}", entry.seq(), entry.hash());
     }
 
-    private static List<UUID> references(List<DeadLetterStore.Row> chosen, Source source) {
+    private static List<UUID> references(List<DeadLetterStore.Row> chosen, DeadLetterSource source) {
         return chosen.stream()
                 .filter(row -> row.source() == source)
                 .map(DeadLetterStore.Row::reference)

@@ -1,7 +1,7 @@
 package dev.relaybox.service.recovery;
 
-import dev.relaybox.activities.inbound.InboxStore;
-import dev.relaybox.activities.outbound.DeliveryStore;
+import dev.relaybox.activities.store.DeliveryStore;
+import dev.relaybox.activities.store.InboxStore;
 import dev.relaybox.service.dispatch.DispatchSource;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;

@@ -1,7 +1,7 @@
 package dev.relaybox.service.tenants;
 
-import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;
 import dev.relaybox.service.catalog.EventTypes;

@@ -1,11 +1,11 @@
 package dev.relaybox.service.tenants;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.outbound.DeliveryStore;
-import dev.relaybox.activities.outbound.OutboxStore;
 import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.activities.store.DeadLetterFilter;
 import dev.relaybox.activities.store.DeadLetterStore;
+import dev.relaybox.activities.store.DeliveryStore;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;

@@ -1,7 +1,7 @@
 package dev.relaybox.service.tenants;
 
-import dev.relaybox.activities.outbound.DeliveryStore;
-import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.DeliveryStore;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.api.ApiException;
 import java.util.List;

@@ -5,11 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxIntake;
-import dev.relaybox.activities.inbound.InboxQueries;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.activities.store.InboxIntake;
+import dev.relaybox.activities.store.InboxQueries;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;

@@ -5,7 +5,7 @@ import static dev.relaybox.service.api.ResourceTests.PRODUCER_TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
+import dev.relaybox.activities.store.DeadLetterSource;
 import dev.relaybox.activities.store.DeadLetterStore;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
@@ -45,7 +45,7 @@ class AdminDeadLettersResourceTest {
         assertError(get("/admin/dead-letters?cursor=not-ours"), 400, "invalid_cursor");
         assertError(get("/admin/dead-letters?limit=0"), 400, "invalid_request");
         assertError(get("/admin/dead-letters?limit=501"), 400, "invalid_request");
-        UUID open = deadLetter(Source.INBOX, UUID.randomUUID());
+        UUID open = deadLetter(DeadLetterSource.INBOX, UUID.randomUUID());
 
         assertError(
                 post("/admin/dead-letters/replay", Map.of("filter", Map.of("source", "sideways"))),
@@ -71,7 +71,7 @@ class AdminDeadLettersResourceTest {
 
     @Test
     void discardNeedsAReasonAndResolvesOnlyOnce() {
-        UUID id = deadLetter(Source.INBOX, UUID.randomUUID());
+        UUID id = deadLetter(DeadLetterSource.INBOX, UUID.randomUUID());
 
         assertError(post("/admin/dead-letters/" + id + "/discard", Map.of()), 400, "invalid_request");
         Answer discarded = post("/admin/dead-letters/" + id + "/discard", Map.of("reason", "partner retired"));
@@ -87,7 +87,7 @@ class AdminDeadLettersResourceTest {
     @Test
     void replayRefusesADeadLetterWhoseEndpointIsDisabledAndResolvesNothing() {
         UUID deliveryId = deliveryToDisabledEndpoint();
-        UUID id = deadLetter(Source.OUTBOX, deliveryId);
+        UUID id = deadLetter(DeadLetterSource.OUTBOX, deliveryId);
         int wakeUpsBefore = DISPATCHER_WAKE_UPS.get();
 
         assertError(post("/admin/dead-letters/" + id + "/replay", Map.of()), 409, "endpoint_disabled");
@@ -103,8 +103,8 @@ class AdminDeadLettersResourceTest {
     @Test
     void filtersOnlyByWhatIsGiven() {
         UUID outboxId = quarantinedOutboxRow("invoice", "inv-7");
-        UUID byAggregate = deadLetter(Source.OUTBOX, outboxId);
-        UUID inbound = deadLetter(Source.INBOX, UUID.randomUUID());
+        UUID byAggregate = deadLetter(DeadLetterSource.OUTBOX, outboxId);
+        UUID inbound = deadLetter(DeadLetterSource.INBOX, UUID.randomUUID());
 
         List<String> inboxOnly = get("/admin/dead-letters?source=inbox&limit=500")
                 .body()
@@ -235,7 +235,7 @@ class AdminDeadLettersResourceTest {
                 "forbidden");
     }
 
-    private static UUID deadLetter(Source source, UUID reference) {
+    private static UUID deadLetter(DeadLetterSource source, UUID reference) {
         return JDBI.withExtension(
                         DeadLetterStore.class, store -> store.insertOpen(source, reference, "gave up", "503", 4))
                 .orElseThrow();
@@ -249,7 +249,7 @@ class AdminDeadLettersResourceTest {
                 .bind("eventId", UUID.randomUUID().toString())
                 .mapTo(UUID.class)
                 .one());
-        UUID id = deadLetter(Source.INBOX, inboxId);
+        UUID id = deadLetter(DeadLetterSource.INBOX, inboxId);
         JDBI.useHandle(h -> h.execute("UPDATE dead_letters SET created_at = ? WHERE id = ?", at, id));
         return id;
     }

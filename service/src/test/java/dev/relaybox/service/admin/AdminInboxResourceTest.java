@@ -3,10 +3,10 @@ package dev.relaybox.service.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.inbound.InboxIntake;
-import dev.relaybox.activities.inbound.InboxIntake.ReceivedEvent;
-import dev.relaybox.activities.inbound.InboxQueries;
-import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.store.InboxIntake;
+import dev.relaybox.activities.store.InboxIntake.ReceivedEvent;
+import dev.relaybox.activities.store.InboxQueries;
+import dev.relaybox.activities.store.InboxStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.inbound.EntitiesResource;

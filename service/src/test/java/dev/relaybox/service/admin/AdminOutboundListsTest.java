@@ -3,7 +3,8 @@ package dev.relaybox.service.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.outbound.DeliveryStore;
+import dev.relaybox.activities.outbound.DeliveryPlanner;
+import dev.relaybox.activities.store.DeliveryStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -146,7 +147,7 @@ class AdminOutboundListsTest {
         for (String outboxId : outboxIds) {
             ids.add(JDBI.inTransaction(h -> {
                 DeliveryStore store = h.attach(DeliveryStore.class);
-                store.createDeliveries(UUID.fromString(outboxId));
+                DeliveryPlanner.subscribe(store, UUID.fromString(outboxId));
                 return store.unfinished(UUID.fromString(outboxId))
                         .get(0)
                         .deliveryId()

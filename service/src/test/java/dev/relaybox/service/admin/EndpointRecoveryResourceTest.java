@@ -4,7 +4,7 @@ import static dev.relaybox.service.api.ResourceTests.ADMIN_TOKEN;
 import static dev.relaybox.service.api.ResourceTests.PRODUCER_TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
+import dev.relaybox.activities.store.DeadLetterSource;
 import dev.relaybox.activities.store.DeadLetterStore;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
@@ -143,7 +143,7 @@ class EndpointRecoveryResourceTest {
                     .mapTo(UUID.class)
                     .one();
             UUID deadLetter = h.attach(DeadLetterStore.class)
-                    .insertOpen(Source.OUTBOX, deliveryId, "gave up", "503", 4)
+                    .insertOpen(DeadLetterSource.OUTBOX, deliveryId, "gave up", "503", 4)
                     .orElseThrow();
             h.execute("UPDATE dead_letters SET created_at = ? WHERE id = ?", at, deadLetter);
             return deliveryId;

@@ -4,7 +4,7 @@ import static dev.relaybox.service.api.ResourceTests.ADMIN_TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
+import dev.relaybox.activities.store.DeadLetterSource;
 import dev.relaybox.activities.store.DeadLetterStore;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
@@ -299,7 +299,7 @@ class FixThenReplayRefusalsTest {
         if (otherDelivery != null) {
             delivery(outboxId, endpoint(true), otherDelivery);
         }
-        return new Fixture(deadLetter(Source.OUTBOX, delivery), "outbox_events", outboxId);
+        return new Fixture(deadLetter(DeadLetterSource.OUTBOX, delivery), "outbox_events", outboxId);
     }
 
     private static Fixture inbound(String partner) {
@@ -313,7 +313,7 @@ class FixThenReplayRefusalsTest {
                 .bind("payload", "{\"id\": \"evt-1\", \"type\": \"order.created\"}")
                 .mapTo(UUID.class)
                 .one());
-        return new Fixture(deadLetter(Source.INBOX, inboxId), "webhook_inbox", inboxId);
+        return new Fixture(deadLetter(DeadLetterSource.INBOX, inboxId), "webhook_inbox", inboxId);
     }
 
     private static UUID endpoint(boolean enabled) {
@@ -343,7 +343,7 @@ class FixThenReplayRefusalsTest {
                 .one());
     }
 
-    private static UUID deadLetter(Source source, UUID reference) {
+    private static UUID deadLetter(DeadLetterSource source, UUID reference) {
         return JDBI.withExtension(
                         DeadLetterStore.class, store -> store.insertOpen(source, reference, "gave up", "400", 1))
                 .orElseThrow();

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.EventSchemas;
-import dev.relaybox.activities.catalog.EventTypeStore;
+import dev.relaybox.activities.store.EventTypeStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.ResourceTests;
 import dev.relaybox.service.api.ResourceTests.Answer;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
@@ -16,6 +15,7 @@ import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.service.config.DispatcherFactory;

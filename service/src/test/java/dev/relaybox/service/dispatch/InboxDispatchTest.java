@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.inbound.InboxActivitiesImpl;
-import dev.relaybox.activities.inbound.InboxSettings;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
+import dev.relaybox.activities.store.InboxSettings;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import io.temporal.api.history.v1.HistoryEvent;

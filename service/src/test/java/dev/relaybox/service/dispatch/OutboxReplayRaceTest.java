@@ -3,7 +3,6 @@ package dev.relaybox.service.dispatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.relaybox.activities.RelayboxWorkers;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.CircuitSettings;
@@ -15,6 +14,7 @@ import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.DeadLetterFilter;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.service.config.DispatcherFactory;

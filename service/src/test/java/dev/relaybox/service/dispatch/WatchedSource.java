@@ -1,6 +1,6 @@
 package dev.relaybox.service.dispatch;
 
-import dev.relaybox.activities.deadletter.DeadLetters;
+import dev.relaybox.activities.store.DeadLetterSource;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -36,7 +36,7 @@ record WatchedSource(DispatchSource delegate, Consumer<DispatchSource.Row> onSta
     }
 
     @Override
-    public DeadLetters.Source deadLetterSource() {
+    public DeadLetterSource deadLetterSource() {
         return delegate.deadLetterSource();
     }
 

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.relaybox.activities.inbound.InboxIntake;
-import dev.relaybox.activities.inbound.InboxStore;
+import dev.relaybox.activities.store.InboxIntake;
+import dev.relaybox.activities.store.InboxStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.ShopWebhooks;
 import dev.relaybox.service.api.JsonErrorMappers;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.deadletter.DeadLetters.Source;
+import dev.relaybox.activities.store.DeadLetterSource;
 import dev.relaybox.activities.store.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
@@ -24,7 +24,7 @@ class DeadLetterAlertsTest {
         UUID reference = UUID.randomUUID();
         var created = jdbi.inTransaction(h -> deadLetters.record(
                 h,
-                Source.OUTBOX,
+                DeadLetterSource.OUTBOX,
                 reference,
                 "https://shop.example",
                 "order.paid",
@@ -48,7 +48,7 @@ class DeadLetterAlertsTest {
 
         jdbi.useTransaction(h -> deadLetters.record(
                 h,
-                Source.OUTBOX,
+                DeadLetterSource.OUTBOX,
                 UUID.randomUUID(),
                 "https://alerts.example",
                 DeadLetterAlerts.ALERT_EVENT,
@@ -65,7 +65,8 @@ class DeadLetterAlertsTest {
 
         try {
             jdbi.useTransaction(h -> {
-                deadLetters.record(h, Source.INBOX, UUID.randomUUID(), "shop", "order.paid", "poison", null, 1);
+                deadLetters.record(
+                        h, DeadLetterSource.INBOX, UUID.randomUUID(), "shop", "order.paid", "poison", null, 1);
                 throw new IllegalStateException("the quarantine failed");
             });
         } catch (IllegalStateException expected) {
@@ -79,8 +80,8 @@ class DeadLetterAlertsTest {
     void withoutAnAlertEndpointNoEventIsEnqueued() {
         DeadLetters deadLetters = deadLetters(false);
 
-        jdbi.useTransaction(
-                h -> deadLetters.record(h, Source.INBOX, UUID.randomUUID(), "shop", "order.paid", "poison", null, 1));
+        jdbi.useTransaction(h -> deadLetters.record(
+                h, DeadLetterSource.INBOX, UUID.randomUUID(), "shop", "order.paid", "poison", null, 1));
 
         assertThat(alertPayloads()).isEmpty();
     }

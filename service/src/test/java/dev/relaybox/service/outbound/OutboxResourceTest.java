@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.catalog.EventSchemas;
 import dev.relaybox.activities.catalog.PublishCheck;
-import dev.relaybox.activities.outbound.OutboxStore;
+import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.JsonBodyLimit;

@@ -1,9 +1,5 @@
-package dev.relaybox.activities.outbound;
+package dev.relaybox.activities.store;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.Circuit;
-import dev.relaybox.activities.store.EndpointAttemptStore;
-import dev.relaybox.activities.store.Sealed;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.OutboxStatus;
 import java.time.Instant;
@@ -54,33 +50,8 @@ public interface DeliveryAttemptStore {
             boolean edited,
             String traceparent) {}
 
-    /**
-     * Subscribes the row to the endpoints enabled now, once: a row re-run later (replay, reconciler) keeps
-     * the deliveries it had rather than fanning out to endpoints created since. A disabled endpoint gets its
-     * delivery too, PAUSED until it is enabled again (the endpoint row is share-locked, so an enabling that
-     * commits meanwhile either sees the paused row or is seen as enabled). Relaybox's own
-     * {@code relaybox.*} events (alerts naming other endpoints' URLs and errors) go only to the alert
-     * endpoint, whatever other filters say. A row naming its target endpoints (a partner event an inbound route
-     * forwards) goes to those alone, whatever their filters say. An endpoint whose payload filter the row's payload
-     * does not match gets no delivery; call it in the transaction that plans the row, so both statements see one
-     * set of endpoints.
-     */
-    default int createDeliveries(UUID outboxId) {
-        List<StoredFilter> filters = payloadFilters(outboxId);
-        UUID[] unmatched = new UUID[0];
-        if (!filters.isEmpty()) {
-            JsonNode data = PayloadFilterSyntax.data(payloadText(outboxId));
-            unmatched = filters.stream()
-                    .filter(f ->
-                            !PayloadFilterSyntax.readStored(f.payloadFilter()).matches(data))
-                    .map(StoredFilter::endpointId)
-                    .toArray(UUID[]::new);
-        }
-        return createDeliveries(outboxId, DeliveryStatus.PENDING, DeliveryStatus.PAUSED, unmatched);
-    }
-
     /** An endpoint's payload filter as stored. */
-    record StoredFilter(UUID endpointId, String payloadFilter) {}
+    public record StoredFilter(UUID endpointId, String payloadFilter) {}
 
     /** The payload filters a first fan-out of the row would test; none for a row naming its targets. */
     @SqlQuery("""
@@ -95,6 +66,16 @@ public interface DeliveryAttemptStore {
     @SqlQuery("SELECT payload::text FROM outbox_events WHERE id = :outboxId")
     String payloadText(@Bind("outboxId") UUID outboxId);
 
+    /**
+     * Subscribes the row to the endpoints enabled now, once: a row re-run later (replay, reconciler) keeps
+     * the deliveries it had rather than fanning out to endpoints created since. A disabled endpoint gets its
+     * delivery too, PAUSED until it is enabled again (the endpoint row is share-locked, so an enabling that
+     * commits meanwhile either sees the paused row or is seen as enabled). Relaybox's own
+     * {@code relaybox.*} events (alerts naming other endpoints' URLs and errors) go only to the alert
+     * endpoint, whatever other filters say. A row naming its target endpoints (a partner event an inbound route
+     * forwards) goes to those alone, whatever their filters say. The endpoints in {@code unmatched} (their payload filter does not match the row's payload) get no delivery;
+     * call it in the transaction that plans the row, so it and {@link #payloadFilters} see one set of endpoints.
+     */
     @SqlUpdate("""
             INSERT INTO deliveries (outbox_id, endpoint_id, status)
             SELECT o.id, e.id, CASE WHEN e.enabled THEN :pending ELSE :paused END

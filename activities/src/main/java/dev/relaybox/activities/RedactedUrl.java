@@ -1,4 +1,4 @@
-package dev.relaybox.activities.outbound;
+package dev.relaybox.activities;
 
 import java.net.URI;
 import java.net.URISyntaxException;

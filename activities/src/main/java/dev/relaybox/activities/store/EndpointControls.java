@@ -1,4 +1,4 @@
-package dev.relaybox.activities.outbound;
+package dev.relaybox.activities.store;
 
 /**
  * How deliveries to one endpoint are paced and shaped. Nulls mean "no limit".

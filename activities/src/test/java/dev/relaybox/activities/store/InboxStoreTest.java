@@ -1,9 +1,8 @@
-package dev.relaybox.activities.inbound;
+package dev.relaybox.activities.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.inbound.InboxIntake.ReceivedEvent;
-import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.activities.store.InboxIntake.ReceivedEvent;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.relaybox.activities.inbound;
+package dev.relaybox.activities.store;
 
 import dev.relaybox.workflows.inbound.InboxPlan;
 import java.time.Duration;

@@ -1,6 +1,5 @@
-package dev.relaybox.activities.inbound;
+package dev.relaybox.activities.store;
 
-import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
@@ -331,7 +330,7 @@ public interface InboxStore extends SqlObject {
                              LIMIT :limit
                              FOR UPDATE SKIP LOCKED)""")
                 .bind("processed", InboxState.PROCESSED.name())
-                .bind("source", DeadLetters.Source.INBOX.name())
+                .bind("source", DeadLetterSource.INBOX.name())
                 .bind("before", processedBefore)
                 .bind("limit", limit)
                 .execute();

@@ -1,4 +1,4 @@
-package dev.relaybox.activities.outbound;
+package dev.relaybox.activities.store;
 
 import dev.relaybox.workflows.outbound.OutboxStatus;
 import java.util.List;

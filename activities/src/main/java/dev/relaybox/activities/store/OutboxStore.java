@@ -1,7 +1,5 @@
-package dev.relaybox.activities.outbound;
+package dev.relaybox.activities.store;
 
-import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.store.Columns;
 import dev.relaybox.producer.IdempotentEnqueue;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
@@ -230,7 +228,7 @@ public interface OutboxStore extends OutboxReplays {
                          FOR UPDATE OF o SKIP LOCKED""")
                 .bind("processed", OutboxStatus.PROCESSED)
                 .bind("finished", DeliveryStatus.finishedNames())
-                .bind("outbox", DeadLetters.Source.OUTBOX)
+                .bind("outbox", DeadLetterSource.OUTBOX)
                 .bind("before", processedBefore)
                 .bind("limit", limit)
                 .mapTo(UUID.class)

@@ -1,4 +1,4 @@
-package dev.relaybox.activities.catalog;
+package dev.relaybox.activities.store;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,6 +1,5 @@
-package dev.relaybox.activities.outbound;
+package dev.relaybox.activities.store;
 
-import dev.relaybox.activities.store.Sealed;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;

@@ -1,4 +1,4 @@
-package dev.relaybox.activities;
+package dev.relaybox.activities.workers;
 
 import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.workflows.inbound.InboxActivities;

@@ -1,4 +1,4 @@
-package dev.relaybox.activities.inbound;
+package dev.relaybox.activities.store;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

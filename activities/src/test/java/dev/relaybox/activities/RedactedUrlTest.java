@@ -1,4 +1,4 @@
-package dev.relaybox.activities.outbound;
+package dev.relaybox.activities;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

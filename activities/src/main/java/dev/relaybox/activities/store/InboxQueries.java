@@ -1,8 +1,5 @@
-package dev.relaybox.activities.inbound;
+package dev.relaybox.activities.store;
 
-import dev.relaybox.activities.store.Columns;
-import dev.relaybox.activities.store.Cursor;
-import dev.relaybox.activities.store.Page;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
