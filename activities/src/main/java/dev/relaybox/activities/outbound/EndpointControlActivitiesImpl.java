@@ -259,7 +259,7 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
             wakeWaiting(ctx.endpointId(), "CIRCUIT", MAX_WAKE_UPS);
         }
         if (settled.slotFreed()) {
-            wakeWaiting(ctx.endpointId(), "IN_FLIGHT", 1);
+            slotFreed(ctx);
         }
     }
 
@@ -280,13 +280,26 @@ public final class EndpointControlActivitiesImpl implements EndpointControlActiv
         });
         DeliveryContext ctx = finished.ctx();
         if (finished.slotFreed()) {
-            wakeWaiting(ctx.endpointId(), "IN_FLIGHT", 1);
+            slotFreed(ctx);
         }
         if (ctx.ordered()) {
             jdbi.withExtension(
                             EndpointStore.class,
                             dao -> dao.nextInOrder(ctx.endpointId(), ctx.aggregateType(), ctx.aggregateId(), ctx.seq()))
                     .ifPresent(outboxId -> wake(outboxId, ctx.endpointId()));
+        }
+    }
+
+    /**
+     * A freed slot is its endpoint's and, under a tenant's bound, its tenant's too: the longest waiter of each is
+     * woken to ask for it (one that finds it taken waits again, still the longest waiter). A delivery held by the
+     * tenant's bound may wait on an endpoint with nothing in flight, whose own slots never free.
+     */
+    private void slotFreed(DeliveryContext ctx) {
+        wakeWaiting(ctx.endpointId(), "IN_FLIGHT", 1);
+        if (tenantBound(ctx)) {
+            jdbi.withExtension(EndpointStore.class, dao -> dao.waitingInTenant(ctx.tenant(), "IN_FLIGHT", 1))
+                    .forEach(waiter -> wake(waiter.outboxId(), waiter.endpointId()));
         }
     }
 

@@ -275,6 +275,25 @@ public interface EndpointStore extends SqlObject, EndpointAttemptStore {
         return waiting(endpointId, waitingFor, limit, DeliveryStatus.attemptableNames());
     }
 
+    /** A delivery waiting on its endpoint: the workflow to wake and the endpoint it waits on. */
+    record Waiter(UUID outboxId, UUID endpointId) {}
+
+    /** The deliveries waiting for {@code waitingFor} on any endpoint of the tenant, longest waiting first. */
+    @SqlQuery("""
+            SELECT d.outbox_id, d.endpoint_id FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+             WHERE e.tenant = :tenant AND d.waiting_for = :waitingFor AND d.status = ANY(:attemptable)
+             ORDER BY d.waiting_since, d.id LIMIT :limit""")
+    @RegisterConstructorMapper(Waiter.class)
+    List<Waiter> waitingInTenant(
+            @Bind("tenant") String tenant,
+            @Bind("waitingFor") String waitingFor,
+            @Bind("limit") int limit,
+            @Bind("attemptable") String[] attemptable);
+
+    default List<Waiter> waitingInTenant(String tenant, String waitingFor, int limit) {
+        return waitingInTenant(tenant, waitingFor, limit, DeliveryStatus.attemptableNames());
+    }
+
     @SqlQuery(
             "SELECT rate_limit, rate_burst AS burst, max_in_flight, ordered, payload_format FROM endpoints WHERE id = :id")
     @RegisterConstructorMapper(EndpointControls.class)
