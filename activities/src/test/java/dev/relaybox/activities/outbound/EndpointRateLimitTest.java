@@ -112,6 +112,30 @@ class EndpointRateLimitTest {
     }
 
     @Test
+    void aDeliveryHeldByItsTenantsBoundGoesWhenAnotherOfTheTenantsEndpointsFreesASlot() {
+        // One slot for the tenant, two endpoints with room of their own: whichever delivery goes first, the other
+        // waits for the tenant's slot while its own endpoint has nothing in flight to free one.
+        outbound.close();
+        outbound = new OutboundHarness(
+                false,
+                SCHEDULE,
+                CircuitSettings.defaults().withRecheck(Duration.ofHours(1)).withTenantMaxInFlight(1));
+        receiver.latency(Duration.ofMillis(500));
+        outbound.jdbi.useHandle(h -> h.execute("INSERT INTO tenants (key, name) VALUES ('acme', 'Acme')"));
+        for (String name : List.of("a", "b")) {
+            outbound.endpoint(
+                    "acme", name, receiver.url("/" + name), new EndpointControls(null, null, 5, false, "envelope"));
+        }
+        List<UUID> events = List.of(outbound.enqueue("acme", "agg", "{}"));
+        outbound.start(events);
+        outbound.awaitAll(events, Duration.ofSeconds(30));
+
+        assertThat(receiver.requests()).isEqualTo(2);
+        assertThat(receiver.maxInFlight()).isEqualTo(1);
+        assertThat(outbound.count("SELECT count(*) FROM endpoint_leases")).isZero();
+    }
+
+    @Test
     void withoutLimitsTheSameLoadGoesFasterAndWider() {
         // The control for the two tests above: the receiver would see more if nothing held Relaybox back.
         receiver.latency(Duration.ofMillis(300));
