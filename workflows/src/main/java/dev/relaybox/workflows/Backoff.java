@@ -1,6 +1,5 @@
 package dev.relaybox.workflows;
 
-import io.temporal.workflow.Workflow;
 import java.time.Duration;
 
 /**
@@ -27,9 +26,12 @@ public final class Backoff {
         return next;
     }
 
-    /** Sleeps {@link #nextWait} on a durable timer; the wait after it is twice as long, up to the longest. */
-    public void sleep() {
-        Workflow.sleep(next);
+    /**
+     * Sleeps {@link #nextWait} on a durable timer ({@link TimerOrSignal#sleep}, with {@code summary} in the Temporal
+     * UI's timeline); the wait after it is twice as long, up to the longest.
+     */
+    public void sleep(String summary) {
+        TimerOrSignal.sleep(next, summary);
         Duration doubled = next.multipliedBy(2);
         next = doubled.compareTo(longest) > 0 ? longest : doubled;
     }

@@ -109,7 +109,7 @@ final class EndpointGate {
                 if (e.getCause() instanceof ApplicationFailure failure && failure.isNonRetryable()) {
                     throw e;
                 }
-                backoff.sleep();
+                backoff.sleep("waiting for Relaybox's database to answer");
             }
         }
     }

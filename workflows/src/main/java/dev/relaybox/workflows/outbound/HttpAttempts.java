@@ -161,7 +161,7 @@ final class HttpAttempts {
                         DeliveryPhase.RETRYING,
                         "attempt " + attempt + " could not be made: " + cause + "; trying again in "
                                 + backoff.nextWait().toSeconds() + "s");
-                backoff.sleep();
+                backoff.sleep("attempt " + attempt + " to " + delivery.target.url() + " made again after: " + cause);
             }
         }
     }
