@@ -114,8 +114,8 @@ final class ApiResources {
                 .map(PublishCheck.Verdict::reason);
         DeadLetterEdits edits =
                 new DeadLetterEdits(config.getPartners(), config.getOutbox().maxPayloadBytes(), schemas);
-        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, wakeDispatcher, edits));
         DeadLetterReplay replay = new DeadLetterReplay(jdbi, wakeDispatcher, edits);
+        environment.jersey().register(new AdminDeadLettersResource(jdbi, links, replay));
         EndpointRecovery recovery = new EndpointRecovery(jdbi, replay);
         environment.jersey().register(new EndpointRecoveryResource(recovery));
         TenantDeliveries tenantDeliveries = new TenantDeliveries(jdbi, replay, wakeDispatcher);

@@ -5,12 +5,9 @@ import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.EventSchemas;
 import dev.relaybox.activities.catalog.PublishCheck;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.outbound.AddressPolicy;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliveryPlanner;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.OwnListeners;
 import dev.relaybox.activities.statemachine.StateMachine;
@@ -134,19 +131,19 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         addEnginePorts(temporal, addresses.ownListeners());
         // Without registered types the worker polls nothing: a process without the worker role only uses the client.
         if (roles.worker()) {
-            EndpointControlActivitiesImpl endpointControls = new EndpointControlActivitiesImpl(
-                    jdbi,
-                    config.getDelivery()
-                            .circuitSettings()
-                            .withTenantMaxInFlight(config.getPortal().maxInFlightPerTenant()),
-                    metrics.registry());
-            DeliveryActivitiesImpl deliveryActivities =
-                    new DeliveryActivitiesImpl(jdbi, delivery, deadLetters, metrics.registry(), endpointControls);
-            InboxActivitiesImpl inboxActivities = new InboxActivitiesImpl(
-                    jdbi, machines, config.inboundRoutes(), config.getInbox().build(), deadLetters, metrics.registry());
             // Applied again to the workers of each fresh worker factory when the embedded engine is recycled.
-            RelayboxWorkers relayboxWorkers =
-                    new RelayboxWorkers(deliveryActivities, endpointControls, inboxActivities);
+            RelayboxWorkers relayboxWorkers = RelayboxWorkers.build(
+                    jdbi,
+                    RelayboxWorkers.Settings.defaults()
+                            .withDelivery(delivery)
+                            .withCircuit(config.getDelivery()
+                                    .circuitSettings()
+                                    .withTenantMaxInFlight(config.getPortal().maxInFlightPerTenant()))
+                            .withInbox(config.getInbox().build())
+                            .withMachines(machines)
+                            .withRoutes(config.inboundRoutes()),
+                    deadLetters,
+                    metrics.registry());
             temporal.registerWorkers(workers ->
                     relayboxWorkers.registerOn(workers.worker(), workers.httpWorker(), workers.ownHttpWorker()));
             environment

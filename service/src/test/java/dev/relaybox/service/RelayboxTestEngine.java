@@ -2,11 +2,8 @@ package dev.relaybox.service;
 
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.outbound.CircuitSettings;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
@@ -31,27 +28,19 @@ public final class RelayboxTestEngine {
     private RelayboxTestEngine() {}
 
     public static TestWorkflowEnvironment start(Jdbi jdbi, String queue, Duration backoff, Duration maxDeferral) {
-        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(
-                jdbi, CircuitSettings.defaults().withFailureThreshold(0), metrics);
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
-                jdbi,
-                DeliverySettings.defaults()
-                        .withSchedule(new DeliverySchedule(List.of(backoff), 0, Duration.ofHours(1)))
-                        .withAllowedPrivateNetworks("127.0.0.0/8"),
-                DeadLetters.loggingOnly(),
-                metrics,
-                controls);
         return TestEngine.start(
                 queue,
-                new RelayboxWorkers(
-                        delivery,
-                        controls,
-                        new InboxActivitiesImpl(
-                                jdbi,
-                                orderMachine(),
-                                new InboxSettings(backoff, maxDeferral),
-                                DeadLetters.loggingOnly())));
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults()
+                                .withDelivery(DeliverySettings.defaults()
+                                        .withSchedule(new DeliverySchedule(List.of(backoff), 0, Duration.ofHours(1)))
+                                        .withAllowedPrivateNetworks("127.0.0.0/8"))
+                                .withCircuit(CircuitSettings.defaults().withFailureThreshold(0))
+                                .withMachines(orderMachine())
+                                .withInbox(new InboxSettings(backoff, maxDeferral)),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()));
     }
 
     /** {@code order}: created from nothing, then paid. */

@@ -10,7 +10,6 @@ import dev.relaybox.workflows.inbound.InboxActivities;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxPlan;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Instant;
 import java.util.Map;
@@ -29,15 +28,10 @@ public final class InboxActivitiesImpl implements InboxActivities {
     private final DeadLetters deadLetters;
     private final InboxProcessor processor;
 
-    /** {@code machines} is keyed by aggregate type; an event for a type without one is quarantined. */
-    public InboxActivitiesImpl(
-            Jdbi jdbi, Map<String, StateMachine> machines, InboxSettings settings, DeadLetters deadLetters) {
-        this(jdbi, machines, InboundRoutes.none(), settings, deadLetters, new SimpleMeterRegistry());
-    }
-
     /**
-     * As above, and events the {@code routes} match are forwarded to their endpoints through the outbox; how late
-     * each applied event was is recorded in {@code metrics}.
+     * {@code machines} is keyed by aggregate type; an event for a type without one is quarantined. Events the
+     * {@code routes} match are forwarded to their endpoints through the outbox; how late each applied event was is
+     * recorded in {@code metrics}.
      */
     public InboxActivitiesImpl(
             Jdbi jdbi,

@@ -6,10 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.outbound.CircuitSettings;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import dev.relaybox.activities.outbound.WebhookSigner;
@@ -82,29 +79,25 @@ class DatabaseOutageOnEveryPathTest {
         db = Store.configure(Jdbi.create(dataSource), TestDatabase.SECRETS);
         receiver = new TestReceiver();
         outage = new OutageTrigger(postgres::pause);
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry());
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
+        RelayboxWorkers workers = RelayboxWorkers.build(
                 db,
-                DeliverySettings.defaults()
-                        .withAllowedPrivateNetworks("127.0.0.0/8")
-                        .withSchedule(new DeliverySchedule(
-                                List.of(Duration.ofMinutes(1), Duration.ofMinutes(5)), 0, Duration.ofMinutes(10))),
+                RelayboxWorkers.Settings.defaults()
+                        .withDelivery(DeliverySettings.defaults()
+                                .withAllowedPrivateNetworks("127.0.0.0/8")
+                                .withSchedule(new DeliverySchedule(
+                                        List.of(Duration.ofMinutes(1), Duration.ofMinutes(5)),
+                                        0,
+                                        Duration.ofMinutes(10))))
+                        .withMachines(InboxFixtures.orderMachines())
+                        .withInbox(new InboxSettings(Duration.ofMinutes(1), Duration.ofMinutes(30))),
                 DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry(),
-                controls);
+                new SimpleMeterRegistry());
         env = TestEngine.start(
                 InboxFixtures.QUEUE,
                 new RelayboxWorkers(
-                        outage.wrap(DeliveryActivities.class, delivery),
-                        outage.wrap(EndpointControlActivities.class, controls),
-                        outage.wrap(
-                                InboxActivities.class,
-                                new InboxActivitiesImpl(
-                                        db,
-                                        InboxFixtures.orderMachines(),
-                                        new InboxSettings(Duration.ofMinutes(1), Duration.ofMinutes(30)),
-                                        DeadLetters.loggingOnly()))));
+                        outage.wrap(DeliveryActivities.class, workers.delivery()),
+                        outage.wrap(EndpointControlActivities.class, workers.controls()),
+                        outage.wrap(InboxActivities.class, workers.inbox())));
         client = env.getWorkflowClient();
     }
 

@@ -7,14 +7,10 @@ import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.outbound.CircuitSettings;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.InboxSettings;
 import dev.relaybox.activities.store.Migrations;
 import dev.relaybox.activities.store.StoppablePostgres;
 import dev.relaybox.activities.store.Store;
@@ -105,29 +101,23 @@ class DatabaseOutageTest {
         Migrations.migrate(dataSource);
         db = Store.configure(Jdbi.create(dataSource), TestDatabase.SECRETS);
         receiver = new TestReceiver();
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(db, CircuitSettings.defaults(), new SimpleMeterRegistry());
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
-                db,
-                DeliverySettings.defaults()
-                        .withAllowedPrivateNetworks("127.0.0.0/8")
-                        .withSchedule(new DeliverySchedule(
-                                List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15)),
-                                0,
-                                Duration.ofMinutes(10))),
-                DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry(),
-                controls);
         env = TestEngine.start(
                 InboxFixtures.QUEUE,
-                new RelayboxWorkers(
-                        delivery,
-                        controls,
-                        new InboxActivitiesImpl(
-                                db,
-                                InboxFixtures.orderMachines(),
-                                InboxSettings.defaults(),
-                                DeadLetters.loggingOnly())));
+                RelayboxWorkers.build(
+                        db,
+                        RelayboxWorkers.Settings.defaults()
+                                .withDelivery(DeliverySettings.defaults()
+                                        .withAllowedPrivateNetworks("127.0.0.0/8")
+                                        .withSchedule(new DeliverySchedule(
+                                                List.of(
+                                                        Duration.ofMinutes(1),
+                                                        Duration.ofMinutes(5),
+                                                        Duration.ofMinutes(15)),
+                                                0,
+                                                Duration.ofMinutes(10))))
+                                .withMachines(InboxFixtures.orderMachines()),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()));
         WorkflowClient client = env.getWorkflowClient();
 
         // Outbound: two receivers answer 503 once, so each delivery waits for its second attempt (in 1m).

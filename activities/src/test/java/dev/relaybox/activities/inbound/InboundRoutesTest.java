@@ -7,16 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.outbound.CircuitSettings;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.TestReceiver.Reply;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.activities.store.InboxIntake;
-import dev.relaybox.activities.store.InboxSettings;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
@@ -65,20 +61,17 @@ class InboundRoutesTest {
                 .withSchedule(SCHEDULE)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
-        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), metrics);
-        DeliveryActivitiesImpl delivery =
-                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls);
         // The repository type has no state machine; the order type has the design's.
-        InboxActivitiesImpl inbox = new InboxActivitiesImpl(
-                jdbi,
-                InboxFixtures.orderMachines(),
-                routes,
-                InboxSettings.defaults(),
-                DeadLetters.loggingOnly(),
-                metrics);
-        env = TestEngine.start(QUEUE, new RelayboxWorkers(delivery, controls, inbox));
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults()
+                                .withDelivery(settings)
+                                .withMachines(InboxFixtures.orderMachines())
+                                .withRoutes(routes),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()));
         client = env.getWorkflowClient();
         endpoint("handler", "/handler", List.of("nothing.subscribed"));
         endpoint("billing", "/billing", List.of("*"));

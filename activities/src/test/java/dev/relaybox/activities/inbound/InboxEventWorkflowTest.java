@@ -61,11 +61,13 @@ class InboxEventWorkflowTest {
         metrics = new SimpleMeterRegistry();
         env = TestEngine.start(
                 QUEUE,
-                RelayboxWorkers.inbound(new InboxActivitiesImpl(
+                RelayboxWorkers.build(
                         Store.configure(Jdbi.create(activitiesDataSource), TestDatabase.SECRETS),
-                        InboxFixtures.orderMachines(),
-                        settings,
-                        DeadLetters.loggingOnly())),
+                        RelayboxWorkers.Settings.defaults()
+                                .withMachines(InboxFixtures.orderMachines())
+                                .withInbox(settings),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()),
                 TestEnvironmentOptions.newBuilder()
                         .setMetricsScope(TestMetrics.scope(metrics))
                         .build());

@@ -14,6 +14,7 @@ import dev.relaybox.activities.store.Store;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.time.Duration;
@@ -51,11 +52,13 @@ class InboxPermutationsTest {
         activitiesDataSource = new TestDataSource(TestDatabase.freshDataSource());
         env = TestEngine.start(
                 QUEUE,
-                RelayboxWorkers.inbound(new InboxActivitiesImpl(
+                RelayboxWorkers.build(
                         Store.configure(Jdbi.create(activitiesDataSource), TestDatabase.SECRETS),
-                        InboxFixtures.orderMachines(),
-                        new InboxSettings(Duration.ofDays(30), Duration.ofDays(365)),
-                        DeadLetters.loggingOnly())));
+                        RelayboxWorkers.Settings.defaults()
+                                .withMachines(InboxFixtures.orderMachines())
+                                .withInbox(new InboxSettings(Duration.ofDays(30), Duration.ofDays(365))),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()));
     }
 
     @AfterAll

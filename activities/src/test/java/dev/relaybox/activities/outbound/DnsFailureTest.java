@@ -49,11 +49,15 @@ class DnsFailureTest {
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(new DeliverySchedule(retryDelays, 0, Duration.ofMinutes(10)))
                 .withAllowedPrivateNetworks(allowedPrivateNetworks);
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry());
-        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(
-                jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry(), counted, controls);
-        env = TestEngine.start(QUEUE, RelayboxWorkers.outbound(activities, controls));
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults()
+                                .withDelivery(settings)
+                                .withResolver(counted),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()));
     }
 
     @AfterEach

@@ -17,8 +17,10 @@ import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.api.common.v1.Payload;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import java.time.Duration;
@@ -54,11 +56,13 @@ class FanOutWorkflowTest {
                 .withSchedule(OutboxDeliveryWorkflowTest.SCHEDULE)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
                 .withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry());
-        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(
-                jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry(), controls);
-        env = TestEngine.start(QUEUE, RelayboxWorkers.outbound(activities, controls));
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults().withDelivery(settings),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()));
     }
 
     @AfterEach
@@ -80,13 +84,15 @@ class FanOutWorkflowTest {
         String workflowId = OutboxDeliveryWorkflow.workflowId(outboxId);
         WorkflowClient client = env.getWorkflowClient();
 
-        client.newWorkflowStub(
-                        OutboxDeliveryWorkflow.class,
-                        WorkflowOptions.newBuilder()
-                                .setTaskQueue(QUEUE)
-                                .setWorkflowId(workflowId)
-                                .build())
-                .deliver(outboxId, null);
+        OutboxDeliveryWorkflow workflow = client.newWorkflowStub(
+                OutboxDeliveryWorkflow.class,
+                WorkflowOptions.newBuilder()
+                        .setTaskQueue(QUEUE)
+                        .setWorkflowId(workflowId)
+                        .build());
+        // The first run's: a run slowed enough to retry may continue as new, and that run lists what it follows.
+        WorkflowExecution firstRun = WorkflowClient.start(workflow::deliver, outboxId, null);
+        WorkflowStub.fromTyped(workflow).getResult(Void.class);
 
         assertThat(receiver.requestsByPath())
                 .hasSize(ENDPOINTS)
@@ -104,15 +110,15 @@ class FanOutWorkflowTest {
                 .isLessThanOrEqualTo(OutboxDeliveryWorkflowImpl.MAX_ATTEMPTS_IN_FLIGHT);
 
         // Read back what a real server would have checked.
-        List<String> endpoints = Visibility.attribute(client, workflowId, RelaySearchAttributes.ENDPOINTS);
+        List<String> endpoints = Visibility.attribute(client, firstRun, RelaySearchAttributes.ENDPOINTS);
         assertThat(endpoints)
                 .hasSize(VisibilityLimits.MAX_ENDPOINT_NAMES + 1)
                 .startsWith("endpoint-000", "endpoint-001")
                 .endsWith(VisibilityLimits.moreMarker(ENDPOINTS - VisibilityLimits.MAX_ENDPOINT_NAMES));
         assertThat(endpoints.subList(0, VisibilityLimits.MAX_ENDPOINT_NAMES)).isSubsetOf(names);
-        assertThat(Visibility.attribute(client, workflowId, RelaySearchAttributes.PEER))
+        assertThat(Visibility.attribute(client, firstRun, RelaySearchAttributes.PEER))
                 .isNull();
-        Map<String, Payload> indexed = Visibility.describe(client, workflowId)
+        Map<String, Payload> indexed = Visibility.describe(client, firstRun)
                 .getRawDescription()
                 .getWorkflowExecutionInfo()
                 .getSearchAttributes()

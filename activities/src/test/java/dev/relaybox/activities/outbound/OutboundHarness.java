@@ -45,13 +45,15 @@ final class OutboundHarness implements AutoCloseable {
                 .withAddresses(AddressPolicy.allowing("127.0.0.0/8")
                         .withTenantNetworks(AddressBlock.parseList("127.0.0.0/8", AddressPolicy.TENANT_SETTING)))
                 .withTimeouts(Duration.ofSeconds(2), deadline);
-        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-        EndpointControlActivitiesImpl controls = new EndpointControlActivitiesImpl(jdbi, circuit, metrics);
-        DeliveryActivitiesImpl delivery =
-                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls);
         env = TestEngine.start(
                 QUEUE,
-                RelayboxWorkers.outbound(delivery, controls),
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults()
+                                .withDelivery(settings)
+                                .withCircuit(circuit),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()),
                 TestEnvironmentOptions.newBuilder()
                         .setUseTimeskipping(timeSkipping)
                         .build());

@@ -72,11 +72,13 @@ class OutboxDeliveryWorkflowTest {
                 // Beyond what a loaded build machine takes for an answer at once, which must stay in the task.
                 .withFirstAttemptHold(FIRST_ATTEMPT_HOLD);
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), metrics);
-        DeliveryActivitiesImpl activities =
-                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls);
-        env = TestEngine.start(QUEUE, RelayboxWorkers.outbound(activities, controls));
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults().withDelivery(settings),
+                        DeadLetters.loggingOnly(),
+                        metrics));
     }
 
     @AfterEach

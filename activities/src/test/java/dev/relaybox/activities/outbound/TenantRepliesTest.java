@@ -43,11 +43,13 @@ class TenantRepliesTest {
                 .withAddresses(new AddressPolicy(loopback, OwnListeners.loopbackOnly()).withTenantNetworks(loopback))
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), metrics);
-        DeliveryActivitiesImpl activities =
-                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls);
-        env = TestEngine.start(QUEUE, RelayboxWorkers.outbound(activities, controls));
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults().withDelivery(settings),
+                        DeadLetters.loggingOnly(),
+                        metrics));
     }
 
     @AfterEach

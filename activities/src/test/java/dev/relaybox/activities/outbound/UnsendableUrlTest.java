@@ -71,11 +71,15 @@ class UnsendableUrlTest {
     private void start(HostResolver resolver) {
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(new DeliverySchedule(List.of(Duration.ofMinutes(1)), 0, Duration.ofMinutes(10)));
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry());
-        DeliveryActivitiesImpl activities = new DeliveryActivitiesImpl(
-                jdbi, settings, DeadLetters.loggingOnly(), new SimpleMeterRegistry(), resolver, controls);
-        env = TestEngine.start(QUEUE, RelayboxWorkers.outbound(activities, controls));
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults()
+                                .withDelivery(settings)
+                                .withResolver(resolver),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()));
     }
 
     /** Stores the endpoint as an older release may have (no check), and runs one event's delivery to its end. */

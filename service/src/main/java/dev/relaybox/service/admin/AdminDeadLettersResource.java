@@ -9,7 +9,6 @@ import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.api.PathSegments;
 import dev.relaybox.service.auth.Caller;
-import dev.relaybox.service.recovery.DeadLetterEdits;
 import dev.relaybox.service.recovery.DeadLetterReplay;
 import dev.relaybox.service.recovery.PayloadCorrection;
 import dev.relaybox.service.recovery.ReplayRequest;
@@ -58,10 +57,10 @@ public final class AdminDeadLettersResource {
     private final TemporalLinks links;
     private final DeadLetterReplay replay;
 
-    public AdminDeadLettersResource(Jdbi jdbi, TemporalLinks links, Runnable wakeDispatcher, DeadLetterEdits edits) {
+    public AdminDeadLettersResource(Jdbi jdbi, TemporalLinks links, DeadLetterReplay replay) {
         this.store = jdbi.onDemand(DeadLetterStore.class);
         this.links = links;
-        this.replay = new DeadLetterReplay(jdbi, wakeDispatcher, edits);
+        this.replay = replay;
     }
 
     public record DeadLetter(

@@ -13,6 +13,7 @@ import dev.relaybox.service.api.ResourceTests;
 import dev.relaybox.service.api.ResourceTests.Answer;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.recovery.DeadLetterEdits;
+import dev.relaybox.service.recovery.DeadLetterReplay;
 import dev.relaybox.service.recovery.PayloadSchemas;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;
@@ -35,8 +36,10 @@ class AdminDeadLettersResourceTest {
     static final ResourceExtension RESOURCES = ResourceTests.extension(new AdminDeadLettersResource(
             JDBI,
             new TemporalLinks("http://temporal.test", "default", false),
-            DISPATCHER_WAKE_UPS::incrementAndGet,
-            new DeadLetterEdits(Map.of(), 256 * 1024, PayloadSchemas.ACCEPT_ALL)));
+            new DeadLetterReplay(
+                    JDBI,
+                    DISPATCHER_WAKE_UPS::incrementAndGet,
+                    new DeadLetterEdits(Map.of(), 256 * 1024, PayloadSchemas.ACCEPT_ALL))));
 
     @Test
     void refusesFiltersThatCouldNeverMatchAndCursorsItDidNotHandOut() {

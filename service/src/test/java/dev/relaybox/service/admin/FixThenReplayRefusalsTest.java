@@ -13,6 +13,7 @@ import dev.relaybox.service.api.ResourceTests.Answer;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.recovery.DeadLetterEdits;
+import dev.relaybox.service.recovery.DeadLetterReplay;
 import io.dropwizard.jackson.Jackson;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;
@@ -45,14 +46,16 @@ class FixThenReplayRefusalsTest {
     static final ResourceExtension RESOURCES = ResourceTests.extension(new AdminDeadLettersResource(
             JDBI,
             new TemporalLinks("http://temporal.test", "default", false),
-            DISPATCHER_WAKE_UPS::incrementAndGet,
-            new DeadLetterEdits(
-                    Map.of("shop", partner()),
-                    200,
-                    // Stands in for the event-type catalog: one rule, to show a schema's refusal is honoured.
-                    (eventType, payload) -> payload.path("amount").isTextual()
-                            ? Optional.of(eventType + ": amount must be a number")
-                            : Optional.empty())));
+            new DeadLetterReplay(
+                    JDBI,
+                    DISPATCHER_WAKE_UPS::incrementAndGet,
+                    new DeadLetterEdits(
+                            Map.of("shop", partner()),
+                            200,
+                            // Stands in for the event-type catalog: one rule, to show a schema's refusal is honoured.
+                            (eventType, payload) -> payload.path("amount").isTextual()
+                                    ? Optional.of(eventType + ": amount must be a number")
+                                    : Optional.empty()))));
 
     /** A dead letter and the row it is about. */
     record Fixture(UUID deadLetterId, String table, UUID rowId) {}

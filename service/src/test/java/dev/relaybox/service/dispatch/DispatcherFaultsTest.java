@@ -8,18 +8,13 @@ import dev.relaybox.activities.FaultFigures;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxActivitiesImpl;
-import dev.relaybox.activities.outbound.CircuitSettings;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
 import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.InboxSettings;
 import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.service.TestApp;
@@ -58,21 +53,15 @@ class DispatcherFaultsTest {
     void start() {
         jdbi = TestDatabase.fresh();
         receiver = new TestReceiver();
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry());
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
-                jdbi,
-                DeliverySettings.defaults().withAllowedPrivateNetworks("127.0.0.0/8"),
-                DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry(),
-                controls);
         env = TestEngine.start(
                 QUEUE,
-                new RelayboxWorkers(
-                        delivery,
-                        controls,
-                        new InboxActivitiesImpl(
-                                jdbi, orderMachine(), InboxSettings.defaults(), DeadLetters.loggingOnly())));
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults()
+                                .withDelivery(DeliverySettings.defaults().withAllowedPrivateNetworks("127.0.0.0/8"))
+                                .withMachines(orderMachine()),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()));
         jdbi.useExtension(
                 EndpointStore.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));

@@ -6,11 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.outbound.CircuitSettings;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliveryPlanner;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.EndpointStore;
@@ -54,15 +51,14 @@ class DispatcherTest {
     void start() {
         jdbi = TestDatabase.fresh();
         receiver = new TestReceiver();
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), new SimpleMeterRegistry());
-        DeliveryActivitiesImpl delivery = new DeliveryActivitiesImpl(
-                jdbi,
-                DeliverySettings.defaults().withAllowedPrivateNetworks("127.0.0.0/8"),
-                DeadLetters.loggingOnly(),
-                new SimpleMeterRegistry(),
-                controls);
-        env = TestEngine.start(QUEUE, RelayboxWorkers.outbound(delivery, controls));
+        env = TestEngine.start(
+                QUEUE,
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults()
+                                .withDelivery(DeliverySettings.defaults().withAllowedPrivateNetworks("127.0.0.0/8")),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()));
         jdbi.useExtension(
                 EndpointStore.class,
                 dao -> dao.insert("receiver", receiver.url("/hooks"), WebhookSigner.newSecret(), List.of("*")));

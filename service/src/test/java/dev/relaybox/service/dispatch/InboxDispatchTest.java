@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.inbound.InboxActivitiesImpl;
 import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.statemachine.StateMachineConfig;
 import dev.relaybox.activities.statemachine.TransitionConfig;
@@ -15,6 +14,7 @@ import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
@@ -50,8 +50,13 @@ class InboxDispatchTest {
         jdbi = TestDatabase.fresh();
         env = TestEngine.start(
                 QUEUE,
-                RelayboxWorkers.inbound(
-                        new InboxActivitiesImpl(jdbi, orderMachine(), SETTINGS, DeadLetters.loggingOnly())));
+                RelayboxWorkers.build(
+                        jdbi,
+                        RelayboxWorkers.Settings.defaults()
+                                .withMachines(orderMachine())
+                                .withInbox(SETTINGS),
+                        DeadLetters.loggingOnly(),
+                        new SimpleMeterRegistry()));
         dispatcher = new Dispatcher(
                 jdbi,
                 List.of(new InboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE))),

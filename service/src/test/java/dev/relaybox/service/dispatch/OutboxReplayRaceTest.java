@@ -5,10 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.outbound.CircuitSettings;
-import dev.relaybox.activities.outbound.DeliveryActivitiesImpl;
 import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.TestReceiver;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.store.DeadLetterFilter;
@@ -59,12 +56,12 @@ class OutboxReplayRaceTest {
         DeliverySettings settings = DeliverySettings.defaults()
                 .withAllowedPrivateNetworks("127.0.0.0/8")
                 .withSchedule(new DeliverySchedule(List.of(), 0, Duration.ofMinutes(10)));
-        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-        EndpointControlActivitiesImpl controls =
-                new EndpointControlActivitiesImpl(jdbi, CircuitSettings.defaults(), metrics);
-        DeliveryActivitiesImpl delivery =
-                new DeliveryActivitiesImpl(jdbi, settings, DeadLetters.loggingOnly(), metrics, controls);
-        env = TestEngine.start(QUEUE, RelayboxWorkers.outbound(replayedOnceDeadLettered(delivery), controls));
+        RelayboxWorkers workers = RelayboxWorkers.build(
+                jdbi,
+                RelayboxWorkers.Settings.defaults().withDelivery(settings),
+                DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry());
+        env = TestEngine.start(QUEUE, workers.withDelivery(replayedOnceDeadLettered(workers.delivery())));
         dispatcher = new Dispatcher(
                 jdbi,
                 List.of(new OutboxDispatchSource(new WorkflowStarter(env.getWorkflowClient(), QUEUE))),
