@@ -82,9 +82,9 @@ public final class AdminDeadLettersResource {
             String temporalUrl) {}
 
     /**
-     * A bulk replay takes at most {@code limit} (default and most {@value DeadLetterReplay#MAX_BATCH}) of the oldest matching dead
-     * letters; an empty filter replays nothing unless {@code all} is true, so a forgotten filter cannot replay
-     * everything.
+     * A bulk replay takes at most {@code limit} (default and most {@value DeadLetterReplay#MAX_BATCH}) of the oldest
+     * matching dead letters; an empty filter replays nothing unless {@code all} is true, so a forgotten filter cannot
+     * replay everything.
      */
     public record BulkReplayRequest(
             @Valid DeadLetterFilter filter,

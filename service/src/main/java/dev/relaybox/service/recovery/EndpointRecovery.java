@@ -27,7 +27,10 @@ public final class EndpointRecovery {
         this.replay = replay;
     }
 
-    /** {@code since}: an ISO-8601 instant, not in the future; {@code limit} at most {@value DeadLetterReplay#MAX_BATCH}. */
+    /**
+     * {@code since}: an ISO-8601 instant, not in the future; {@code limit} at most
+     * {@value DeadLetterReplay#MAX_BATCH}.
+     */
     public record RecoverRequest(
             @Schema(example = "2026-01-31T08:00:00Z", requiredMode = Schema.RequiredMode.REQUIRED, format = "date-time")
             String since,
