@@ -7,12 +7,16 @@ WORKDIR /build
 COPY pom.xml ./
 COPY producer/pom.xml producer/
 COPY workflows/pom.xml workflows/
+COPY store/pom.xml store/
 COPY activities/pom.xml activities/
+# The typed client is generated from this document; the service's tests use it.
+COPY client/pom.xml client/openapi.json client/
 COPY service/pom.xml service/
 COPY bench/pom.xml bench/
 RUN mvn -B -q -DskipTests -pl service -am package
 COPY producer/src producer/src
 COPY workflows/src workflows/src
+COPY store/src store/src
 COPY activities/src activities/src
 COPY service/src service/src
 RUN mvn -B -q -DskipTests -pl service -am package

@@ -1,6 +1,6 @@
 package dev.relaybox.bench;
 
-import dev.relaybox.activities.store.InboxIntake;
+import dev.relaybox.store.InboxIntake;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

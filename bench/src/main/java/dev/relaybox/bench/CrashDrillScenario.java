@@ -1,7 +1,7 @@
 package dev.relaybox.bench;
 
-import dev.relaybox.activities.store.Store;
 import dev.relaybox.producer.Outbox;
+import dev.relaybox.store.Store;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,10 +1,10 @@
 package dev.relaybox.bench;
 
 import com.codahale.metrics.MetricRegistry;
-import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.RelayboxApplication;
 import dev.relaybox.service.RelayboxConfiguration;
 import dev.relaybox.service.temporal.EmbeddedDevServer;
+import dev.relaybox.store.Store;
 import io.dropwizard.db.ManagedDataSource;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;

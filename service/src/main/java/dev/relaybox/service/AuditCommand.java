@@ -1,8 +1,8 @@
 package dev.relaybox.service;
 
-import dev.relaybox.activities.store.AuditChain;
-import dev.relaybox.activities.store.AuditLogStore;
-import dev.relaybox.activities.store.Store;
+import dev.relaybox.store.AuditChain;
+import dev.relaybox.store.AuditLogStore;
+import dev.relaybox.store.Store;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import net.sourceforge.argparse4j.inf.Namespace;

@@ -2,10 +2,10 @@ package dev.relaybox.service;
 
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.InvalidEventTypeException;
-import dev.relaybox.activities.store.EventTypeStore.Change;
-import dev.relaybox.activities.store.EventTypeStore.Defined;
-import dev.relaybox.activities.store.EventTypeStore.Definition;
 import dev.relaybox.service.config.EventTypeSeed;
+import dev.relaybox.store.EventTypeStore.Change;
+import dev.relaybox.store.EventTypeStore.Defined;
+import dev.relaybox.store.EventTypeStore.Definition;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package dev.relaybox.service;
 
-import dev.relaybox.activities.store.Migrations;
+import dev.relaybox.store.Migrations;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;

@@ -1,10 +1,10 @@
 package dev.relaybox.service;
 
-import dev.relaybox.activities.store.EndpointSecretsStore;
-import dev.relaybox.activities.store.Migrations;
-import dev.relaybox.activities.store.SecretBox;
-import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.config.SecretsFactory;
+import dev.relaybox.store.EndpointSecretsStore;
+import dev.relaybox.store.Migrations;
+import dev.relaybox.store.SecretBox;
+import dev.relaybox.store.Store;
 import io.dropwizard.core.cli.ConfiguredCommand;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;

@@ -2,10 +2,10 @@ package dev.relaybox.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.temporal.TemporalDevServer;
 import dev.relaybox.service.temporal.TemporalSetup;
+import dev.relaybox.store.SecretBox;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import io.temporal.client.WorkflowClient;

@@ -3,11 +3,11 @@ package dev.relaybox.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.outbound.WebhookSigner;
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.Migrations;
-import dev.relaybox.activities.store.SecretBox;
-import dev.relaybox.activities.store.Store;
 import dev.relaybox.service.config.SecretsFactory;
+import dev.relaybox.store.EndpointStore;
+import dev.relaybox.store.Migrations;
+import dev.relaybox.store.SecretBox;
+import dev.relaybox.store.Store;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -2,7 +2,7 @@ package dev.relaybox.service;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relaybox.activities.store.SecretBox;
+import dev.relaybox.store.SecretBox;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package dev.relaybox.activities.catalog;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.EventTypeStore;
 import dev.relaybox.producer.JdbcOutbox;
+import dev.relaybox.store.EventTypeStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,8 +1,8 @@
 package dev.relaybox.activities.deadletter;
 
 import dev.relaybox.activities.RedactedUrl;
-import dev.relaybox.activities.store.DeadLetterSource;
-import dev.relaybox.activities.store.DeadLetterStore;
+import dev.relaybox.store.DeadLetterSource;
+import dev.relaybox.store.DeadLetterStore;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;

@@ -1,7 +1,7 @@
 package dev.relaybox.activities.inbound;
 
 import dev.relaybox.activities.Traces;
-import dev.relaybox.activities.store.InboxStore.InboxRow;
+import dev.relaybox.store.InboxStore.InboxRow;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;

@@ -2,10 +2,10 @@ package dev.relaybox.activities.inbound;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.statemachine.StateMachine;
-import dev.relaybox.activities.store.DatabaseFailures;
-import dev.relaybox.activities.store.DeadLetterSource;
-import dev.relaybox.activities.store.InboxSettings;
-import dev.relaybox.activities.store.InboxStore;
+import dev.relaybox.store.DatabaseFailures;
+import dev.relaybox.store.DeadLetterSource;
+import dev.relaybox.store.InboxSettings;
+import dev.relaybox.store.InboxStore;
 import dev.relaybox.workflows.inbound.InboxActivities;
 import dev.relaybox.workflows.inbound.InboxOutcome;
 import dev.relaybox.workflows.inbound.InboxPlan;

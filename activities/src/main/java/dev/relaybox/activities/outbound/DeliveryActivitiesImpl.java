@@ -2,10 +2,10 @@ package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.RedactedUrl;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.store.DeadLetterSource;
-import dev.relaybox.activities.store.DeliveryAttemptStore;
-import dev.relaybox.activities.store.DeliveryStore;
-import dev.relaybox.activities.store.EndpointStore;
+import dev.relaybox.store.DeadLetterSource;
+import dev.relaybox.store.DeliveryAttemptStore;
+import dev.relaybox.store.DeliveryStore;
+import dev.relaybox.store.EndpointStore;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import dev.relaybox.workflows.outbound.CircuitState;

@@ -2,8 +2,8 @@ package dev.relaybox.activities.outbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.RedactedUrl;
-import dev.relaybox.activities.store.DeliveryAttemptStore;
-import dev.relaybox.activities.store.OutboxStore;
+import dev.relaybox.store.DeliveryAttemptStore;
+import dev.relaybox.store.OutboxStore;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.DeliveryStatus;

@@ -1,7 +1,7 @@
 package dev.relaybox.activities.outbound;
 
 import dev.relaybox.activities.Traces;
-import dev.relaybox.activities.store.DeliveryStore;
+import dev.relaybox.store.DeliveryStore;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.opentelemetry.api.common.AttributeKey;

@@ -9,7 +9,7 @@ import dev.relaybox.activities.outbound.DeliverySettings;
 import dev.relaybox.activities.outbound.EndpointControlActivitiesImpl;
 import dev.relaybox.activities.outbound.HostResolver;
 import dev.relaybox.activities.statemachine.StateMachine;
-import dev.relaybox.activities.store.InboxSettings;
+import dev.relaybox.store.InboxSettings;
 import dev.relaybox.workflows.inbound.InboxActivities;
 import dev.relaybox.workflows.inbound.InboxEventWorkflowImpl;
 import dev.relaybox.workflows.outbound.DeliveryActivities;

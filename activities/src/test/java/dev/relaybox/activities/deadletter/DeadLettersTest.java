@@ -3,8 +3,8 @@ package dev.relaybox.activities.deadletter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.deadletter.DeadLetters.DeadLetter;
-import dev.relaybox.activities.store.DeadLetterSource;
-import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.store.DeadLetterSource;
+import dev.relaybox.store.TestDatabase;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;

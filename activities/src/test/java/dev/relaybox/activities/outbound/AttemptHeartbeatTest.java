@@ -2,7 +2,7 @@ package dev.relaybox.activities.outbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.store.EndpointControls;
+import dev.relaybox.store.EndpointControls;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import java.time.Duration;
 import java.util.List;

@@ -3,11 +3,11 @@ package dev.relaybox.activities.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.store.DeliveryStore;
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.store.DeliveryStore;
+import dev.relaybox.store.EndpointStore;
+import dev.relaybox.store.TestDatabase;
 import dev.relaybox.workflows.outbound.DeliveryActivities;
 import dev.relaybox.workflows.outbound.DeliveryPlan;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -3,7 +3,7 @@ package dev.relaybox.activities.outbound;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.relaybox.activities.store.EndpointControls;
+import dev.relaybox.store.EndpointControls;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.replay.RecordedHistories;
-import dev.relaybox.activities.store.EndpointControls;
+import dev.relaybox.store.EndpointControls;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import java.time.Duration;

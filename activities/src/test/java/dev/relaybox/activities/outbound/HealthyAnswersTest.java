@@ -2,11 +2,11 @@ package dev.relaybox.activities.outbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.store.Columns;
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.store.Columns;
+import dev.relaybox.store.EndpointStore;
+import dev.relaybox.store.TestDatabase;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -2,7 +2,7 @@ package dev.relaybox.activities.outbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.store.TestDatabase;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.OutboxStatus;
 import java.util.Arrays;

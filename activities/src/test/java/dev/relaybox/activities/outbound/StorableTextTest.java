@@ -2,7 +2,7 @@ package dev.relaybox.activities.outbound;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.store.TestDatabase;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 

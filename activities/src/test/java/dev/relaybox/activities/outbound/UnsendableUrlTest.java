@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.store.EndpointStore;
+import dev.relaybox.store.TestDatabase;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,9 +1,9 @@
 package dev.relaybox.service.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.AuditLogStore;
 import dev.relaybox.service.api.Json;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.store.AuditLogStore;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;

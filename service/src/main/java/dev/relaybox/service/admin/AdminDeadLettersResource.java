@@ -1,10 +1,5 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.activities.store.Cursor;
-import dev.relaybox.activities.store.DeadLetterFilter;
-import dev.relaybox.activities.store.DeadLetterSource;
-import dev.relaybox.activities.store.DeadLetterStore;
-import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.api.PathSegments;
@@ -12,6 +7,11 @@ import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.recovery.DeadLetterReplay;
 import dev.relaybox.service.recovery.PayloadCorrection;
 import dev.relaybox.service.recovery.ReplayRequest;
+import dev.relaybox.store.Cursor;
+import dev.relaybox.store.DeadLetterFilter;
+import dev.relaybox.store.DeadLetterSource;
+import dev.relaybox.store.DeadLetterStore;
+import dev.relaybox.store.Page;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.dropwizard.auth.Auth;

@@ -1,13 +1,13 @@
 package dev.relaybox.service.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.DeliveryStore;
-import dev.relaybox.activities.store.OutboxStore;
-import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.recovery.ImmediateRetry;
+import dev.relaybox.store.DeliveryStore;
+import dev.relaybox.store.OutboxStore;
+import dev.relaybox.store.Page;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.swagger.v3.oas.annotations.Operation;

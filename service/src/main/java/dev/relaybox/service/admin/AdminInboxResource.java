@@ -1,14 +1,14 @@
 package dev.relaybox.service.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.Cursor;
-import dev.relaybox.activities.store.InboxQueries;
-import dev.relaybox.activities.store.InboxQueries.InboxFilter;
-import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.recovery.ImmediateRetry;
+import dev.relaybox.store.Cursor;
+import dev.relaybox.store.InboxQueries;
+import dev.relaybox.store.InboxQueries.InboxFilter;
+import dev.relaybox.store.Page;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import dev.relaybox.workflows.inbound.InboxState;
 import io.swagger.v3.oas.annotations.Operation;

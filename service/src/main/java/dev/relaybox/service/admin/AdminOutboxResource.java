@@ -1,8 +1,8 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.activities.store.OutboxQueries;
-import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.store.OutboxQueries;
+import dev.relaybox.store.Page;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxStatus;
 import io.swagger.v3.oas.annotations.Operation;

@@ -1,8 +1,8 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.activities.store.OverviewQueries;
-import dev.relaybox.activities.store.OverviewQueries.Overview;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.store.OverviewQueries;
+import dev.relaybox.store.OverviewQueries.Overview;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.annotation.security.RolesAllowed;

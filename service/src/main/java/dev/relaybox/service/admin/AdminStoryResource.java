@@ -1,11 +1,11 @@
 package dev.relaybox.service.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.StoryQueries;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
+import dev.relaybox.store.StoryQueries;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;

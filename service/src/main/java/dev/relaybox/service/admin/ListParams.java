@@ -1,7 +1,7 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.activities.store.Cursor;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.store.Cursor;
 import dev.relaybox.workflows.AggregateKey;
 import java.util.Arrays;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.relaybox.service.admin;
 
-import dev.relaybox.activities.store.StoryQueries;
+import dev.relaybox.store.StoryQueries;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import dev.relaybox.workflows.outbound.OutboxStatus;
 import java.time.Instant;

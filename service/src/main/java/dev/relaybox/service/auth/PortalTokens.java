@@ -1,7 +1,7 @@
 package dev.relaybox.service.auth;
 
-import dev.relaybox.activities.store.SecretBox;
-import dev.relaybox.activities.store.TenantStore;
+import dev.relaybox.store.SecretBox;
+import dev.relaybox.store.TenantStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;

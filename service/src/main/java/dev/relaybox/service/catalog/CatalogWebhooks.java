@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.relaybox.activities.store.EventTypeStore;
+import dev.relaybox.store.EventTypeStore;
 import java.io.UncheckedIOException;
 import java.util.List;
 import org.jdbi.v3.core.Jdbi;

@@ -2,11 +2,11 @@ package dev.relaybox.service.catalog;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.catalog.EventCatalog;
-import dev.relaybox.activities.store.EventTypeStore.Definition;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.catalog.EventTypes.EventTypeDetail;
 import dev.relaybox.service.catalog.EventTypes.EventTypeView;
+import dev.relaybox.store.EventTypeStore.Definition;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;

@@ -2,7 +2,7 @@ package dev.relaybox.service.catalog;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.EventTypeStore.Definition;
+import dev.relaybox.store.EventTypeStore.Definition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,7 @@ package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.EndpointControls;
+import dev.relaybox.store.EndpointControls;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;

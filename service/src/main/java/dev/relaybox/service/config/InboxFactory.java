@@ -1,7 +1,7 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.relaybox.activities.store.InboxSettings;
+import dev.relaybox.store.InboxSettings;
 import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.NotNull;
 

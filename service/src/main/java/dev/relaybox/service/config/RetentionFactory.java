@@ -1,7 +1,7 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.relaybox.activities.store.Retention;
+import dev.relaybox.store.Retention;
 import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;

@@ -1,7 +1,7 @@
 package dev.relaybox.service.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.relaybox.activities.store.SecretBox;
+import dev.relaybox.store.SecretBox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.relaybox.service.dispatch;
 
-import dev.relaybox.activities.store.DeadLetterSource;
+import dev.relaybox.store.DeadLetterSource;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

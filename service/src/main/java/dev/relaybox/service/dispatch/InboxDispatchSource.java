@@ -1,8 +1,8 @@
 package dev.relaybox.service.dispatch;
 
-import dev.relaybox.activities.store.DeadLetterSource;
-import dev.relaybox.activities.store.InboxDispatchStore;
-import dev.relaybox.activities.store.InboxSettings;
+import dev.relaybox.store.DeadLetterSource;
+import dev.relaybox.store.InboxDispatchStore;
+import dev.relaybox.store.InboxSettings;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.inbound.InboxPlan;
 import java.time.Instant;

@@ -1,12 +1,12 @@
 package dev.relaybox.service.inbound;
 
-import dev.relaybox.activities.store.Cursor;
-import dev.relaybox.activities.store.InboxQueries;
-import dev.relaybox.activities.store.InboxQueries.EntityHistory;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.PathSegments;
 import dev.relaybox.service.auth.Caller;
 import dev.relaybox.service.outbound.OutboxResource;
+import dev.relaybox.store.Cursor;
+import dev.relaybox.store.InboxQueries;
+import dev.relaybox.store.InboxQueries.EntityHistory;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import io.swagger.v3.oas.annotations.Operation;

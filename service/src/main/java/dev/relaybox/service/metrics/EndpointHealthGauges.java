@@ -1,7 +1,7 @@
 package dev.relaybox.service.metrics;
 
 import dev.relaybox.activities.outbound.EndpointTags;
-import dev.relaybox.activities.store.EndpointHealthStore;
+import dev.relaybox.store.EndpointHealthStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;

@@ -2,9 +2,9 @@ package dev.relaybox.service.metrics;
 
 import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
-import dev.relaybox.activities.store.OverviewQueries;
-import dev.relaybox.activities.store.OverviewQueries.OpenWork;
 import dev.relaybox.service.inbound.IntakeMetrics;
+import dev.relaybox.store.OverviewQueries;
+import dev.relaybox.store.OverviewQueries.OpenWork;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

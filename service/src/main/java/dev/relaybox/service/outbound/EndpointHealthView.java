@@ -1,6 +1,6 @@
 package dev.relaybox.service.outbound;
 
-import dev.relaybox.activities.store.EndpointHealthStore;
+import dev.relaybox.store.EndpointHealthStore;
 import java.time.Instant;
 import java.util.Locale;
 

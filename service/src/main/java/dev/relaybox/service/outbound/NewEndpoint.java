@@ -1,7 +1,7 @@
 package dev.relaybox.service.outbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.TenantStore;
+import dev.relaybox.store.TenantStore;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;

@@ -1,17 +1,17 @@
 package dev.relaybox.service.recovery;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.DeadLetterSource;
-import dev.relaybox.activities.store.DeadLetterStore;
-import dev.relaybox.activities.store.InboxStore;
-import dev.relaybox.activities.store.InboxStore.InboxRow;
-import dev.relaybox.activities.store.OutboxReplays.EventPayload;
-import dev.relaybox.activities.store.OutboxStore;
-import dev.relaybox.activities.store.PayloadEditStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;
 import dev.relaybox.service.config.PartnerFactory;
 import dev.relaybox.service.config.PartnerFactory.FieldLocation;
+import dev.relaybox.store.DeadLetterSource;
+import dev.relaybox.store.DeadLetterStore;
+import dev.relaybox.store.InboxStore;
+import dev.relaybox.store.InboxStore.InboxRow;
+import dev.relaybox.store.OutboxReplays.EventPayload;
+import dev.relaybox.store.OutboxStore;
+import dev.relaybox.store.PayloadEditStore;
 import dev.relaybox.workflows.inbound.InboxState;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

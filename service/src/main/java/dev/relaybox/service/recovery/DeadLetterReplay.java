@@ -1,14 +1,14 @@
 package dev.relaybox.service.recovery;
 
-import dev.relaybox.activities.store.AuditLogStore;
-import dev.relaybox.activities.store.DeadLetterFilter;
-import dev.relaybox.activities.store.DeadLetterSource;
-import dev.relaybox.activities.store.DeadLetterState;
-import dev.relaybox.activities.store.DeadLetterStore;
-import dev.relaybox.activities.store.DeliveryStore;
-import dev.relaybox.activities.store.InboxStore;
-import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.service.api.Json;
+import dev.relaybox.store.AuditLogStore;
+import dev.relaybox.store.DeadLetterFilter;
+import dev.relaybox.store.DeadLetterSource;
+import dev.relaybox.store.DeadLetterState;
+import dev.relaybox.store.DeadLetterStore;
+import dev.relaybox.store.DeliveryStore;
+import dev.relaybox.store.InboxStore;
+import dev.relaybox.store.OutboxStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

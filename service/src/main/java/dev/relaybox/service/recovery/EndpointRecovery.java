@@ -1,8 +1,8 @@
 package dev.relaybox.service.recovery;
 
-import dev.relaybox.activities.store.DeadLetterFilter;
-import dev.relaybox.activities.store.EndpointStore;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.store.DeadLetterFilter;
+import dev.relaybox.store.EndpointStore;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;

@@ -1,8 +1,8 @@
 package dev.relaybox.service.recovery;
 
-import dev.relaybox.activities.store.DeliveryStore;
-import dev.relaybox.activities.store.InboxStore;
 import dev.relaybox.service.dispatch.DispatchSource;
+import dev.relaybox.store.DeliveryStore;
+import dev.relaybox.store.InboxStore;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.temporal.client.WorkflowClient;

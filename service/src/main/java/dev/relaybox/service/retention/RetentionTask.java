@@ -1,9 +1,9 @@
 package dev.relaybox.service.retention;
 
-import dev.relaybox.activities.store.AdvisoryLocks;
-import dev.relaybox.activities.store.Retention;
-import dev.relaybox.activities.store.Retention.Ages;
-import dev.relaybox.activities.store.Retention.Purged;
+import dev.relaybox.store.AdvisoryLocks;
+import dev.relaybox.store.Retention;
+import dev.relaybox.store.Retention.Ages;
+import dev.relaybox.store.Retention.Purged;
 import io.dropwizard.lifecycle.Managed;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,7 +1,5 @@
 package dev.relaybox.service.tenants;
 
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.OutboxStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;
 import dev.relaybox.service.catalog.EventTypes;
@@ -9,6 +7,8 @@ import dev.relaybox.service.config.PortalFactory;
 import dev.relaybox.service.outbound.EndpointView;
 import dev.relaybox.service.outbound.Endpoints;
 import dev.relaybox.service.recovery.EndpointRecovery;
+import dev.relaybox.store.EndpointStore;
+import dev.relaybox.store.OutboxStore;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,15 +1,15 @@
 package dev.relaybox.service.tenants;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.Cursor;
-import dev.relaybox.activities.store.DeadLetterFilter;
-import dev.relaybox.activities.store.DeadLetterStore;
-import dev.relaybox.activities.store.DeliveryStore;
-import dev.relaybox.activities.store.OutboxStore;
-import dev.relaybox.activities.store.Page;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;
 import dev.relaybox.service.recovery.DeadLetterReplay;
+import dev.relaybox.store.Cursor;
+import dev.relaybox.store.DeadLetterFilter;
+import dev.relaybox.store.DeadLetterStore;
+import dev.relaybox.store.DeliveryStore;
+import dev.relaybox.store.OutboxStore;
+import dev.relaybox.store.Page;
 import dev.relaybox.workflows.outbound.DeliveryStatus;
 import java.time.Duration;
 import java.time.Instant;

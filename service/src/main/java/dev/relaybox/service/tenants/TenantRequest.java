@@ -1,9 +1,9 @@
 package dev.relaybox.service.tenants;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.Json;
+import dev.relaybox.store.TenantStore;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Pattern;

@@ -1,8 +1,8 @@
 package dev.relaybox.service.tenants;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.api.Json;
+import dev.relaybox.store.TenantStore;
 import java.time.Instant;
 
 /** What the admin API shows of a tenant. */

@@ -1,9 +1,9 @@
 package dev.relaybox.service.tenants;
 
-import dev.relaybox.activities.store.DeliveryStore;
-import dev.relaybox.activities.store.OutboxStore;
-import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.api.ApiException;
+import dev.relaybox.store.DeliveryStore;
+import dev.relaybox.store.OutboxStore;
+import dev.relaybox.store.TenantStore;
 import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;

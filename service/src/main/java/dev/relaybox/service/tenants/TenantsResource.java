@@ -1,6 +1,5 @@
 package dev.relaybox.service.tenants;
 
-import dev.relaybox.activities.store.TenantStore;
 import dev.relaybox.service.api.ApiException;
 import dev.relaybox.service.api.OpenApiDocument;
 import dev.relaybox.service.auth.Caller;
@@ -8,6 +7,7 @@ import dev.relaybox.service.auth.PortalTokens;
 import dev.relaybox.service.config.PortalFactory;
 import dev.relaybox.service.outbound.EndpointView;
 import dev.relaybox.service.outbound.Endpoints;
+import dev.relaybox.store.TenantStore;
 import io.dropwizard.auth.Auth;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;

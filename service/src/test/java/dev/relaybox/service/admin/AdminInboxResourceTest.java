@@ -3,13 +3,13 @@ package dev.relaybox.service.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.relaybox.activities.store.InboxIntake;
-import dev.relaybox.activities.store.InboxIntake.ReceivedEvent;
-import dev.relaybox.activities.store.InboxQueries;
-import dev.relaybox.activities.store.InboxStore;
-import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.inbound.EntitiesResource;
+import dev.relaybox.store.InboxIntake;
+import dev.relaybox.store.InboxIntake.ReceivedEvent;
+import dev.relaybox.store.InboxQueries;
+import dev.relaybox.store.InboxStore;
+import dev.relaybox.store.TestDatabase;
 import dev.relaybox.workflows.AggregateKey;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.activities.outbound.DeliveryPlanner;
-import dev.relaybox.activities.store.DeliveryStore;
-import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.service.api.JsonErrorMappers;
+import dev.relaybox.store.DeliveryStore;
+import dev.relaybox.store.TestDatabase;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;
 import jakarta.ws.rs.core.Response;

@@ -2,8 +2,8 @@ package dev.relaybox.service.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.store.StoryQueries.DeliveryRow;
-import dev.relaybox.activities.store.StoryQueries.InboxRow;
+import dev.relaybox.store.StoryQueries.DeliveryRow;
+import dev.relaybox.store.StoryQueries.InboxRow;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;

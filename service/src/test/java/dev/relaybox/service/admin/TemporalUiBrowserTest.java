@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.outbound.TestReceiver;
-import dev.relaybox.activities.store.SecretBox;
 import dev.relaybox.service.Api;
 import dev.relaybox.service.Api.Answer;
 import dev.relaybox.service.RealTemporal;
@@ -13,6 +12,7 @@ import dev.relaybox.service.ShopWebhooks;
 import dev.relaybox.service.TestApp;
 import dev.relaybox.service.temporal.TemporalDevServer;
 import dev.relaybox.service.temporal.TemporalSetup;
+import dev.relaybox.store.SecretBox;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.junit5.DropwizardAppExtension;
 import io.temporal.serviceclient.WorkflowServiceStubs;

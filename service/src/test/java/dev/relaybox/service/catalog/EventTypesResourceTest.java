@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.EventSchemas;
-import dev.relaybox.activities.store.EventTypeStore;
-import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.ResourceTests;
 import dev.relaybox.service.api.ResourceTests.Answer;
+import dev.relaybox.store.EventTypeStore;
+import dev.relaybox.store.TestDatabase;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;
 import java.util.Map;

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.networknt.schema.Schema;
 import dev.relaybox.activities.catalog.EventSchemas;
-import dev.relaybox.activities.store.EventTypeStore.Definition;
+import dev.relaybox.store.EventTypeStore.Definition;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

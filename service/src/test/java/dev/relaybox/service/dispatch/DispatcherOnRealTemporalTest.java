@@ -5,14 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.outbound.WebhookSigner;
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.service.RealTemporal;
 import dev.relaybox.service.config.DispatcherFactory;
 import dev.relaybox.service.temporal.TemporalDevServer;
 import dev.relaybox.service.temporal.TemporalSetup;
+import dev.relaybox.store.EndpointStore;
+import dev.relaybox.store.TestDatabase;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;

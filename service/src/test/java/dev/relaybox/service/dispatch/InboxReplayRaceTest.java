@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.config.DispatcherFactory;
+import dev.relaybox.store.TestDatabase;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.inbound.InboxActivities;
 import dev.relaybox.workflows.inbound.InboxEventWorkflow;

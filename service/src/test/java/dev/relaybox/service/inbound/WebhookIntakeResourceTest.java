@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.relaybox.activities.store.InboxIntake;
-import dev.relaybox.activities.store.InboxStore;
-import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.ShopWebhooks;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.config.AuthFactory;
 import dev.relaybox.service.config.PartnerFactory;
+import dev.relaybox.store.InboxIntake;
+import dev.relaybox.store.InboxStore;
+import dev.relaybox.store.TestDatabase;
 import io.dropwizard.jackson.Jackson;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;

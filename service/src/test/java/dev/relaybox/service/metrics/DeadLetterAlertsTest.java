@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.store.DeadLetterSource;
-import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.store.DeadLetterSource;
+import dev.relaybox.store.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.UUID;

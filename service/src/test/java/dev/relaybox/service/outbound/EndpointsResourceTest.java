@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relaybox.activities.outbound.AddressPolicy;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
-import dev.relaybox.activities.store.EndpointStore;
-import dev.relaybox.activities.store.TestDatabase;
 import dev.relaybox.service.api.ResourceTests;
 import dev.relaybox.service.api.ResourceTests.Answer;
+import dev.relaybox.store.EndpointStore;
+import dev.relaybox.store.TestDatabase;
 import io.dropwizard.testing.junit5.DropwizardExtensionsSupport;
 import io.dropwizard.testing.junit5.ResourceExtension;
 import java.net.InetAddress;

@@ -2,10 +2,10 @@ package dev.relaybox.service.retention;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relaybox.activities.store.Retention;
-import dev.relaybox.activities.store.Retention.Ages;
-import dev.relaybox.activities.store.Retention.Purged;
-import dev.relaybox.activities.store.TestDatabase;
+import dev.relaybox.store.Retention;
+import dev.relaybox.store.Retention.Ages;
+import dev.relaybox.store.Retention.Purged;
+import dev.relaybox.store.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

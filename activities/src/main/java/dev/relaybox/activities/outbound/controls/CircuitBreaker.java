@@ -1,8 +1,8 @@
 package dev.relaybox.activities.outbound.controls;
 
 import dev.relaybox.activities.outbound.CircuitSettings;
-import dev.relaybox.activities.store.Circuit;
-import dev.relaybox.activities.store.EndpointState;
+import dev.relaybox.store.Circuit;
+import dev.relaybox.store.EndpointState;
 import dev.relaybox.workflows.outbound.AttemptResult;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import dev.relaybox.workflows.outbound.CircuitState;

@@ -1,0 +1,7 @@
+package dev.relaybox.store;
+
+/** Which direction a dead letter came from: an outbox event's delivery or an inbox event. */
+public enum DeadLetterSource {
+    OUTBOX,
+    INBOX
+}
