@@ -83,15 +83,6 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             DeliverySettings settings,
             DeadLetters deadLetters,
             MeterRegistry metrics,
-            EndpointControlActivitiesImpl controls) {
-        this(jdbi, settings, deadLetters, metrics, HostResolver.SYSTEM, controls);
-    }
-
-    public DeliveryActivitiesImpl(
-            Jdbi jdbi,
-            DeliverySettings settings,
-            DeadLetters deadLetters,
-            MeterRegistry metrics,
             HostResolver resolver,
             EndpointControlActivitiesImpl controls) {
         this.controls = controls;

@@ -80,6 +80,7 @@ class AttemptNumbersTest {
                 DeliverySettings.defaults().withAllowedPrivateNetworks("127.0.0.0/8"),
                 DeadLetters.loggingOnly(),
                 new SimpleMeterRegistry(),
+                HostResolver.SYSTEM,
                 controls));
         return activities.newActivityStub(
                 DeliveryActivities.class,

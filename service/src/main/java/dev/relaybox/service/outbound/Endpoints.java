@@ -79,7 +79,10 @@ public final class Endpoints {
 
     /** The whole JSON for one endpoint: its controls and its health over the last hour. */
     private EndpointView view(UUID id, String revealedSecret, Map<String, String> revealedHeaders) {
-        Endpoint endpoint = find(id, null);
+        return view(find(id, null), revealedSecret, revealedHeaders);
+    }
+
+    private EndpointView view(Endpoint endpoint, String revealedSecret, Map<String, String> revealedHeaders) {
         return jdbi.withHandle(h -> EndpointView.of(endpoint, revealedSecret, revealedHeaders)
                 .with(
                         h.attach(EndpointStore.class).controls(endpoint.id()).orElse(EndpointControls.defaults()),
@@ -107,8 +110,7 @@ public final class Endpoints {
 
     /** The endpoint, when it is {@code tenant}'s (or when {@code tenant} is null). */
     public EndpointView get(UUID id, String tenant) {
-        find(id, tenant);
-        return view(id, null, null);
+        return view(find(id, tenant), null, null);
     }
 
     /** Changes the endpoint, when it is {@code tenant}'s (or when {@code tenant} is null). */
@@ -234,7 +236,11 @@ public final class Endpoints {
         return maxInFlight == null ? bound : Integer.valueOf(Math.min(maxInFlight, bound));
     }
 
-    private Endpoint find(UUID id, String tenant) {
+    /**
+     * The endpoint's row, when it is {@code tenant}'s (or when {@code tenant} is null), else 404: for a route that
+     * needs to know only that the endpoint is the caller's, without its controls and health.
+     */
+    public Endpoint find(UUID id, String tenant) {
         return jdbi.withExtension(EndpointStore.class, dao -> dao.find(id))
                 .filter(e -> tenant == null || tenant.equals(e.tenant()))
                 .orElseThrow(() -> notFound(id));

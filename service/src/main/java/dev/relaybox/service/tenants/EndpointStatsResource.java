@@ -29,7 +29,7 @@ public final class EndpointStatsResource {
     @GET
     @Operation(operationId = "endpointStats", summary = "Delivered and failed attempts per hour, last 24 hours")
     public TenantDeliveries.Stats stats(@PathParam("id") UUID id) {
-        endpoints.get(id, null);
+        endpoints.find(id, null);
         return deliveries.stats(id);
     }
 }

@@ -81,20 +81,20 @@ public final class Portal {
 
     /** Puts a {@code relaybox.test} event for this endpoint alone in the outbox; returns its row's id. */
     public UUID sendTest(String tenant, UUID endpointId) {
-        EndpointView endpoint = endpoints.get(endpointId, tenant);
+        String name = endpoints.find(endpointId, tenant).name();
         used.take(tenant, "test events", quotas.testsPerMinute());
-        return jdbi.withExtension(OutboxStore.class, store -> store.enqueueTest(endpointId, endpoint.name(), tenant));
+        return jdbi.withExtension(OutboxStore.class, store -> store.enqueueTest(endpointId, name, tenant));
     }
 
     public EndpointRecovery.Recovered recover(
             String tenant, UUID endpointId, EndpointRecovery.RecoverRequest request, String by) {
-        endpoints.get(endpointId, tenant);
+        endpoints.find(endpointId, tenant);
         used.take(tenant, "resends", quotas.resendsPerMinute());
         return recovery.recover(endpointId, request, by, tenant);
     }
 
     public TenantDeliveries.Stats stats(String tenant, UUID endpointId) {
-        endpoints.get(endpointId, tenant);
+        endpoints.find(endpointId, tenant);
         return deliveries.stats(endpointId);
     }
 
