@@ -1,8 +1,6 @@
 package dev.relaybox.service;
 
-import dev.relaybox.activities.catalog.EventCatalog;
 import dev.relaybox.activities.catalog.PublishCheck;
-import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.service.admin.AdminAuditLogResource;
 import dev.relaybox.service.admin.AdminDeadLettersResource;
 import dev.relaybox.service.admin.AdminDeliveriesResource;
@@ -28,7 +26,6 @@ import dev.relaybox.service.dispatch.OutboxDispatchSource;
 import dev.relaybox.service.dispatch.WorkflowStarter;
 import dev.relaybox.service.inbound.EntitiesResource;
 import dev.relaybox.service.inbound.WebhookIntakeResource;
-import dev.relaybox.service.metrics.RelayMetrics;
 import dev.relaybox.service.outbound.Endpoints;
 import dev.relaybox.service.outbound.EndpointsResource;
 import dev.relaybox.service.outbound.OutboxResource;
@@ -61,16 +58,11 @@ final class ApiResources {
     private ApiResources() {}
 
     /** The HTTP APIs: partner intake, the producer API, the admin API (the catalog's too) and page. */
-    static void register(
-            RelayboxConfiguration config,
-            Environment environment,
-            Jdbi jdbi,
-            EndpointUrlPolicy urlPolicy,
-            RelayMetrics metrics,
-            TemporalRuntime temporal,
-            Runnable wakeDispatcher,
-            PublishCheck publishing,
-            EventCatalog catalog) {
+    static void register(Environment environment, Components components, Runnable wakeDispatcher) {
+        RelayboxConfiguration config = components.config();
+        Jdbi jdbi = components.jdbi();
+        TemporalRuntime temporal = components.temporal();
+        PublishCheck publishing = components.publishing();
         TemporalLinks links = new TemporalLinks(
                 config.getTemporal()
                         .uiBaseUrl()
@@ -95,7 +87,7 @@ final class ApiResources {
                         jdbi.onDemand(TenantStore.class)));
         Endpoints endpoints = new Endpoints(
                 jdbi,
-                urlPolicy,
+                components.urlPolicy(),
                 config.getDelivery().getSecretRotationGrace(),
                 config.getPortal().maxInFlightPerEndpoint());
         environment.jersey().register(new EndpointsResource(endpoints));
@@ -120,7 +112,7 @@ final class ApiResources {
         environment.jersey().register(new EndpointRecoveryResource(recovery));
         TenantDeliveries tenantDeliveries = new TenantDeliveries(jdbi, replay, wakeDispatcher);
         Tenants tenants = new Tenants(jdbi);
-        EventTypes eventTypes = new EventTypes(jdbi, catalog);
+        EventTypes eventTypes = new EventTypes(jdbi, components.catalog());
         environment
                 .jersey()
                 .register(new TenantsResource(tenants, endpoints, tenantDeliveries, portalTokens, config.getPortal()));
@@ -136,7 +128,7 @@ final class ApiResources {
                         jdbi.onDemand(InboxIntake.class),
                         environment.getObjectMapper(),
                         config.getPartners(),
-                        metrics));
+                        components.metrics()));
         environment.jersey().register(new EntitiesResource(inbox));
         environment.jersey().register(new EventTypesResource(eventTypes));
         environment

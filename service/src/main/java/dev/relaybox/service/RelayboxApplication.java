@@ -1,16 +1,8 @@
 package dev.relaybox.service;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.relaybox.activities.catalog.EventCatalog;
-import dev.relaybox.activities.catalog.EventSchemas;
-import dev.relaybox.activities.catalog.PublishCheck;
-import dev.relaybox.activities.deadletter.DeadLetters;
-import dev.relaybox.activities.outbound.AddressPolicy;
 import dev.relaybox.activities.outbound.DeliveryPlanner;
-import dev.relaybox.activities.outbound.DeliverySettings;
-import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.OwnListeners;
-import dev.relaybox.activities.statemachine.StateMachine;
 import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.service.api.JsonErrorMappers;
 import dev.relaybox.service.api.JsonErrorPages;
@@ -25,35 +17,24 @@ import dev.relaybox.service.dispatch.InboxDispatchSource;
 import dev.relaybox.service.dispatch.NotifyListener;
 import dev.relaybox.service.dispatch.OutboxDispatchSource;
 import dev.relaybox.service.dispatch.WorkflowStarter;
-import dev.relaybox.service.metrics.DeadLetterAlerts;
 import dev.relaybox.service.metrics.RelayMetrics;
 import dev.relaybox.service.retention.RetentionTask;
 import dev.relaybox.service.temporal.TemporalHealthCheck;
 import dev.relaybox.service.temporal.TemporalRuntime;
 import dev.relaybox.service.temporal.WorkerHealthCheck;
 import dev.relaybox.service.tracing.Tracing;
-import dev.relaybox.store.Migrations;
 import dev.relaybox.store.Retention;
-import dev.relaybox.store.SecretBox;
-import dev.relaybox.store.Store;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
-import io.dropwizard.db.ManagedDataSource;
-import io.dropwizard.jdbi3.JdbiFactory;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.statement.SqlLogger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,59 +72,18 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
         StrictTypes.apply(environment.getObjectMapper());
         Tracing.install(System.getenv()).ifPresent(environment.lifecycle()::manage);
         useEmbeddedCredentials(config);
-        Map<String, StateMachine> machines = StartupChecks.stateMachines(config);
-        Roles roles = StartupChecks.roles(config);
-        AddressPolicy addresses = StartupChecks.addressPolicy(config);
-        embeddedPostgres.port().ifPresent(port -> addresses.ownListeners().add("embedded PostgreSQL", port));
+        Components components = Components.build(config, environment, embeddedPostgres.port());
+        TemporalRuntime temporal = components.temporal();
+        Roles roles = components.roles();
+        environment
+                .admin()
+                .addServlet("prometheus", components.metrics().servlet())
+                .addMapping("/metrics");
 
-        SecretBox secrets = config.getSecrets()
-                .build(Path.of(config.getEmbeddedPostgres().getDataDirectory()).toAbsolutePath());
-        ManagedDataSource dataSource = config.getDatabase().build(environment.metrics(), "postgresql");
-        Migrations.migrate(dataSource);
-        Jdbi jdbi = Store.configure(
-                        new JdbiFactory().build(environment, config.getDatabase(), dataSource, "postgresql"), secrets)
-                // Dropwizard's logger times every statement into its own registry, which /metrics (Micrometer's
-                // Prometheus registry) does not export: a timer update under a lock per statement, read by nobody.
-                .setSqlLogger(SqlLogger.NOP_SQL_LOGGER);
-        ConfiguredEndpoints.sealPlaintextSecrets(jdbi);
-
-        DeliverySettings delivery = config.getDelivery().build(addresses);
-        EndpointUrlPolicy urlPolicy = new EndpointUrlPolicy(addresses);
-        ConfiguredEndpoints.seed(
-                jdbi, config.endpointSeeds(), urlPolicy, config.getDelivery().getSecretRotationGrace());
-        StartupChecks.routedEndpointsExist(jdbi, config);
-        EventSchemas schemas = new EventSchemas();
-        EventCatalog catalog = new EventCatalog(jdbi, schemas);
-        ConfiguredEventTypes.seed(catalog, config.getEventTypes().getCatalog());
-        PublishCheck publishing =
-                new PublishCheck(jdbi, schemas, config.getEventTypes().isAllowUnknown(), Clock.systemUTC());
-        RelayMetrics metrics = new RelayMetrics(jdbi);
-        environment.admin().addServlet("prometheus", metrics.servlet()).addMapping("/metrics");
-        DeadLetters deadLetters = new DeadLetters(new DeadLetterAlerts(
-                metrics.registry(),
-                environment.getObjectMapper(),
-                config.getAlerts().isEnabled()));
-
-        TemporalRuntime temporal = TemporalRuntime.create(
-                config.getTemporal(),
-                metrics.temporalScope(),
-                Path.of(config.getEmbeddedPostgres().getDataDirectory()));
-        addEnginePorts(temporal, addresses.ownListeners());
         // Without registered types the worker polls nothing: a process without the worker role only uses the client.
         if (roles.worker()) {
             // Applied again to the workers of each fresh worker factory when the embedded engine is recycled.
-            RelayboxWorkers relayboxWorkers = RelayboxWorkers.build(
-                    jdbi,
-                    RelayboxWorkers.Settings.defaults()
-                            .withDelivery(delivery)
-                            .withCircuit(config.getDelivery()
-                                    .circuitSettings()
-                                    .withTenantMaxInFlight(config.getPortal().maxInFlightPerTenant()))
-                            .withInbox(config.getInbox().build())
-                            .withMachines(machines)
-                            .withRoutes(config.inboundRoutes()),
-                    deadLetters,
-                    metrics.registry());
+            RelayboxWorkers relayboxWorkers = components.workers();
             temporal.registerWorkers(workers ->
                     relayboxWorkers.registerOn(workers.worker(), workers.httpWorker(), workers.ownHttpWorker()));
             environment
@@ -164,64 +104,79 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
 
         Runnable wakeDispatcher = () -> {};
         if (roles.dispatcher()) {
-            WorkflowStarter starter =
-                    new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
-            Dispatcher dispatcher = new Dispatcher(
-                    jdbi,
-                    List.of(
-                            new OutboxDispatchSource(
-                                    starter,
-                                    publishing,
-                                    // Its start hands the first workflow task to this process's worker.
-                                    roles.worker() ? new DeliveryPlanner(delivery.schedule()) : null),
-                            new InboxDispatchSource(
-                                    starter, roles.worker() ? config.getInbox().build() : null)),
-                    config.getDispatcher(),
-                    deadLetters);
-            if (temporal.inProcessEngine()) {
-                dispatcher.engineStartsEmpty();
-            } else {
-                dispatcher.watchFor(new EmptyEngine(temporal.client()));
-            }
-            environment.lifecycle().manage(dispatcher);
-            environment
-                    .lifecycle()
-                    .manage(new NotifyListener(
-                            config.getDatabase().getUrl(),
-                            config.getDatabase().getUser(),
-                            config.getDatabase().getPassword(),
-                            dispatcher::wake));
-            environment
-                    .healthChecks()
-                    .register(
-                            "dispatcher",
-                            new DispatcherHealthCheck(
-                                    dispatcher, config.getDispatcher().getPollInterval()));
-            // Background housekeeping runs where the dispatcher does; an advisory lock keeps it to one process.
-            environment
-                    .lifecycle()
-                    .manage(new RetentionTask(
-                            jdbi,
-                            new Retention(jdbi, Clock.systemUTC()),
-                            config.getRetention().ages(),
-                            config.getRetention().getBatchSize(),
-                            config.getRetention().getInterval(),
-                            metrics.registry()));
+            Dispatcher dispatcher = dispatcher(components, environment);
             wakeDispatcher = dispatcher::wake;
-            manageRecycling(config, environment, temporal, dispatcher, roles, metrics);
+            manageRecycling(config, environment, temporal, dispatcher, roles, components.metrics());
         }
 
         JsonErrorMappers.register(environment.jersey().getResourceConfig());
         JsonErrorPages.install(environment, config.getServerFactory());
         if (roles.api()) {
-            ApiResources.register(
-                    config, environment, jdbi, urlPolicy, metrics, temporal, wakeDispatcher, publishing, catalog);
+            ApiResources.register(environment, components, wakeDispatcher);
         } else {
             ApiResources.closeApplicationPort(config);
         }
 
-        environment.lifecycle().addServerLifecycleListener(server -> addOwnPorts(server, addresses.ownListeners()));
+        OwnListeners own = components.addresses().ownListeners();
+        environment.lifecycle().addServerLifecycleListener(server -> addOwnPorts(server, own));
         environment.lifecycle().addServerLifecycleListener(ReadyMessage.listener(config, temporal, roles));
+    }
+
+    /**
+     * The dispatcher that starts a workflow for each new outbox and inbox row, with what runs beside it: the
+     * database's notifications that wake it, and the retention task.
+     */
+    private static Dispatcher dispatcher(Components components, Environment environment) {
+        RelayboxConfiguration config = components.config();
+        TemporalRuntime temporal = components.temporal();
+        boolean worker = components.roles().worker();
+        WorkflowStarter starter =
+                new WorkflowStarter(temporal.client(), config.getTemporal().getTaskQueue());
+        Dispatcher dispatcher = new Dispatcher(
+                components.jdbi(),
+                List.of(
+                        new OutboxDispatchSource(
+                                starter,
+                                components.publishing(),
+                                // Its start hands the first workflow task to this process's worker.
+                                worker
+                                        ? new DeliveryPlanner(
+                                                components.delivery().schedule())
+                                        : null),
+                        new InboxDispatchSource(
+                                starter, worker ? config.getInbox().build() : null)),
+                config.getDispatcher(),
+                components.deadLetters());
+        if (temporal.inProcessEngine()) {
+            dispatcher.engineStartsEmpty();
+        } else {
+            dispatcher.watchFor(new EmptyEngine(temporal.client()));
+        }
+        environment.lifecycle().manage(dispatcher);
+        environment
+                .lifecycle()
+                .manage(new NotifyListener(
+                        config.getDatabase().getUrl(),
+                        config.getDatabase().getUser(),
+                        config.getDatabase().getPassword(),
+                        dispatcher::wake));
+        environment
+                .healthChecks()
+                .register(
+                        "dispatcher",
+                        new DispatcherHealthCheck(
+                                dispatcher, config.getDispatcher().getPollInterval()));
+        // Background housekeeping runs where the dispatcher does; an advisory lock keeps it to one process.
+        environment
+                .lifecycle()
+                .manage(new RetentionTask(
+                        components.jdbi(),
+                        new Retention(components.jdbi(), Clock.systemUTC()),
+                        config.getRetention().ages(),
+                        config.getRetention().getBatchSize(),
+                        config.getRetention().getInterval(),
+                        components.metrics().registry()));
+        return dispatcher;
     }
 
     /**
@@ -244,20 +199,6 @@ public class RelayboxApplication extends Application<RelayboxConfiguration> {
                     credentials.file(),
                     credentials.file());
         }
-    }
-
-    /**
-     * Every port the embedded engine's process listens on (gRPC, UI, HTTP API, metrics and what else it opens), read
-     * from the kernel: the ones it picks for itself are known only to it.
-     */
-    private static void addEnginePorts(TemporalRuntime temporal, OwnListeners own) {
-        temporal.enginePid().ifPresent(pid -> {
-            try {
-                ListeningSockets.ofProcess(pid).forEach(port -> own.add("embedded Temporal", port));
-            } catch (IOException | UncheckedIOException e) {
-                LOG.warn("could not read the ports of the embedded Temporal server (pid {}): {}", pid, e.toString());
-            }
-        });
     }
 
     private static void addOwnPorts(Server server, OwnListeners own) {
