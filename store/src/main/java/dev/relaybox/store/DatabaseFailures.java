@@ -1,6 +1,6 @@
 package dev.relaybox.store;
 
-import dev.relaybox.workflows.inbound.InboxActivities;
+import dev.relaybox.workflows.DatabaseCalls;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.sql.SQLException;
@@ -22,7 +22,7 @@ public final class DatabaseFailures {
 
     /**
      * Runs {@code work}; a failure to reach the database leaves as a retryable {@link ApplicationFailure} of type
-     * {@link InboxActivities#DATABASE_UNAVAILABLE}, anything else as it was thrown.
+     * {@link DatabaseCalls#DATABASE_UNAVAILABLE}, anything else as it was thrown.
      */
     public static <T> T translating(Supplier<T> work) {
         try {
@@ -30,7 +30,7 @@ public final class DatabaseFailures {
         } catch (RuntimeException e) {
             if (unavailable(e)) {
                 throw ApplicationFailure.newFailureWithCause(
-                        "the database is unavailable: " + rootMessage(e), InboxActivities.DATABASE_UNAVAILABLE, e);
+                        "the database is unavailable: " + rootMessage(e), DatabaseCalls.DATABASE_UNAVAILABLE, e);
             }
             throw e;
         }

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relaybox.activities.OutageTrigger;
+import dev.relaybox.activities.TestDataSource;
 import dev.relaybox.activities.TestEngine;
 import dev.relaybox.activities.Visibility;
 import dev.relaybox.activities.deadletter.DeadLetters;
@@ -18,10 +20,13 @@ import dev.relaybox.producer.OutboxEvent;
 import dev.relaybox.store.DeliveryStore;
 import dev.relaybox.store.EndpointControls;
 import dev.relaybox.store.EndpointStore;
+import dev.relaybox.store.Store;
 import dev.relaybox.store.TestDatabase;
 import dev.relaybox.workflows.RelaySearchAttributes;
 import dev.relaybox.workflows.WorkflowVisibility;
+import dev.relaybox.workflows.outbound.DeliveryActivities;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
+import dev.relaybox.workflows.outbound.EndpointControlActivities;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflowImpl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -43,6 +48,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -65,20 +71,21 @@ class OutboxDeliveryWorkflowTest {
     void start() {
         jdbi = TestDatabase.fresh();
         receiver = new TestReceiver();
+        env = TestEngine.start(QUEUE, workers(jdbi));
+    }
+
+    private static RelayboxWorkers workers(Jdbi database) {
         DeliverySettings settings = DeliverySettings.defaults()
                 .withSchedule(SCHEDULE)
                 .withAllowedPrivateNetworks("127.0.0.0/8")
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5))
                 // Beyond what a loaded build machine takes for an answer at once, which must stay in the task.
                 .withFirstAttemptHold(FIRST_ATTEMPT_HOLD);
-        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-        env = TestEngine.start(
-                QUEUE,
-                RelayboxWorkers.build(
-                        jdbi,
-                        RelayboxWorkers.Settings.defaults().withDelivery(settings),
-                        DeadLetters.loggingOnly(),
-                        metrics));
+        return RelayboxWorkers.build(
+                database,
+                RelayboxWorkers.Settings.defaults().withDelivery(settings),
+                DeadLetters.loggingOnly(),
+                new SimpleMeterRegistry());
     }
 
     @AfterEach
@@ -720,6 +727,36 @@ class OutboxDeliveryWorkflowTest {
 
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
         record(outboxId, "outbound-replayed-dead-letter.json");
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = RecordedHistories.RECORD_INTO, matches = ".+")
+    void recordDatabaseOutageWaitedOut() {
+        // The workers reach the database through a data source that refuses connections on cue: for more than a
+        // round of retries of recording the retry, and again as the next attempt asks the endpoint's controls.
+        env.close();
+        DataSource database = TestDatabase.freshDataSource();
+        jdbi = Store.configure(Jdbi.create(database), TestDatabase.SECRETS);
+        TestDataSource refusing = new TestDataSource(database);
+        OutageTrigger recordingTheRetry = new OutageTrigger(() -> refusing.outage(0, 12));
+        recordingTheRetry.at(DeliveryActivities.class, "scheduleRetry", 1);
+        OutageTrigger askingTheControls = new OutageTrigger(() -> refusing.outage(0, 5));
+        askingTheControls.at(EndpointControlActivities.class, "admit", 1);
+        RelayboxWorkers workers = workers(Store.configure(Jdbi.create(refusing), TestDatabase.SECRETS));
+        env = TestEngine.start(
+                QUEUE,
+                new RelayboxWorkers(
+                        recordingTheRetry.wrap(DeliveryActivities.class, workers.delivery()),
+                        askingTheControls.wrap(EndpointControlActivities.class, workers.controls()),
+                        workers.inbox()));
+        endpoint("shop", "/hooks", "*");
+        receiver.script("/hooks", Reply.of(503), Reply.of(200));
+
+        UUID outboxId = deliver("order.paid", "{}");
+
+        assertThat(attemptStatuses(outboxId)).containsExactly(503, 200);
+        assertThat(refusing.refused()).isEqualTo(17);
+        record(outboxId, "outbound-database-outage-waited-out.json");
     }
 
     /** Its delivery workflow, started without waiting for it: the test's clock stays put until something waits. */

@@ -12,12 +12,6 @@ import java.util.UUID;
 @ActivityInterface(namePrefix = "Inbox")
 public interface InboxActivities {
     /**
-     * The failure type for a database that cannot be reached: the workflow waits it out, however long it lasts,
-     * instead of dead-lettering the event.
-     */
-    String DATABASE_UNAVAILABLE = "DatabaseUnavailable";
-
-    /**
      * Reads what the workflow shows operators about the row and the settings in force now (recorded in history, so
      * a configuration change never alters a running workflow's replay). Fails without retry when the row is missing.
      */

@@ -1,5 +1,6 @@
 package dev.relaybox.workflows.inbound;
 
+import dev.relaybox.workflows.DatabaseCalls;
 import dev.relaybox.workflows.TimerOrSignal;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -36,7 +37,7 @@ import java.util.UUID;
  *
  * <p>Its search attributes change where it starts to wait and at its end; plans recorded by release 1.0 are carried out
  * as then ({@link InboxPlan#revision}). A database that cannot be reached is waited out, however long it stays away
- * ({@link InboxStoreCalls}); only other failures, through every retry, dead-letter the event. Should a run fail anyway,
+ * ({@link DatabaseCalls}); only other failures, through every retry, dead-letter the event. Should a run fail anyway,
  * the row is still RECEIVED or DEFERRED, never lost: Relaybox's reconciler finds non-terminal rows whose workflow is
  * not running and starts them again.
  */
@@ -45,7 +46,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     static final int CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
 
     private final InboxBoard board = new InboxBoard();
-    private final InboxStoreCalls store = new InboxStoreCalls(board::showWaiting);
+    private final DatabaseCalls store = new DatabaseCalls(DatabaseCalls.OtherFailures.THROWN, board::showWaiting);
     private UUID inboxId;
     private InboxPlan plan;
     private boolean released;
@@ -53,10 +54,10 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     @Override
     public void process(UUID inboxId, InboxPlan startingPlan) {
         this.inboxId = inboxId;
-        String reading = "read inbox event " + inboxId;
         plan = startingPlan != null
                 ? startingPlan
-                : store.call(reading, reading, activities -> activities.plan(inboxId));
+                : store.call(
+                        InboxActivities.class, "read inbox event " + inboxId, activities -> activities.plan(inboxId));
         if (plan.revision() >= InboxPlan.PUBLISHED_WHEN_WAITING) {
             // What the workflow is about was set when it was started.
             board.publishWhenWaiting();
@@ -121,13 +122,14 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
     /** The decision, or empty when the store kept failing and the event was dead-lettered instead. */
     private Optional<InboxOutcome> decide() {
         try {
-            return Optional.of(store.call("decide", "decide " + subject(), activities -> activities.decide(inboxId)));
+            return Optional.of(
+                    store.call(InboxActivities.class, "decide " + subject(), activities -> activities.decide(inboxId)));
         } catch (ActivityFailure e) {
             if (e.getCause() instanceof ApplicationFailure failure && failure.isNonRetryable()) {
                 throw e;
             }
-            String error = InboxStoreCalls.rootMessage(e);
-            int attempts = InboxStoreCalls.STORE_ATTEMPTS;
+            String error = DatabaseCalls.rootMessage(e);
+            int attempts = DatabaseCalls.ATTEMPTS;
             board.show("could not decide after " + attempts + " attempts: " + error + "; dead-lettering");
             // If this fails too, the workflow fails and the reconciler restarts it later: the row is still unfinished.
             giveUp("could not be processed after " + attempts + " attempts: " + error, error);
@@ -137,8 +139,8 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
 
     private Instant recordDeferralStart(Instant since) {
         store.run(
-                "record the deferral start",
-                "record deferral start of " + subject(),
+                InboxActivities.class,
+                "record the deferral start of " + subject(),
                 activities -> activities.recordDeferralStart(inboxId, since));
         return since;
     }
@@ -169,7 +171,7 @@ public final class InboxEventWorkflowImpl implements InboxEventWorkflow {
 
     private void giveUp(String why, String lastError) {
         store.run(
-                "dead-letter",
+                InboxActivities.class,
                 "dead-letter " + subject(),
                 activities -> activities.deadLetter(inboxId, why, lastError));
         board.reason(why);

@@ -1,12 +1,8 @@
 package dev.relaybox.workflows.outbound;
 
-import dev.relaybox.workflows.Backoff;
+import dev.relaybox.workflows.DatabaseCalls;
 import dev.relaybox.workflows.TimerOrSignal;
-import io.temporal.activity.LocalActivityOptions;
-import io.temporal.common.RetryOptions;
-import io.temporal.failure.ActivityFailure;
-import io.temporal.failure.ApplicationFailure;
-import io.temporal.workflow.Functions;
+import dev.relaybox.workflows.WorkflowVisibility;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,18 +17,11 @@ import java.util.function.IntSupplier;
  * attempt is reported; a finished delivery to an ordered endpoint lets the next event of its aggregate go.
  */
 final class EndpointGate {
-    // Local: asked before and after every attempt, they must not double the round trips through the server.
-    // They only touch the database; a longer outage is waited out by untilDatabaseAnswers.
-    private final EndpointControlActivities controls = Workflow.newLocalActivityStub(
-            EndpointControlActivities.class,
-            LocalActivityOptions.newBuilder()
-                    .setStartToCloseTimeout(Duration.ofSeconds(30))
-                    .setRetryOptions(RetryOptions.newBuilder()
-                            .setInitialInterval(Duration.ofSeconds(1))
-                            .setMaximumInterval(Duration.ofSeconds(10))
-                            .setMaximumAttempts(3)
-                            .build())
-                    .build());
+    // Local activities, as every database call of a workflow: asked before and after every attempt, they must not
+    // double the round trips through the server.
+    private final DatabaseCalls database = new DatabaseCalls(
+                    DatabaseCalls.OtherFailures.WAITED_OUT, WorkflowVisibility::details)
+            .pausingBetweenRoundsInEarlierRuns();
 
     private final Map<UUID, Integer> endpointReadySignals = new HashMap<>();
     private final DeliveryBoard board;
@@ -48,7 +37,10 @@ final class EndpointGate {
     /** Returns once the delivery may attempt: its circuit, its aggregate's order, its slots and its rate allow it. */
     void admit(TrackedDelivery delivery) {
         while (true) {
-            GateDecision decision = untilDatabaseAnswers(() -> controls.admit(delivery.id(), now()));
+            GateDecision decision = database.call(
+                    EndpointControlActivities.class,
+                    "ask the controls of " + delivery.endpointName(),
+                    controls -> controls.admit(delivery.id(), now()));
             delivery.endpointId = decision.endpointId();
             delivery.ordered = decision.ordered();
             if (decision.go() && decision.waitMillis() <= 0) {
@@ -74,16 +66,19 @@ final class EndpointGate {
 
     /** Reports how the attempt went; the answer says whether the endpoint's circuit is open now. */
     CircuitState reportAttempt(TrackedDelivery delivery, AttemptResult result) {
-        return untilDatabaseAnswers(() -> controls.settle(delivery.id(), result, now()));
+        return database.call(
+                EndpointControlActivities.class,
+                "report the attempt to " + delivery.endpointName(),
+                controls -> controls.settle(delivery.id(), result, now()));
     }
 
     /** The delivery is delivered or dead-lettered: an ordered endpoint's next event of the aggregate may go. */
     void finished(TrackedDelivery delivery) {
         if (delivery.ordered) {
-            untilDatabaseAnswers(() -> {
-                controls.finished(delivery.id());
-                return null;
-            });
+            database.run(
+                    EndpointControlActivities.class,
+                    "let the aggregate's next event go to " + delivery.endpointName(),
+                    controls -> controls.finished(delivery.id()));
         }
     }
 
@@ -94,24 +89,6 @@ final class EndpointGate {
 
     private int readySignals(UUID endpointId) {
         return endpointReadySignals.getOrDefault(endpointId, 0);
-    }
-
-    /**
-     * Calls an endpoint control until the database answers: an outage of Relaybox's own database must not fail
-     * the workflow, and the wait is a durable timer. A non-retryable failure (the row is gone) is final.
-     */
-    private static <T> T untilDatabaseAnswers(Functions.Func<T> call) {
-        Backoff backoff = Backoff.untilRelayboxRecovers();
-        while (true) {
-            try {
-                return call.apply();
-            } catch (ActivityFailure e) {
-                if (e.getCause() instanceof ApplicationFailure failure && failure.isNonRetryable()) {
-                    throw e;
-                }
-                backoff.sleep("waiting for Relaybox's database to answer");
-            }
-        }
     }
 
     private static Instant now() {

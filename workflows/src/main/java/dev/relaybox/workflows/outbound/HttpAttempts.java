@@ -1,6 +1,7 @@
 package dev.relaybox.workflows.outbound;
 
 import dev.relaybox.workflows.Backoff;
+import dev.relaybox.workflows.DatabaseCalls;
 import dev.relaybox.workflows.VisibilityLimits;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
@@ -28,7 +29,6 @@ import java.util.UUID;
  * mid-attempt) is made again once it can, and is not spent from the schedule.
  */
 final class HttpAttempts {
-    static final String DATABASE_WAITS_METRIC = "relaybox_database_waits";
     /**
      * The attempt activity heartbeats while it waits on a receiver: a worker that dies mid-attempt is noticed when its
      * heartbeats stop, in seconds, rather than when the attempt's deadline passes.
@@ -152,7 +152,9 @@ final class HttpAttempts {
                 }
                 if (timedOutOnRelaybox || !(e.getCause() instanceof TimeoutFailure)) {
                     // Its worker gone is no wait for the database.
-                    Workflow.getMetricsScope().counter(DATABASE_WAITS_METRIC).inc(1);
+                    Workflow.getMetricsScope()
+                            .counter(DatabaseCalls.WAITS_METRIC)
+                            .inc(1);
                 }
                 // Made again as a regular activity, which a worker that dies mid-attempt cannot hold up.
                 local = false;

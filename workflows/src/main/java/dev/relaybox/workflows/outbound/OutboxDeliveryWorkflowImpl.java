@@ -1,9 +1,9 @@
 package dev.relaybox.workflows.outbound;
 
-import dev.relaybox.workflows.VisibilityLimits;
-import io.temporal.activity.LocalActivityOptions;
-import io.temporal.common.RetryOptions;
+import dev.relaybox.workflows.DatabaseCalls;
+import dev.relaybox.workflows.WorkflowVisibility;
 import io.temporal.workflow.Async;
+import io.temporal.workflow.Functions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -46,23 +46,6 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
      */
     public static final int MAX_ATTEMPTS_IN_FLIGHT = 20;
 
-    // Bookkeeping touches only the database: retried until it is back, however long that takes (an outage must not
-    // turn into a failed workflow), with a capped backoff so it resumes soon after. Local activities: backoffs past
-    // a few seconds become durable timers instead of holding the workflow task open. The SDK takes unlimited
-    // attempts without a schedule-to-close timeout for no retry policy at all, and then retries nothing, not even
-    // an attempt that timed out against a frozen server: the timeout, far beyond any outage, keeps them retried. It
-    // is no command: the markers of recorded histories replay the same.
-    private static final LocalActivityOptions STORE = LocalActivityOptions.newBuilder()
-            .setScheduleToCloseTimeout(Duration.ofDays(3650))
-            .setStartToCloseTimeout(Duration.ofSeconds(30))
-            .setRetryOptions(RetryOptions.newBuilder()
-                    .setInitialInterval(Duration.ofSeconds(1))
-                    .setMaximumInterval(Duration.ofMinutes(1))
-                    .setMaximumAttempts(0)
-                    .build())
-            .setLocalRetryThreshold(Duration.ofSeconds(5))
-            .build();
-
     /**
      * A run whose history has grown this long continues as new once every delivery branch waits (on a timer, a
      * signal or the endpoint's controls): a delivery that waits out an endpoint's five-day outage, one probe or
@@ -74,6 +57,10 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private final ResumableWaits waits = new ResumableWaits();
     private final EndpointGate gate = new EndpointGate(board, () -> this.retryNowSignals, waits);
     private final Random random = Workflow.newRandom();
+    /** Bookkeeping: retried until the database answers, however long that takes (an outage must not fail a run). */
+    private final DatabaseCalls database =
+            new DatabaseCalls(DatabaseCalls.OtherFailures.WAITED_OUT, WorkflowVisibility::details);
+
     private HttpAttempts http;
 
     private UUID outboxId;
@@ -107,7 +94,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
                 // Otherwise every target has finished or paused: planning again would find nothing.
             }
             if (!outboxFinished) {
-                store("finish the outbox event").finish(outboxId);
+                store("finish the outbox event", activities -> activities.finish(outboxId));
             }
             board.refresh();
             board.publish();
@@ -122,7 +109,7 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     private DeliveryPlan planAgain() {
         replanRequested = false;
         outboxFinished = false;
-        return store("plan the deliveries").plan(outboxId);
+        return database.call(DeliveryActivities.class, "plan the deliveries", activities -> activities.plan(outboxId));
     }
 
     private void deliverAll(DeliveryPlan plan) {
@@ -226,8 +213,9 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
 
     /** The circuit's probe time is recorded; the wait itself is the next decision's. */
     private void waitForCircuit(TrackedDelivery delivery, int attempt, AttemptResult result, Instant nextProbe) {
-        store("record the wait for " + delivery.endpointName() + "'s circuit")
-                .scheduleRetry(delivery.id(), nextProbe, result.summary());
+        store(
+                "record the wait for " + delivery.endpointName() + "'s circuit",
+                activities -> activities.scheduleRetry(delivery.id(), nextProbe, result.summary()));
         board.show(
                 delivery,
                 DeliveryPhase.WAITING,
@@ -238,8 +226,9 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
             TrackedDelivery delivery, DeliverySchedule schedule, int attempt, AttemptResult result) {
         Duration wait = schedule.waitAfter(attempt, result, random::nextDouble);
         Instant next = now().plus(wait).truncatedTo(ChronoUnit.SECONDS);
-        store("record the retry of " + delivery.endpointName() + " at " + next)
-                .scheduleRetry(delivery.id(), next, result.summary());
+        store(
+                "record the retry of " + delivery.endpointName() + " at " + next,
+                activities -> activities.scheduleRetry(delivery.id(), next, result.summary()));
         awaitNextAttempt(
                 delivery,
                 attempt + 1,
@@ -280,19 +269,16 @@ public final class OutboxDeliveryWorkflowImpl implements OutboxDeliveryWorkflow 
     }
 
     private void deadLetter(TrackedDelivery delivery, String reason, AttemptResult result) {
-        store("dead-letter the delivery to " + delivery.endpointName())
-                .deadLetter(delivery.id(), reason, result.summary());
+        store(
+                "dead-letter the delivery to " + delivery.endpointName(),
+                activities -> activities.deadLetter(delivery.id(), reason, result.summary()));
         board.show(delivery, DeliveryPhase.DEAD_LETTERED, "dead-lettered: " + reason);
         gate.finished(delivery);
     }
 
-    /** The database-only delivery calls, described in the Temporal UI's timeline by {@code summary}. */
-    private static DeliveryActivities store(String summary) {
-        return Workflow.newLocalActivityStub(
-                DeliveryActivities.class,
-                LocalActivityOptions.newBuilder(STORE)
-                        .setSummary(VisibilityLimits.summary(summary))
-                        .build());
+    /** A database-only delivery call, described in the Temporal UI's timeline by {@code summary}. */
+    private void store(String summary, Functions.Proc1<DeliveryActivities> call) {
+        database.run(DeliveryActivities.class, summary, call);
     }
 
     private static Instant now() {

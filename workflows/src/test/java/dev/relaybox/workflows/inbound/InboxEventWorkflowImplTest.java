@@ -12,6 +12,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
+import dev.relaybox.workflows.DatabaseCalls;
 import dev.relaybox.workflows.TestWorkflows;
 import dev.relaybox.workflows.inbound.InboxOutcome.Outcome;
 import io.temporal.api.enums.v1.EventType;
@@ -116,7 +117,7 @@ class InboxEventWorkflowImplTest {
         // Two whole rounds of the store call's ten attempts, and two more: the workflow calls again after each round.
         when(inbox.decide(INBOX)).thenAnswer(call -> {
             if (refused.incrementAndGet() <= 22) {
-                throw ApplicationFailure.newFailure("connection refused", InboxActivities.DATABASE_UNAVAILABLE);
+                throw ApplicationFailure.newFailure("connection refused", DatabaseCalls.DATABASE_UNAVAILABLE);
             }
             return APPLIED;
         });

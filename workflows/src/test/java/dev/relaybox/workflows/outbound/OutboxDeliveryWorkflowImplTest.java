@@ -16,6 +16,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 import static org.mockito.Mockito.withSettings;
 
+import dev.relaybox.workflows.DatabaseCalls;
 import dev.relaybox.workflows.TestWorkflows;
 import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import io.temporal.api.common.v1.WorkflowExecution;
@@ -23,6 +24,7 @@ import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.TestWorkflowExtension;
 import io.temporal.worker.Worker;
@@ -83,6 +85,40 @@ class OutboxDeliveryWorkflowImplTest {
         verify(delivery, times(2)).scheduleRetry(eq(DELIVERY), any(), eq("503 Service Unavailable"));
         verify(delivery, never()).deadLetter(any(), any(), any());
         verify(delivery, never()).finish(OUTBOX);
+    }
+
+    @Test
+    void aDatabaseOutageLongerThanEveryRoundOfRetriesIsWaitedOutByTheBookkeepingAndTheControls(
+            TestWorkflowEnvironment env, Worker worker, OutboxDeliveryWorkflow workflow) {
+        start(env, worker, SCHEDULE, UNAVAILABLE, OK);
+        // A whole round of attempts and two more, for asking the controls before the first attempt and for recording
+        // the retry after it.
+        AtomicInteger refusedRecords = new AtomicInteger();
+        doAnswer(call -> {
+                    if (refusedRecords.incrementAndGet() <= DatabaseCalls.ATTEMPTS + 2) {
+                        throw ApplicationFailure.newFailure("connection refused", DatabaseCalls.DATABASE_UNAVAILABLE);
+                    }
+                    return null;
+                })
+                .when(delivery)
+                .scheduleRetry(eq(DELIVERY), any(), any());
+        AtomicInteger refusedAdmissions = new AtomicInteger();
+        when(controls.admit(eq(DELIVERY), any())).thenAnswer(call -> {
+            if (refusedAdmissions.incrementAndGet() <= DatabaseCalls.ATTEMPTS + 2) {
+                throw new IllegalStateException("the database did not answer");
+            }
+            return GO;
+        });
+
+        workflow.deliver(OUTBOX, null);
+
+        verify(delivery, times(DatabaseCalls.ATTEMPTS + 3)).scheduleRetry(eq(DELIVERY), any(), any());
+        // The second attempt is asked for once.
+        verify(controls, times(DatabaseCalls.ATTEMPTS + 3 + 1)).admit(eq(DELIVERY), any());
+        assertThat(attemptTimes).hasSize(2);
+        assertThat(workflow.status().deliveries())
+                .singleElement()
+                .satisfies(d -> assertThat(d.status()).isEqualTo("delivered"));
     }
 
     @Test

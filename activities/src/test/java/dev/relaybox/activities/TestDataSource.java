@@ -1,4 +1,4 @@
-package dev.relaybox.activities.inbound;
+package dev.relaybox.activities;
 
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -11,27 +11,27 @@ import javax.sql.DataSource;
  * Hands out connections to a database that can be swapped between test cases, and that can go away for a while
  * the way a restarting server does: connection attempts are refused, then work again.
  */
-final class TestDataSource implements DataSource {
+public final class TestDataSource implements DataSource {
     private volatile DataSource target;
     private int serveBeforeOutage;
     private int refuseDuringOutage;
     private int refused;
 
-    TestDataSource(DataSource target) {
+    public TestDataSource(DataSource target) {
         this.target = target;
     }
 
-    void switchTo(DataSource target) {
+    public void switchTo(DataSource target) {
         this.target = target;
     }
 
     /** Serves the next {@code served} connections, refuses the {@code refusedThen} after them, then serves again. */
-    synchronized void outage(int served, int refusedThen) {
+    public synchronized void outage(int served, int refusedThen) {
         serveBeforeOutage = served;
         refuseDuringOutage = refusedThen;
     }
 
-    synchronized int refused() {
+    public synchronized int refused() {
         return refused;
     }
 

@@ -1,4 +1,4 @@
-package dev.relaybox.activities.inbound;
+package dev.relaybox.activities;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -11,7 +11,7 @@ import java.util.function.Predicate;
  * as that outage makes it). Nothing else about the call changes; later attempts of it are counted, so that a test
  * can keep the database away through as many of them as it wants.
  */
-final class OutageTrigger {
+public final class OutageTrigger {
     private final Runnable outage;
     private final AtomicInteger attemptsSinceOutage = new AtomicInteger();
     private volatile Armed armed;
@@ -19,29 +19,29 @@ final class OutageTrigger {
 
     private record Armed(Class<?> activities, String method, Predicate<Object[]> arguments, AtomicInteger toGo) {}
 
-    OutageTrigger(Runnable outage) {
+    public OutageTrigger(Runnable outage) {
         this.outage = outage;
     }
 
     /** Takes the database away at the {@code nth} call of {@code method} whose arguments match. */
-    void at(Class<?> activities, String method, int nth, Predicate<Object[]> arguments) {
+    public void at(Class<?> activities, String method, int nth, Predicate<Object[]> arguments) {
         armed = new Armed(activities, method, arguments, new AtomicInteger(nth));
     }
 
-    void at(Class<?> activities, String method, int nth) {
+    public void at(Class<?> activities, String method, int nth) {
         at(activities, method, nth, arguments -> true);
     }
 
-    boolean fired() {
+    public boolean fired() {
         return fired;
     }
 
     /** Attempts of the chosen call since the outage began, the one that began it included. */
-    int attemptsSinceOutage() {
+    public int attemptsSinceOutage() {
         return attemptsSinceOutage.get();
     }
 
-    <T> T wrap(Class<T> activities, T target) {
+    public <T> T wrap(Class<T> activities, T target) {
         Object proxy = Proxy.newProxyInstance(
                 activities.getClassLoader(), new Class<?>[] {activities}, (self, method, arguments) -> {
                     Object[] args = arguments == null ? new Object[0] : arguments;
