@@ -122,10 +122,12 @@ record Components(
     }
 
     /**
-     * Every port the embedded engine's process listens on (gRPC, UI, HTTP API, metrics and what else it opens), read
-     * from the kernel: the ones it picks for itself are known only to it.
+     * Every port the embedded engine listens on: the one the in-process engine bound, or those of the dev server's
+     * process (gRPC, UI, HTTP API, metrics and what else it opens), read from the kernel: the ones it picks for itself
+     * are known only to it.
      */
     private static void addEnginePorts(TemporalRuntime temporal, OwnListeners own) {
+        temporal.inProcessEnginePort().ifPresent(port -> own.add("embedded Temporal", port));
         temporal.enginePid().ifPresent(pid -> {
             try {
                 ListeningSockets.ofProcess(pid).forEach(port -> own.add("embedded Temporal", port));

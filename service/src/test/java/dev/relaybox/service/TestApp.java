@@ -78,6 +78,12 @@ public final class TestApp {
         return all.toArray(ConfigOverride[]::new);
     }
 
+    /** The application on the in-process engine, which binds a free port of its own and tells it to no one else. */
+    public static DropwizardAppExtension<RelayboxConfiguration> extension(ConfigOverride... extra) {
+        return extension(0, extra);
+    }
+
+    /** The same on {@code temporalPort}, for a test that reaches the engine itself. */
     public static DropwizardAppExtension<RelayboxConfiguration> extension(int temporalPort, ConfigOverride... extra) {
         return new DropwizardAppExtension<>(
                 RelayboxApplication.class, CONFIG, overrides(freshDataDirectory(), temporalPort, extra));

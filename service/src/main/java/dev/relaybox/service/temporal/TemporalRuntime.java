@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -153,18 +154,19 @@ public final class TemporalRuntime implements Managed {
             }
             return new TemporalRuntime(null, null, connection, config, metrics);
         }
-        int port = config.getEmbeddedPort() > 0 ? config.getEmbeddedPort() : freePort();
         Optional<Path> cli = config.getEmbeddedEngine() == EmbeddedEngine.IN_PROCESS
                 ? Optional.empty()
                 : TemporalCli.find(environment);
         if (cli.isPresent()) {
+            // The CLI is told its port, so one is picked for it; the in-process engine binds 0 itself.
+            int port = config.getEmbeddedPort() > 0 ? config.getEmbeddedPort() : freePort();
             return onDevServer(config, metrics, postgresDataDirectory, cli.get(), port);
         }
         if (config.getEmbeddedEngine() == EmbeddedEngine.DEV_SERVER) {
             throw new IllegalStateException("refusing to start: temporal.embeddedEngine is dev-server but the "
                     + "Temporal CLI was not found (" + TemporalCli.HOW_TO_INSTALL + ")");
         }
-        EmbeddedTemporalServer server = EmbeddedTemporalServer.start(port);
+        EmbeddedTemporalServer server = EmbeddedTemporalServer.start(config.getEmbeddedPort());
         String target = server.target();
         registerSearchAttributes(target, config.getNamespace());
         if (config.getEmbeddedEngine() == EmbeddedEngine.AUTO) {
@@ -279,6 +281,11 @@ public final class TemporalRuntime implements Managed {
     /** Whether embedded mode runs the in-process engine (no UI can attach to it, it forgets at a restart). */
     public boolean inProcessEngine() {
         return embeddedServer != null;
+    }
+
+    /** The port the in-process engine listens on (the one it bound when configured with 0), if it runs. */
+    public OptionalInt inProcessEnginePort() {
+        return embeddedServer == null ? OptionalInt.empty() : OptionalInt.of(embeddedPort);
     }
 
     /** Workflow executions finished on the current embedded server (counted only where it {@link #recycles}). */

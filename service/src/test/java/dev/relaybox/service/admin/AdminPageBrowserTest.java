@@ -37,7 +37,7 @@ class AdminPageBrowserTest {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     static final TestReceiver RECEIVER = new TestReceiver();
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension();
     static final Api API = new Api(APP);
 
     static ChromeDriver browser;

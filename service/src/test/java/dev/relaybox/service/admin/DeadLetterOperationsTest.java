@@ -26,7 +26,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class DeadLetterOperationsTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("delivery.retryDelays", "1s"),
             ConfigOverride.config("delivery.jitter", "0"),
             ConfigOverride.config("alerts.endpointUrl", RECEIVER.url("/alerts")),

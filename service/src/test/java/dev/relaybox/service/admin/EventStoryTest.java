@@ -42,9 +42,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 class EventStoryTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
-            ConfigOverride.config("delivery.retryDelays", "1s"),
-            ConfigOverride.config("delivery.jitter", "0"));
+            ConfigOverride.config("delivery.retryDelays", "1s"), ConfigOverride.config("delivery.jitter", "0"));
     static final Api API = new Api(APP);
     static final String ORDER = "S-" + System.nanoTime();
 

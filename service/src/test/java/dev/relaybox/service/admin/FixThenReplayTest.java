@@ -38,9 +38,7 @@ class FixThenReplayTest {
     static final ObjectMapper JSON = new ObjectMapper();
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
-            ConfigOverride.config("delivery.retryDelays", "1s"),
-            ConfigOverride.config("delivery.jitter", "0"));
+            ConfigOverride.config("delivery.retryDelays", "1s"), ConfigOverride.config("delivery.jitter", "0"));
     static final Api API = new Api(APP);
     static final String ACTOR = "admin token " + Caller.fingerprint(TestApp.ADMIN_TOKEN);
 

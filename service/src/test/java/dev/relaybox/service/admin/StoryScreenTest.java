@@ -32,7 +32,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 class StoryScreenTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("delivery.retryDelays", "1s,1s,1s"),
             ConfigOverride.config("delivery.jitter", "0"),
             ConfigOverride.config("delivery.circuitBreaker.failureThreshold", "3"),

@@ -80,7 +80,6 @@ class TemporalUiBrowserTest {
         // Production shape: an external Temporal server, so the development tokens and secret are refused.
         // Waits that only the test's own actions end: an hour's recheck, an hour before the third attempt.
         app = TestApp.extension(
-                TestApp.freePort(),
                 ConfigOverride.config("temporal.address", temporal.address()),
                 ConfigOverride.config("temporal.namespace", NAMESPACE),
                 ConfigOverride.config("temporal.uiBaseUrl", uiUrl()),

@@ -41,7 +41,6 @@ class WorkflowHistoryBrowserTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     // A long recheck and a long second wait: only a signal can move either workflow on within the test.
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("inbox.recheckInterval", "1h"),
             ConfigOverride.config("delivery.retryDelays", "1s,1h"),
             ConfigOverride.config("delivery.jitter", "0"));

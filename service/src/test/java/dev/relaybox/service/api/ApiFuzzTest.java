@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class ApiFuzzTest {
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension();
     static final Api API = new Api(APP);
     static final Path ALLOWED = Path.of("src", "test", "resources", "api", "fuzz-allowed.txt");
 

@@ -52,9 +52,7 @@ class GeneratedClientTest {
     static final Path GENERATED_FROM = Path.of("..", "client", "openapi.json");
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
-            ConfigOverride.config("delivery.retryDelays", "1s,1s"),
-            ConfigOverride.config("delivery.jitter", "0"));
+            ConfigOverride.config("delivery.retryDelays", "1s,1s"), ConfigOverride.config("delivery.jitter", "0"));
     static final Api API = new Api(APP);
     static final ObjectMapper JSON = new ObjectMapper();
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class JsonBodiesTest {
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension();
     static final Api API = new Api(APP);
     static final ObjectMapper JSON = new ObjectMapper();
 

@@ -47,7 +47,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** /openapi.json from the running application, read by a real OpenAPI parser and used as a generated client would. */
 @ExtendWith(DropwizardExtensionsSupport.class)
 class OpenApiDocumentTest {
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension();
     static final Api API = new Api(APP);
     static final TestReceiver RECEIVER = new TestReceiver();
     static OpenAPI document;

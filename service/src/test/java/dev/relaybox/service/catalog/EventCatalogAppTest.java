@@ -38,7 +38,7 @@ class EventCatalogAppTest {
     static final ObjectMapper JSON = new ObjectMapper();
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP =
-            TestApp.extension(TestApp.freePort(), ConfigOverride.config("eventTypes.allowUnknown", "false"));
+            TestApp.extension(ConfigOverride.config("eventTypes.allowUnknown", "false"));
     static final Api API = new Api(APP);
 
     static final Map<String, Object> SHIPPED = Map.of(

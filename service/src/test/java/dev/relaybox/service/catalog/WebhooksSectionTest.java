@@ -47,7 +47,7 @@ class WebhooksSectionTest {
     static final ObjectMapper JSON = new ObjectMapper();
     static final String DOCUMENT_URI = "https://relaybox.test/openapi.json";
     static final TestReceiver RECEIVER = new TestReceiver();
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension();
     static final Api API = new Api(APP);
 
     /** Shared parts under $defs, referred to from the schema: anchored in the document, detached on import. */

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class InboundApiTest {
     // A long recheck: anything that happens quickly was caused by a release signal.
     static final DropwizardAppExtension<RelayboxConfiguration> APP =
-            TestApp.extension(TestApp.freePort(), ConfigOverride.config("inbox.recheckInterval", "1h"));
+            TestApp.extension(ConfigOverride.config("inbox.recheckInterval", "1h"));
     static final Api API = new Api(APP);
 
     @Test

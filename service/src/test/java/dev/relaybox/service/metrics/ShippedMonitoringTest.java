@@ -49,7 +49,7 @@ class ShippedMonitoringTest {
             .toAbsolutePath()
             .normalize();
     static final TestReceiver RECEIVER = new TestReceiver();
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension();
     static final Api API = new Api(APP);
     /** Appear only once an endpoint is disabled for failing, or the database stops answering: drills, not this test. */
     static final Set<String> AFTER_AN_OUTAGE =

@@ -26,9 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class DisabledEndpointTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
-            ConfigOverride.config("delivery.retryDelays", "1s,1s"),
-            ConfigOverride.config("delivery.jitter", "0"));
+            ConfigOverride.config("delivery.retryDelays", "1s,1s"), ConfigOverride.config("delivery.jitter", "0"));
     static final Api API = new Api(APP);
 
     @AfterAll

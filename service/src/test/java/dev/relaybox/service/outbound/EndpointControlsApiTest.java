@@ -25,7 +25,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class EndpointControlsApiTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("delivery.retryDelays", "1s,1s,1s"),
             ConfigOverride.config("delivery.jitter", "0"),
             ConfigOverride.config("delivery.circuitBreaker.failureThreshold", "2"),

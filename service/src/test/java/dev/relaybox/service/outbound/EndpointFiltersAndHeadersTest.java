@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class EndpointFiltersAndHeadersTest {
     static final TestReceiver RECEIVER = new TestReceiver();
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension();
     static final Api API = new Api(APP);
     static final Map<String, Object> BIG_EUR_ORDERS = Map.of(
             "all",

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class EndpointRecoveryTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP =
-            TestApp.extension(TestApp.freePort(), ConfigOverride.config("delivery.jitter", "0"));
+            TestApp.extension(ConfigOverride.config("delivery.jitter", "0"));
     static final Api API = new Api(APP);
 
     @AfterAll

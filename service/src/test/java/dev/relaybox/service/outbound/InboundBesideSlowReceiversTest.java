@@ -31,7 +31,6 @@ class InboundBesideSlowReceiversTest {
     static final TestReceiver SLOW =
             new TestReceiver().trickle("/trickle/", Duration.ofSeconds(1)).silence("/silent/");
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("temporal.maxConcurrentActivities", Integer.toString(SLOTS)),
             ConfigOverride.config("temporal.maxConcurrentHttpAttempts", Integer.toString(SLOTS)),
             ConfigOverride.config("delivery.requestTimeout", "90s"));

@@ -36,7 +36,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class OutboxApiTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("outbox.aggregateTypes", "order,invoice"),
             ConfigOverride.config("outbox.maxPayloadSize", "2KiB"),
             ConfigOverride.config("delivery.retryDelays", "1s,1s"),

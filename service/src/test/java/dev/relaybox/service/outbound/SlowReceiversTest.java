@@ -41,7 +41,6 @@ class SlowReceiversTest {
             new TestReceiver().trickle("/trickle/", Duration.ofSeconds(1)).silence("/silent/");
     static final TestReceiver FAST = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("delivery.requestTimeout", "3s"),
             ConfigOverride.config("delivery.retryDelays", "1s,1s,1s,1s,1s,1s,1s,1s"),
             ConfigOverride.config("delivery.jitter", "0"));

@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -194,17 +195,21 @@ class ServerLimitsTest {
         }
     }
 
+    private static final Set<WorkflowTaskFailedCause> RETRIED_TASK_FAILURES = Set.of(
+            WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE,
+            WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND);
+
     /**
      * What the server refused or ended: a workflow task it failed (bad search attributes, too many pending activities,
      * a blob over its size...) or a workflow it failed or terminated (history over its limits). A task the worker
-     * failed itself (a deadlock detected on a loaded machine) is retried and is no such refusal.
+     * failed itself (a deadlock detected on a loaded machine) is retried and is no such refusal; nor is a task that
+     * closed the run while a signal came in (an unhandled command: the task is made again with the signal).
      */
     static List<HistoryEvent> refusedByTheServer(List<HistoryEvent> history) {
         return history.stream()
                 .filter(e -> (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
-                                && e.getWorkflowTaskFailedEventAttributes().getCause()
-                                        != WorkflowTaskFailedCause
-                                                .WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE)
+                                && !RETRIED_TASK_FAILURES.contains(
+                                        e.getWorkflowTaskFailedEventAttributes().getCause()))
                         || e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED
                         || e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED)
                 .toList();

@@ -28,7 +28,6 @@ class WorkerBoundsTest {
     static final int LOCAL_ACTIVITIES = 2;
     static final int EVENTS = 8;
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("temporal.maxConcurrentWorkflowTasks", "32"),
             ConfigOverride.config("temporal.maxConcurrentLocalActivities", Integer.toString(LOCAL_ACTIVITIES)));
     static final Api API = new Api(APP);

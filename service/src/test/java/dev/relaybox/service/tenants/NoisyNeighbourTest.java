@@ -28,7 +28,6 @@ class NoisyNeighbourTest {
     static final int BOUND = 4;
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("delivery.jitter", "0"),
             ConfigOverride.config("portal.maxInFlightPerEndpoint", Integer.toString(BOUND)));
     static final Api API = new Api(APP);

@@ -39,7 +39,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @ExtendWith(DropwizardExtensionsSupport.class)
 class PortalBrowserTest {
     static final TestReceiver RECEIVER = new TestReceiver();
-    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(TestApp.freePort());
+    static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension();
     static final Api API = new Api(APP);
     static final String PATH = "/acme-billing";
 

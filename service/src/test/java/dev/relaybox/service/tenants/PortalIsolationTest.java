@@ -43,7 +43,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class PortalIsolationTest {
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("portal.theme.title", "Webhooks by Example"),
             ConfigOverride.config("portal.theme.accentColor", "#111111"),
             ConfigOverride.config("delivery.jitter", "0"),

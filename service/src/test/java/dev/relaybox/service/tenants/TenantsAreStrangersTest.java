@@ -35,7 +35,6 @@ class TenantsAreStrangersTest {
     static final int ENDPOINT_QUOTA = 4;
     static final TestReceiver RECEIVER = new TestReceiver();
     static final DropwizardAppExtension<RelayboxConfiguration> APP = TestApp.extension(
-            TestApp.freePort(),
             ConfigOverride.config("delivery.allowedPrivateNetworks", "127.0.0.0/8,10.0.0.0/8"),
             ConfigOverride.config("delivery.tenantAllowedPrivateNetworks", "none"),
             ConfigOverride.config("portal.quotas.endpoints", Integer.toString(ENDPOINT_QUOTA)),
