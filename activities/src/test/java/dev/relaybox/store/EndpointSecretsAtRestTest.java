@@ -2,11 +2,14 @@ package dev.relaybox.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relaybox.activities.outbound.Destination;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
@@ -112,6 +115,29 @@ class EndpointSecretsAtRestTest {
 
     @Test
     void staticHeadersAreSealedAndReSealedUnderANewKeyWithTheSecrets() {
+        String headers = "{\"X-Api-Key\":\"k-123\"}";
+        assertSealedAndResealed(
+                "headers", "k-123", (store, id) -> store.setHeaders(id, headers), Endpoint::headers, headers);
+    }
+
+    @Test
+    void aBrokerDestinationsCredentialsAreSealedAndReSealedUnderANewKeyWithTheSecrets() {
+        String destination = new Destination.RabbitMq("orders", "order.events", "relaybox", "p-456").toJson();
+        assertSealedAndResealed(
+                "destination",
+                "p-456",
+                (store, id) -> store.setDestination(id, destination),
+                Endpoint::destination,
+                destination);
+    }
+
+    /** {@code write} stores {@code column} sealed under one key; re-sealing under a new key reads back as written. */
+    private static void assertSealedAndResealed(
+            String column,
+            String secretPart,
+            BiConsumer<EndpointHeadersStore, UUID> write,
+            Function<Endpoint, String> read,
+            String written) {
         String oldKey = SecretBox.newKey();
         DataSource database = TestDatabase.freshDataSource();
         Jdbi before = Store.configure(Jdbi.create(database), SecretBox.of(oldKey, List.of()));
@@ -120,27 +146,24 @@ class EndpointSecretsAtRestTest {
                 store -> store.insert("gateway", "https://gateway.example/", WebhookSigner.newSecret(), List.of("*"))
                         .orElseThrow()
                         .id());
-        String headers = "{\"X-Api-Key\":\"k-123\"}";
-        before.useExtension(EndpointHeadersStore.class, store -> store.setHeaders(id, headers));
-        String sealedBefore = storedHeaders(before, id);
-        assertThat(sealedBefore).startsWith(SecretBox.PREFIX).doesNotContain("k-123");
+        before.useExtension(EndpointHeadersStore.class, store -> write.accept(store, id));
+        assertThat(stored(column, before, id)).startsWith(SecretBox.PREFIX).doesNotContain(secretPart);
 
         SecretBox rotated = SecretBox.of(SecretBox.newKey(), List.of(oldKey));
         Jdbi after = Store.configure(Jdbi.create(database), rotated);
         int resealed = after.withExtension(EndpointSecretsStore.class, store -> store.resealSecrets(false));
         assertThat(resealed).isEqualTo(1);
 
-        assertThat(rotated.sealedWithCurrentKey(storedHeaders(after, id))).isTrue();
-        assertThat(after.withExtension(EndpointStore.class, store -> store.find(id))
-                        .orElseThrow()
-                        .headers())
-                .isEqualTo(headers);
+        assertThat(rotated.sealedWithCurrentKey(stored(column, after, id))).isTrue();
+        assertThat(read.apply(after.withExtension(EndpointStore.class, store -> store.find(id))
+                        .orElseThrow()))
+                .isEqualTo(written);
         long left = after.withExtension(EndpointSecretsStore.class, EndpointSecretsStore::secretsNotUnderTheCurrentKey);
         assertThat(left).isZero();
     }
 
-    private static String storedHeaders(Jdbi jdbi, UUID id) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT headers FROM endpoints WHERE id = :id")
+    private static String stored(String column, Jdbi jdbi, UUID id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT " + column + " FROM endpoints WHERE id = :id")
                 .bind("id", id)
                 .mapTo(String.class)
                 .one());

@@ -48,7 +48,8 @@ public interface DeliveryAttemptStore {
             String sourceEventId,
             @Sealed String headers,
             boolean edited,
-            String traceparent) {}
+            String traceparent,
+            @Sealed String destination) {}
 
     /** An endpoint's payload filter as stored. */
     public record StoredFilter(UUID endpointId, String payloadFilter) {}
@@ -152,7 +153,7 @@ public interface DeliveryAttemptStore {
                    d.edited_payload IS NOT NULL
                        OR EXISTS (SELECT 1 FROM payload_edits pe WHERE pe.row_id = o.id AND pe.delivery_id IS NULL)
                        AS edited,
-                   o.traceparent
+                   o.traceparent, e.destination
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id

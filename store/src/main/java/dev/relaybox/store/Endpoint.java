@@ -8,7 +8,8 @@ import java.util.UUID;
  * A subscriber: where to send which event types (and, with {@code payloadFilter}, which payloads: the JSON that {@link
  * PayloadFilterSyntax} reads), the secrets that sign them, and the static headers its requests carry (a JSON object of
  * name to value, sealed like the secrets; null when none). {@code tenant}: the customer it belongs to, or null for the
- * operator's own.
+ * operator's own. {@code destination}: a broker's settings and credentials as JSON, sealed; null for an HTTP endpoint,
+ * whose {@code url} is where requests go.
  */
 public record Endpoint(
         UUID id,
@@ -24,4 +25,5 @@ public record Endpoint(
         Instant updatedAt,
         String payloadFilter,
         @Sealed String headers,
-        String tenant) {}
+        String tenant,
+        @Sealed String destination) {}

@@ -10,31 +10,34 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
 /**
- * The endpoints' secrets at rest (the signing secrets and the static request headers): which are not sealed under the
+ * The endpoints' secrets at rest (the signing secrets, the static request headers and the broker destinations): which are not sealed under the
  * current key, and re-sealing them. They are written and read by {@link EndpointStore} and {@link
  * EndpointHeadersStore}, sealed on the way in.
  */
 public interface EndpointSecretsStore extends SqlObject {
     /** An endpoint's secrets as stored: sealed, or plaintext when written before secrets were sealed. */
-    record StoredSecrets(UUID id, String secret, String previousSecret, String headers) {}
+    record StoredSecrets(UUID id, String secret, String previousSecret, String headers, String destination) {}
 
-    @SqlQuery("SELECT id, secret, previous_secret, headers FROM endpoints ORDER BY id")
+    @SqlQuery("SELECT id, secret, previous_secret, headers, destination FROM endpoints ORDER BY id")
     @RegisterConstructorMapper(StoredSecrets.class)
     List<StoredSecrets> storedSecrets();
 
     /** Replaces stored secrets unless the row changed since they were read (a rotation meanwhile is kept). */
     @SqlUpdate("""
-            UPDATE endpoints SET secret = :secret, previous_secret = :previousSecret, headers = :headers
+            UPDATE endpoints SET secret = :secret, previous_secret = :previousSecret, headers = :headers,
+                   destination = :destination
              WHERE id = :id AND secret = :was AND previous_secret IS NOT DISTINCT FROM :previousWas
-               AND headers IS NOT DISTINCT FROM :headersWere""")
+               AND headers IS NOT DISTINCT FROM :headersWere AND destination IS NOT DISTINCT FROM :destinationWas""")
     boolean replaceStoredSecrets(
             @Bind("id") UUID id,
             @Bind("was") String was,
             @Bind("previousWas") String previousWas,
             @Bind("headersWere") String headersWere,
+            @Bind("destinationWas") String destinationWas,
             @Bind("secret") String secret,
             @Bind("previousSecret") String previousSecret,
-            @Bind("headers") String headers);
+            @Bind("headers") String headers,
+            @Bind("destination") String destination);
 
     /**
      * Seals every stored secret that is plaintext or, unless {@code plaintextOnly}, sealed under another key than the
@@ -48,9 +51,11 @@ public interface EndpointSecretsStore extends SqlObject {
             String secret = resealed(box, stored.secret(), plaintextOnly);
             String previous = resealed(box, stored.previousSecret(), plaintextOnly);
             String headers = resealed(box, stored.headers(), plaintextOnly);
+            String destination = resealed(box, stored.destination(), plaintextOnly);
             if (secret.equals(stored.secret())
                     && Objects.equals(previous, stored.previousSecret())
-                    && Objects.equals(headers, stored.headers())) {
+                    && Objects.equals(headers, stored.headers())
+                    && Objects.equals(destination, stored.destination())) {
                 continue;
             }
             if (replaceStoredSecrets(
@@ -58,9 +63,11 @@ public interface EndpointSecretsStore extends SqlObject {
                     stored.secret(),
                     stored.previousSecret(),
                     stored.headers(),
+                    stored.destination(),
                     secret,
                     previous,
-                    headers)) {
+                    headers,
+                    destination)) {
                 resealed++;
             }
         }
@@ -73,7 +80,8 @@ public interface EndpointSecretsStore extends SqlObject {
         return storedSecrets().stream()
                 .filter(s -> !box.sealedWithCurrentKey(s.secret())
                         || (s.previousSecret() != null && !box.sealedWithCurrentKey(s.previousSecret()))
-                        || (s.headers() != null && !box.sealedWithCurrentKey(s.headers())))
+                        || (s.headers() != null && !box.sealedWithCurrentKey(s.headers()))
+                        || (s.destination() != null && !box.sealedWithCurrentKey(s.destination())))
                 .count();
     }
 

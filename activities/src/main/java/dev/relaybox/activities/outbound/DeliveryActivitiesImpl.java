@@ -62,6 +62,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final DeliverySettings settings;
     private final WebhookSender sender;
     private final WebhookSender tenantSender;
+    private final RabbitPublisher publisher;
+    private final RabbitPublisher tenantPublisher;
     private final EndpointUrlPolicy urlPolicy;
     private final DeadLetters deadLetters;
     private final MeterRegistry metrics;
@@ -92,6 +94,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         this.urlPolicy = new EndpointUrlPolicy(settings.addresses(), resolver);
         this.sender = new WebhookSender(settings, urlPolicy);
         this.tenantSender = new WebhookSender(settings, urlPolicy.forTenants());
+        this.publisher = new RabbitPublisher(settings, urlPolicy);
+        this.tenantPublisher = new RabbitPublisher(settings, urlPolicy.forTenants());
         this.deadLetters = deadLetters;
         this.planner = new DeliveryPlanner(settings.schedule());
     }
@@ -327,8 +331,10 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 LOG.info("delivery {} {}", deliveryId, paused);
                 return new Made(new AttemptResult(Outcome.PAUSED, 0, -1, paused), startedAt, false);
             }
+            Optional<Destination> destination = Destination.fromJson(ctx.destination());
             // Only what needs no lookup: the sender resolves the host once, checks it and connects there.
-            Optional<EndpointUrlPolicy.Refusal> refusal = urlPolicy.syntaxRefusal(ctx.url());
+            Optional<EndpointUrlPolicy.Refusal> refusal = urlPolicy.syntaxRefusal(
+                    ctx.url(), destination.map(Destination::schemes).orElse(EndpointUrlPolicy.HTTP));
             if (refusal.isPresent()) {
                 // A name that does not resolve now may resolve in a minute: the schedule decides, not one lookup.
                 Outcome outcome = refusal.get().retryable() ? Outcome.RETRYABLE : Outcome.PERMANENT;
@@ -351,15 +357,15 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             Span span = DeliverySpans.attempt(ctx, attempt);
             WebhookSender.Sent sent;
             try {
-                sent = (ctx.tenant() == null ? sender : tenantSender)
-                        .send(
-                                ctx.url(),
-                                ctx.outboxId().toString(),
-                                ctx.payload().getBytes(StandardCharsets.UTF_8),
-                                WebhookSigner.signingSecrets(
-                                        ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now),
-                                now,
-                                DeliverySpans.headers(requestHeaders(ctx), span));
+                byte[] body = ctx.payload().getBytes(StandardCharsets.UTF_8);
+                List<String> secrets = WebhookSigner.signingSecrets(
+                        ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now);
+                Map<String, String> headers = DeliverySpans.headers(requestHeaders(ctx), span);
+                sent = destination.isPresent() && destination.get() instanceof Destination.RabbitMq rabbit
+                        ? (ctx.tenant() == null ? publisher : tenantPublisher)
+                                .publish(ctx.url(), rabbit, ctx.outboxId().toString(), body, secrets, now, headers)
+                        : (ctx.tenant() == null ? sender : tenantSender)
+                                .send(ctx.url(), ctx.outboxId().toString(), body, secrets, now, headers);
             } catch (RuntimeException e) {
                 span.recordException(e);
                 span.end();

@@ -7,6 +7,8 @@ import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Which URLs Relaybox may call. Checked when an endpoint is created and again at every attempt, since DNS
@@ -49,14 +51,26 @@ public final class EndpointUrlPolicy {
      */
     public record Refusal(String reason, boolean retryable) {}
 
+    /** The schemes of an HTTP endpoint's URL. */
+    public static final Set<String> HTTP = Set.of("http", "https");
+
     /** Why {@code url} may not be called, or empty when it may. */
     public Optional<String> problem(String url) {
-        return refusal(url).map(Refusal::reason);
+        return problem(url, HTTP);
+    }
+
+    /** As {@link #problem}, for a URL of one of {@code schemes} (a broker's, for a {@link Destination}). */
+    public Optional<String> problem(String url, Set<String> schemes) {
+        return refusal(url, schemes).map(Refusal::reason);
     }
 
     /** Like {@link #problem}, telling a resolution failure (retryable) from a refused URL (permanent). */
     public Optional<Refusal> refusal(String url) {
-        Optional<Refusal> syntax = syntaxRefusal(url);
+        return refusal(url, HTTP);
+    }
+
+    private Optional<Refusal> refusal(String url, Set<String> schemes) {
+        Optional<Refusal> syntax = syntaxRefusal(url, schemes);
         if (syntax.isPresent()) {
             return syntax;
         }
@@ -74,6 +88,11 @@ public final class EndpointUrlPolicy {
 
     /** What can be said of {@code url} without resolving its host. */
     public Optional<Refusal> syntaxRefusal(String url) {
+        return syntaxRefusal(url, HTTP);
+    }
+
+    /** As above, for a URL of one of {@code schemes}. */
+    public Optional<Refusal> syntaxRefusal(String url, Set<String> schemes) {
         URI uri;
         try {
             uri = new URI(url);
@@ -81,8 +100,8 @@ public final class EndpointUrlPolicy {
             return permanent("url is not a valid URL");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https")) {
-            return permanent("url must be http or https");
+        if (!schemes.contains(scheme)) {
+            return permanent("url must be " + String.join(" or ", new TreeSet<>(schemes)));
         }
         if (uri.getHost() == null || uri.getHost().isBlank()) {
             return permanent("url has no host");
@@ -101,7 +120,12 @@ public final class EndpointUrlPolicy {
         if (uri.getPort() != -1) {
             return uri.getPort();
         }
-        return "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+        return switch (uri.getScheme().toLowerCase(Locale.ROOT)) {
+            case "https" -> 443;
+            case "amqp" -> 5672;
+            case "amqps" -> 5671;
+            default -> 80;
+        };
     }
 
     /**

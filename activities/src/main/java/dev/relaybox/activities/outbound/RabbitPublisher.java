@@ -1,0 +1,209 @@
+package dev.relaybox.activities.outbound;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.AuthenticationFailureException;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.relaybox.activities.RedactedUrl;
+import dev.relaybox.workflows.outbound.AttemptResult;
+import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
+import java.io.IOException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes webhooks to RabbitMQ exchanges: one persistent message per attempt, {@code mandatory} (a message no queue
+ * takes comes back), on a channel in confirm mode; the broker's confirm is the attempt's 2xx. A refused or unconfirmed
+ * publish, a broker that cannot be reached or blocks publishers (flow control) is a failed attempt, retried on the
+ * schedule; an exchange that does not exist, refused credentials or a message no queue takes dead-letters at once. The
+ * message carries the same body and Standard Webhooks headers as an HTTP request, so a consumer verifies it the same
+ * way. One connection per broker and user, kept open between attempts; a channel per attempt.
+ */
+final class RabbitPublisher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RabbitPublisher.class);
+    private static final int NOT_FOUND = 404;
+    private static final int ACCESS_REFUSED = 403;
+
+    private final DeliverySettings settings;
+    private final EndpointUrlPolicy urlPolicy;
+    private final Map<String, Connection> connections = new ConcurrentHashMap<>();
+
+    RabbitPublisher(DeliverySettings settings, EndpointUrlPolicy urlPolicy) {
+        this.settings = settings;
+        this.urlPolicy = urlPolicy;
+    }
+
+    WebhookSender.Sent publish(
+            String url,
+            Destination.RabbitMq destination,
+            String webhookId,
+            byte[] body,
+            List<String> secrets,
+            Instant now,
+            Map<String, String> headers) {
+        long started = System.nanoTime();
+        long timestamp = now.getEpochSecond();
+        Map<String, Object> messageHeaders = new HashMap<>(headers);
+        messageHeaders.put("webhook-id", webhookId);
+        messageHeaders.put("webhook-timestamp", Long.toString(timestamp));
+        messageHeaders.put("webhook-signature", WebhookSigner.signatureHeader(secrets, webhookId, timestamp, body));
+        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                .contentType("application/json")
+                .deliveryMode(2)
+                .messageId(webhookId)
+                .timestamp(Date.from(now))
+                .headers(messageHeaders)
+                .build();
+        Channel channel = null;
+        try {
+            Connection connection = connection(url, destination);
+            channel = connection.createChannel();
+            AtomicBoolean returned = new AtomicBoolean();
+            channel.addReturnListener(message -> returned.set(true));
+            channel.confirmSelect();
+            channel.basicPublish(destination.exchange(), destination.routingKeyOrEmpty(), true, properties, body);
+            channel.waitForConfirmsOrDie(settings.requestTimeout().toMillis());
+            if (returned.get()) {
+                return permanent(
+                        started,
+                        "no queue is bound to exchange \"" + destination.exchange() + "\" for routing key \""
+                                + destination.routingKeyOrEmpty() + "\"");
+            }
+            return new WebhookSender.Sent(
+                    new AttemptResult(Outcome.DELIVERED, 0, -1, "confirmed by the broker"),
+                    elapsedMs(started),
+                    null,
+                    null);
+        } catch (ShutdownSignalException e) {
+            return closedBy(started, e, destination);
+        } catch (IOException e) {
+            if (e.getCause() instanceof ShutdownSignalException signal) {
+                return closedBy(started, signal, destination);
+            }
+            if (e instanceof AuthenticationFailureException) {
+                return permanent(started, "the broker refused the credentials");
+            }
+            if (e instanceof EndpointUrlPolicy.RefusedAddressException) {
+                return permanent(started, StorableText.of(e.getMessage()));
+            }
+            if (e instanceof UnknownHostException) {
+                return retryable(started, "host " + URI.create(url).getHost() + " does not resolve");
+            }
+            return retryable(started, "connection failed: " + e.getMessage());
+        } catch (TimeoutException e) {
+            return retryable(
+                    started,
+                    "the broker did not confirm within "
+                            + settings.requestTimeout().toSeconds() + "s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return retryable(started, "interrupted");
+        } catch (RuntimeException e) {
+            LOG.warn("publish to {} failed unexpectedly", RedactedUrl.of(url), e);
+            return retryable(started, "could not publish: " + e);
+        } finally {
+            closeQuietly(channel);
+        }
+    }
+
+    /** A channel closed by the broker: 404 is an exchange that does not exist, 403 a user without the right. */
+    private static WebhookSender.Sent closedBy(
+            long started, ShutdownSignalException e, Destination.RabbitMq destination) {
+        if (e.getReason() instanceof AMQP.Channel.Close close) {
+            if (close.getReplyCode() == NOT_FOUND) {
+                return permanent(started, "exchange \"" + destination.exchange() + "\" does not exist");
+            }
+            if (close.getReplyCode() == ACCESS_REFUSED) {
+                return permanent(started, "the broker refused: " + close.getReplyText());
+            }
+            return retryable(started, "the broker closed the channel: " + close.getReplyText());
+        }
+        return retryable(started, "the broker closed the connection: " + e.getMessage());
+    }
+
+    private Connection connection(String url, Destination.RabbitMq destination) throws IOException, TimeoutException {
+        String key = url + "\n" + destination.username();
+        Connection open = connections.get(key);
+        if (open != null && open.isOpen()) {
+            return open;
+        }
+        URI uri = URI.create(url);
+        boolean tls = "amqps".equalsIgnoreCase(uri.getScheme());
+        // Resolved and checked once; a plain connection then goes to exactly what was checked, a TLS one to the name
+        // its certificate must match.
+        String address = urlPolicy
+                .connectableAddresses(uri.getHost(), EndpointUrlPolicy.port(uri))
+                .get(0)
+                .getHostAddress();
+        ConnectionFactory factory = new ConnectionFactory();
+        try {
+            factory.setUri(uri);
+            if (tls) {
+                // setUri alone would trust every certificate.
+                factory.useSslProtocol(SSLContext.getDefault());
+                factory.enableHostnameVerification();
+            } else {
+                factory.setHost(address);
+            }
+        } catch (GeneralSecurityException e) {
+            throw new IOException("url is not a usable AMQP URI: " + e.getMessage(), e);
+        }
+        factory.setConnectionTimeout((int) settings.connectTimeout().toMillis());
+        factory.setHandshakeTimeout((int) settings.requestTimeout().toMillis());
+        factory.setAutomaticRecoveryEnabled(false);
+        if (destination.username() != null) {
+            factory.setUsername(destination.username());
+            factory.setPassword(destination.password());
+        }
+        Connection created = factory.newConnection("relaybox");
+        Connection previous = connections.put(key, created);
+        closeQuietly(previous);
+        return created;
+    }
+
+    private static WebhookSender.Sent permanent(long started, String reason) {
+        return new WebhookSender.Sent(
+                new AttemptResult(Outcome.PERMANENT, 0, -1, reason), elapsedMs(started), null, reason);
+    }
+
+    private static WebhookSender.Sent retryable(long started, String reason) {
+        return new WebhookSender.Sent(
+                new AttemptResult(Outcome.RETRYABLE, 0, -1, reason), elapsedMs(started), null, reason);
+    }
+
+    private static int elapsedMs(long started) {
+        return (int) Duration.ofNanos(System.nanoTime() - started).toMillis();
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        if (closeable == null) {
+            return;
+        }
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            // already closed, or the broker is gone: nothing left to release
+        }
+    }
+
+    @Override
+    public void close() {
+        connections.values().forEach(RabbitPublisher::closeQuietly);
+        connections.clear();
+    }
+}

@@ -1,0 +1,143 @@
+package dev.relaybox.activities;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real RabbitMQ broker of one test, from Debian's {@code rabbitmq-server}: its own node name, ports, data and log
+ * directories and Erlang cookie, on loopback. It can be stopped (connections refused) and started again on the same
+ * port and data, where clients look for it, as a broker restart looks to them.
+ */
+public final class RabbitBroker implements AutoCloseable {
+    private static final Path SERVER = Path.of("/usr/lib/rabbitmq/bin/rabbitmq-server");
+    private static final Path CONTROL = Path.of("/usr/lib/rabbitmq/bin/rabbitmqctl");
+    private static final Duration STARTUP = Duration.ofSeconds(90);
+
+    private final Path home;
+    private final String node;
+    private final int port;
+    private final int distributionPort;
+    private volatile Process process;
+
+    private RabbitBroker(Path home) throws IOException {
+        this.home = home;
+        this.node = "relaybox-" + UUID.randomUUID().toString().substring(0, 8) + "@localhost";
+        this.port = freePort();
+        this.distributionPort = freePort();
+        Files.writeString(home.resolve("enabled_plugins"), "[].\n");
+        // The default user may connect over loopback only, which is where the tests are.
+        Files.writeString(home.resolve("rabbitmq.conf"), "log.console = false\n");
+    }
+
+    /** Whether this machine has the broker ({@code .ci/run} installs it). */
+    public static boolean installed() {
+        return Files.isExecutable(SERVER);
+    }
+
+    /** Starts a broker whose data lives in {@code home}, and waits until it takes connections. */
+    public static RabbitBroker start(Path home) throws IOException {
+        RabbitBroker broker = new RabbitBroker(home);
+        broker.startAgain();
+        return broker;
+    }
+
+    /** {@code amqp://127.0.0.1:<port>/%2F}: the default virtual host, no credentials. */
+    public String uri() {
+        return "amqp://127.0.0.1:" + port + "/%2F";
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Starts it again on the same port and data after {@link #stop}. */
+    public synchronized void startAgain() throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(SERVER.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(home.resolve("server.log").toFile());
+        builder.environment().putAll(environment());
+        process = builder.start();
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        while (!takesConnections()) {
+            if (!process.isAlive()) {
+                throw new IOException(
+                        "rabbitmq-server exited with " + process.exitValue() + "; see " + home.resolve("server.log"));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("rabbitmq-server did not take connections within " + STARTUP);
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+        }
+    }
+
+    /** Stops the node: every connection ends and new ones are refused until {@link #startAgain}. */
+    public synchronized void stop() {
+        Process running = process;
+        if (running == null || !running.isAlive()) {
+            return;
+        }
+        try {
+            ProcessBuilder builder = new ProcessBuilder(CONTROL.toString(), "-n", node, "stop")
+                    .redirectErrorStream(true)
+                    .redirectOutput(home.resolve("control.log").toFile());
+            builder.environment().putAll(environment());
+            builder.start().waitFor(60, TimeUnit.SECONDS);
+            if (!running.waitFor(30, TimeUnit.SECONDS)) {
+                running.descendants().forEach(ProcessHandle::destroyForcibly);
+                running.destroyForcibly();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private Map<String, String> environment() {
+        return Map.of(
+                "HOME", home.toString(),
+                "RABBITMQ_NODENAME", node,
+                "RABBITMQ_NODE_IP_ADDRESS", "127.0.0.1",
+                "RABBITMQ_NODE_PORT", Integer.toString(port),
+                "RABBITMQ_DIST_PORT", Integer.toString(distributionPort),
+                "RABBITMQ_MNESIA_BASE", home.resolve("mnesia").toString(),
+                "RABBITMQ_LOG_BASE", home.resolve("log").toString(),
+                "RABBITMQ_ENABLED_PLUGINS_FILE", home.resolve("enabled_plugins").toString(),
+                "RABBITMQ_CONFIG_FILE", home.resolve("rabbitmq").toString(),
+                "RABBITMQ_PID_FILE", home.resolve("pid").toString());
+    }
+
+    private boolean takesConnections() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

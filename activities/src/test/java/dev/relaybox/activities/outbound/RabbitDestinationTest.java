@@ -1,0 +1,179 @@
+package dev.relaybox.activities.outbound;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
+import dev.relaybox.activities.RabbitBroker;
+import dev.relaybox.store.EndpointControls;
+import dev.relaybox.store.EndpointHeadersStore;
+import dev.relaybox.store.EndpointStore;
+import dev.relaybox.workflows.outbound.DeliverySchedule;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Deliveries to a RabbitMQ exchange through the one delivery workflow: a real broker, a real consumer, the workflow's
+ * real schedule on real time.
+ */
+class RabbitDestinationTest {
+    static final String EXCHANGE = "orders";
+    static final String QUEUE = "order-events";
+    static final String ROUTING_KEY = "order.events";
+
+    @TempDir
+    static Path home;
+
+    static RabbitBroker broker;
+    OutboundHarness harness;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = RabbitBroker.start(home);
+        try (Connection connection = consumer();
+                Channel channel = connection.createChannel()) {
+            channel.exchangeDeclare(EXCHANGE, BuiltinExchangeType.DIRECT, true);
+            channel.queueDeclare(QUEUE, true, false, false, null);
+            channel.queueBind(QUEUE, EXCHANGE, ROUTING_KEY);
+        }
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    @Test
+    void aWebhookIsOnePersistentMessageAConsumerVerifiesAsItWouldAnHttpRequest() throws Exception {
+        harness = new OutboundHarness(true, schedule(Duration.ofMinutes(1), 3), CircuitSettings.defaults());
+        UUID endpoint = rabbitEndpoint("orders", new Destination.RabbitMq(EXCHANGE, ROUTING_KEY, null, null));
+        String secret = harness.jdbi
+                .withHandle(h -> h.attach(EndpointStore.class).find(endpoint).orElseThrow())
+                .secret();
+
+        UUID outboxId = harness.enqueue("order-7", "{\"orderId\": 7}");
+        harness.start(List.of(outboxId));
+        harness.awaitAll(List.of(outboxId));
+
+        List<GetResponse> messages = drain();
+        assertThat(messages).hasSize(1);
+        GetResponse message = messages.get(0);
+        assertThat(message.getProps().getDeliveryMode()).as("persistent").isEqualTo(2);
+        assertThat(message.getProps().getMessageId()).isEqualTo(outboxId.toString());
+        String id = header(message, "webhook-id");
+        assertThat(id).isEqualTo(outboxId.toString());
+        assertThat(new String(message.getBody(), StandardCharsets.UTF_8)).contains("\"orderId\": 7");
+        assertThat(StandardWebhooksVerifier.verify(
+                        secret,
+                        id,
+                        header(message, "webhook-timestamp"),
+                        message.getBody(),
+                        header(message, "webhook-signature")))
+                .as("signed with the endpoint's secret")
+                .isTrue();
+        assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
+                .isOne();
+    }
+
+    @Test
+    void anExchangeThatDoesNotExistDeadLettersAtOnceWithTheReason() {
+        harness = new OutboundHarness(true, schedule(Duration.ofMinutes(1), 5), CircuitSettings.defaults());
+        rabbitEndpoint("nowhere", new Destination.RabbitMq("no-such-exchange", ROUTING_KEY, null, null));
+
+        UUID outboxId = harness.enqueue("order-8", "{}");
+        harness.start(List.of(outboxId));
+        harness.awaitAll(List.of(outboxId));
+
+        assertThat(harness.count("SELECT count(*) FROM delivery_attempts")).isOne();
+        String reason = harness.jdbi.withHandle(h -> h.createQuery("SELECT reason FROM dead_letters")
+                .mapTo(String.class)
+                .one());
+        assertThat(reason).contains("exchange \"no-such-exchange\" does not exist");
+    }
+
+    @Test
+    void aBrokerThatIsDownIsRetriedOnTheScheduleAndTheMessageArrivesOnceItIsBack() throws Exception {
+        // Real time: the broker's restart takes seconds, which the schedule's thirty tries two seconds apart outlast.
+        harness = new OutboundHarness(
+                false,
+                schedule(Duration.ofSeconds(2), 30),
+                CircuitSettings.defaults().withFailureThreshold(0));
+        rabbitEndpoint("orders", new Destination.RabbitMq(EXCHANGE, ROUTING_KEY, null, null));
+        broker.stop();
+        UUID outboxId;
+        try {
+            outboxId = harness.enqueue("order-9", "{}");
+            harness.start(List.of(outboxId));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> harness.count("SELECT count(*) FROM delivery_attempts") >= 2);
+        } finally {
+            broker.startAgain();
+        }
+
+        harness.awaitAll(List.of(outboxId), Duration.ofMinutes(2));
+
+        assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
+                .isOne();
+        assertThat(drain())
+                .singleElement()
+                .satisfies(m -> assertThat(header(m, "webhook-id")).isEqualTo(outboxId.toString()));
+    }
+
+    private UUID rabbitEndpoint(String name, Destination destination) {
+        UUID id = harness.endpoint(name, broker.uri(), EndpointControls.defaults());
+        harness.jdbi.useExtension(EndpointHeadersStore.class, store -> store.setDestination(id, destination.toJson()));
+        return id;
+    }
+
+    private static DeliverySchedule schedule(Duration delay, int attempts) {
+        return new DeliverySchedule(Collections.nCopies(attempts - 1, delay), 0, Duration.ofMinutes(10));
+    }
+
+    /** Every message waiting in the queue, taken off it. */
+    private static List<GetResponse> drain() throws Exception {
+        List<GetResponse> messages = new ArrayList<>();
+        try (Connection connection = consumer();
+                Channel channel = connection.createChannel()) {
+            for (GetResponse message = channel.basicGet(QUEUE, true);
+                    message != null;
+                    message = channel.basicGet(QUEUE, true)) {
+                messages.add(message);
+            }
+        }
+        return messages;
+    }
+
+    private static String header(GetResponse message, String name) {
+        Object value = message.getProps().getHeaders().get(name);
+        return value == null ? null : value.toString();
+    }
+
+    private static Connection consumer() throws Exception {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(broker.uri());
+        return factory.newConnection("test-consumer");
+    }
+}
