@@ -111,13 +111,15 @@ class FanOutWorkflowTest {
 
         // Read back what a real server would have checked.
         List<String> endpoints = Visibility.attribute(client, firstRun, RelaySearchAttributes.ENDPOINTS);
-        // The run lists the deliveries it follows: all of them, unless a workflow task of a loaded machine timed out
-        // after some were delivered, and the task made again planned only the rest.
-        assertThat(endpoints).hasSize(VisibilityLimits.MAX_ENDPOINT_NAMES + 1);
-        assertThat(endpoints.subList(0, VisibilityLimits.MAX_ENDPOINT_NAMES))
-                .doesNotHaveDuplicates()
-                .isSubsetOf(names);
-        assertThat(endpoints.get(VisibilityLimits.MAX_ENDPOINT_NAMES)).matches("\\+[1-9][0-9]* more");
+        // The run lists the deliveries it follows, at most the first fifty by name and how many more: all of them,
+        // unless a workflow task of a loaded machine timed out after some were delivered, and the task made again
+        // planned only the rest.
+        assertThat(endpoints).isNotEmpty().hasSizeLessThanOrEqualTo(VisibilityLimits.MAX_ENDPOINT_NAMES + 1);
+        List<String> listed = endpoints.subList(0, Math.min(endpoints.size(), VisibilityLimits.MAX_ENDPOINT_NAMES));
+        assertThat(listed).doesNotHaveDuplicates().isSubsetOf(names);
+        if (endpoints.size() > VisibilityLimits.MAX_ENDPOINT_NAMES) {
+            assertThat(endpoints.get(VisibilityLimits.MAX_ENDPOINT_NAMES)).matches("\\+[1-9][0-9]* more");
+        }
         assertThat(Visibility.attribute(client, firstRun, RelaySearchAttributes.PEER))
                 .isNull();
         Map<String, Payload> indexed = Visibility.recordedAttributes(client, firstRun);
