@@ -2,6 +2,7 @@ package dev.relaybox.service.outbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.swagger.v3.oas.annotations.media.Schema;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
@@ -14,7 +15,8 @@ import java.util.Map;
 
 /**
  * {@code PATCH /admin/endpoints/{id}}: what is given changes, the rest stays. {@code filter} and {@code headers}
- * replace the endpoint's whole filter or header set; {@code {}} removes it.
+ * replace the endpoint's whole filter or header set; {@code {}} removes it. {@code destination} replaces the broker
+ * destination, credentials included; {@code url} and {@code destination} are checked together.
  */
 public record EndpointChange(
         @Size(max = 2000) String url,
@@ -35,4 +37,6 @@ public record EndpointChange(
                 description = "a payload filter on the event's data; {} removes it")
         JsonNode filter,
 
-        Map<String, String> headers) {}
+        Map<String, String> headers,
+
+        @Valid DestinationSettings destination) {}

@@ -1,6 +1,7 @@
 package dev.relaybox.service.outbound;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.relaybox.activities.outbound.Destination;
 import dev.relaybox.activities.outbound.EndpointHeaders;
 import dev.relaybox.activities.outbound.PayloadFilterSyntax;
 import dev.relaybox.store.Endpoint;
@@ -30,7 +31,8 @@ public record EndpointView(
         Instant updatedAt,
         ControlsView controls,
         EndpointHealthView health,
-        String tenant) {
+        String tenant,
+        DestinationSettings.View destination) {
     /** {@code revealedHeaders}: headers just set, shown as given; null shows the stored ones redacted. */
     static EndpointView of(Endpoint e, String revealedSecret, Map<String, String> revealedHeaders) {
         return new EndpointView(
@@ -50,7 +52,10 @@ public record EndpointView(
                 e.updatedAt(),
                 null,
                 null,
-                e.tenant());
+                e.tenant(),
+                Destination.fromJson(e.destination())
+                        .map(DestinationSettings.View::of)
+                        .orElse(null));
     }
 
     EndpointView with(EndpointControls controls, EndpointHealthStore.Health health) {
@@ -69,7 +74,8 @@ public record EndpointView(
                 updatedAt,
                 ControlsView.of(controls),
                 health == null ? null : EndpointHealthView.of(health),
-                tenant);
+                tenant,
+                destination);
     }
 
     /** The endpoint's pacing and body format; null limits are unlimited. */

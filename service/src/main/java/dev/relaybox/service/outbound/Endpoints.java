@@ -1,5 +1,6 @@
 package dev.relaybox.service.outbound;
 
+import dev.relaybox.activities.outbound.Destination;
 import dev.relaybox.activities.outbound.EndpointUrlPolicy;
 import dev.relaybox.activities.outbound.WebhookSigner;
 import dev.relaybox.activities.signing.Hmac;
@@ -7,6 +8,7 @@ import dev.relaybox.service.api.ApiException;
 import dev.relaybox.store.DeliveryStore;
 import dev.relaybox.store.Endpoint;
 import dev.relaybox.store.EndpointControls;
+import dev.relaybox.store.EndpointHeadersStore;
 import dev.relaybox.store.EndpointHealthStore;
 import dev.relaybox.store.EndpointStore;
 import dev.relaybox.store.OutboxStore;
@@ -15,6 +17,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
@@ -53,7 +57,9 @@ public final class Endpoints {
 
     /** Creates an endpoint of {@code tenant} (null: the operator's own). */
     public EndpointView create(NewEndpoint request, String tenant) {
-        checkUrl(request.url(), tenant);
+        Optional<Destination> destination =
+                Optional.ofNullable(request.destination()).map(DestinationSettings::destination);
+        checkUrl(request.url(), destination, tenant);
         ReceiverOptions options = ReceiverOptions.checked(request.filter(), request.headers());
         checkBurst(request.burst(), request.rateLimit(), null);
         String secret = request.secret() == null ? WebhookSigner.newSecret() : request.secret();
@@ -72,6 +78,7 @@ public final class Endpoints {
                             "endpoint_exists", "an endpoint named \"" + request.name() + "\" already exists"));
             store.setControls(endpoint.id(), controls);
             options.write(h, endpoint.id());
+            destination.ifPresent(d -> h.attach(EndpointHeadersStore.class).setDestination(endpoint.id(), d.toJson()));
             return endpoint;
         });
         return view(created.id(), secret, options.headers());
@@ -116,8 +123,11 @@ public final class Endpoints {
     /** Changes the endpoint, when it is {@code tenant}'s (or when {@code tenant} is null). */
     public EndpointView change(UUID id, EndpointChange change, String tenant) {
         Endpoint found = find(id, tenant);
-        if (change.url() != null) {
-            checkUrl(change.url(), found.tenant());
+        Optional<Destination> destination = change.destination() == null
+                ? Destination.fromJson(found.destination())
+                : Optional.of(change.destination().destination());
+        if (change.url() != null || change.destination() != null) {
+            checkUrl(change.url() == null ? found.url() : change.url(), destination, found.tenant());
         }
         ReceiverOptions options = ReceiverOptions.checked(change.filter(), change.headers());
         String revealedSecret = jdbi.inTransaction(h -> {
@@ -125,6 +135,10 @@ public final class Endpoints {
             Endpoint current = dao.find(id).orElseThrow(() -> notFound(id));
             changeControls(dao, id, change, current.tenant() == null ? null : tenantMaxInFlight);
             options.write(h, id);
+            if (change.destination() != null) {
+                h.attach(EndpointHeadersStore.class)
+                        .setDestination(id, destination.orElseThrow().toJson());
+            }
             if (change.url() != null || change.eventTypes() != null) {
                 dao.update(
                         id,
@@ -250,9 +264,16 @@ public final class Endpoints {
         return ApiException.notFound("endpoint_not_found", "no endpoint with id " + id);
     }
 
-    /** A tenant's endpoint is judged as a stranger's: see {@link EndpointUrlPolicy#forTenants}. */
-    private void checkUrl(String url, String tenant) {
-        (tenant == null ? urlPolicy : tenantUrlPolicy).problem(url).ifPresent(problem -> {
+    /**
+     * An HTTP endpoint's URL, or a broker's with its destination's settings. A tenant's endpoint is judged as a
+     * stranger's: see {@link EndpointUrlPolicy#forTenants}.
+     */
+    private void checkUrl(String url, Optional<Destination> destination, String tenant) {
+        destination.flatMap(Destination::problem).ifPresent(problem -> {
+            throw new ApiException(422, "destination_invalid", problem);
+        });
+        Set<String> schemes = destination.map(Destination::schemes).orElse(EndpointUrlPolicy.HTTP);
+        (tenant == null ? urlPolicy : tenantUrlPolicy).problem(url, schemes).ifPresent(problem -> {
             throw new ApiException(422, "url_refused", problem);
         });
     }

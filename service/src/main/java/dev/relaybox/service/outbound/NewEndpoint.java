@@ -3,6 +3,7 @@ package dev.relaybox.service.outbound;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.relaybox.store.TenantStore;
 import io.swagger.v3.oas.annotations.media.Schema;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
@@ -15,7 +16,8 @@ import java.util.Map;
 
 /**
  * {@code POST /admin/endpoints}. {@code filter}: the payloads it receives (docs/endpoints.md); {@code headers}: static
- * headers on every request, shown only in this answer.
+ * headers on every request, shown only in this answer; {@code destination}: a broker to publish to, named by {@code url}
+ * (docs/destinations.md).
  */
 public record NewEndpoint(
         @NotNull @Pattern(regexp = NAME) String name,
@@ -41,7 +43,9 @@ public record NewEndpoint(
 
         @Schema(description = "the tenant it belongs to; it then receives only that tenant's events")
         @Pattern(regexp = TenantStore.KEY, message = TenantStore.KEY_RULE)
-        String tenant) {
+        String tenant,
+
+        @Valid DestinationSettings destination) {
     /** An endpoint's name. */
     public static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,99}";
     /** One of the event types an endpoint subscribes to: a name, a prefix ({@code order.*}) or every one ({@code *}). */

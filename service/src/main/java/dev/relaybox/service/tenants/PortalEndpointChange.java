@@ -71,6 +71,7 @@ public record PortalEndpointChange(
                 ordered,
                 payloadFormat,
                 null,
+                null,
                 null);
     }
 }

@@ -45,9 +45,21 @@ public record PortalNewEndpoint(
                 FIELDS);
     }
 
-    /** The endpoint as the operator would create it: no filter, no static headers, a secret of its own. */
+    /** The endpoint as the operator would create it: no filter, no static headers, an HTTP URL, a secret of its own. */
     NewEndpoint asEndpoint() {
         return new NewEndpoint(
-                name, url, eventTypes, null, rateLimit, burst, maxInFlight, ordered, payloadFormat, null, null, null);
+                name,
+                url,
+                eventTypes,
+                null,
+                rateLimit,
+                burst,
+                maxInFlight,
+                ordered,
+                payloadFormat,
+                null,
+                null,
+                null,
+                null);
     }
 }

@@ -157,6 +157,64 @@ class EndpointsResourceTest {
     }
 
     @Test
+    void aBrokerDestinationIsShownWithoutItsPasswordAndSealedWhereItIsStored() {
+        Map<String, Object> body = body("orders-queue", Map.of("destination", rabbit("orders", "p-456")));
+        body.put("url", "amqp://example.com/%2F");
+
+        Answer created = call("POST", "/admin/endpoints", body);
+
+        assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
+        assertThat(created.body().path("destination").path("type").asText()).isEqualTo("rabbitmq");
+        assertThat(created.body().path("destination").path("exchange").asText()).isEqualTo("orders");
+        assertThat(created.body().path("destination").path("username").asText()).isEqualTo("relaybox");
+        assertThat(created.body().toString()).doesNotContain("p-456");
+        String id = created.body().path("id").asText();
+        assertThat(call("GET", "/admin/endpoints/" + id, null).body().toString())
+                .contains("\"exchange\":\"orders\"")
+                .doesNotContain("p-456");
+        String stored = JDBI.withHandle(h -> h.createQuery("SELECT destination FROM endpoints WHERE id = :id")
+                .bind("id", UUID.fromString(id))
+                .mapTo(String.class)
+                .one());
+        assertThat(stored).doesNotContain("p-456").doesNotContain("orders");
+
+        Answer changed = call("PATCH", "/admin/endpoints/" + id, Map.of("destination", rabbit("orders-v2", "p-789")));
+        assertThat(changed.status()).as(changed.body().toString()).isEqualTo(200);
+        assertThat(changed.body().path("destination").path("exchange").asText()).isEqualTo("orders-v2");
+        assertThat(changed.body().toString()).doesNotContain("p-789");
+    }
+
+    @Test
+    void aBrokerUrlNeedsItsDestinationAndADestinationItsBrokerUrl() {
+        Map<String, Object> amqpWithout = body("amqp-alone", Map.of());
+        amqpWithout.put("url", "amqp://example.com/%2F");
+        assertError(call("POST", "/admin/endpoints", amqpWithout), 422, "url_refused");
+        assertError(create("http-with", Map.of("destination", rabbit("orders", "p"))), 422, "url_refused");
+        Map<String, Object> privateBroker = body("private-broker", Map.of("destination", rabbit("orders", "p")));
+        privateBroker.put("url", "amqp://127.0.0.1:5672/%2F");
+        assertError(call("POST", "/admin/endpoints", privateBroker), 422, "url_refused");
+        Map<String, Object> passwordAlone = new HashMap<>(rabbit("orders", "p"));
+        passwordAlone.remove("username");
+        Map<String, Object> halfCredentials = body("half", Map.of("destination", passwordAlone));
+        halfCredentials.put("url", "amqp://example.com/%2F");
+        assertError(call("POST", "/admin/endpoints", halfCredentials), 422, "destination_invalid");
+        Map<String, Object> kafka = body("kafka", Map.of("destination", Map.of("type", "kafka", "exchange", "x")));
+        kafka.put("url", "amqp://example.com/%2F");
+        assertError(call("POST", "/admin/endpoints", kafka), 400, "invalid_request");
+
+        assertThat(names()).doesNotContain("amqp-alone", "http-with", "private-broker", "half", "kafka");
+    }
+
+    private static Map<String, Object> rabbit(String exchange, String password) {
+        return Map.of(
+                "type", "rabbitmq",
+                "exchange", exchange,
+                "routingKey", "order.events",
+                "username", "relaybox",
+                "password", password);
+    }
+
+    @Test
     void onlyAdminsMayListOrChangeEndpoints() {
         assertError(ResourceTests.call(RESOURCES, "GET", "/admin/endpoints", null, null), 401, "unauthorized");
         assertError(ResourceTests.call(RESOURCES, "GET", "/admin/endpoints", "wrong", null), 401, "unauthorized");
