@@ -361,7 +361,7 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 List<String> secrets = WebhookSigner.signingSecrets(
                         ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now);
                 Map<String, String> headers = DeliverySpans.headers(requestHeaders(ctx), span);
-                sent = destination.isPresent() && destination.get() instanceof Destination.RabbitMq rabbit
+                sent = destination.orElse(null) instanceof Destination.RabbitMq rabbit
                         ? (ctx.tenant() == null ? publisher : tenantPublisher)
                                 .publish(ctx.url(), rabbit, ctx.outboxId().toString(), body, secrets, now, headers)
                         : (ctx.tenant() == null ? sender : tenantSender)

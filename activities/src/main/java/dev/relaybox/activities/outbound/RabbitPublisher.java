@@ -136,13 +136,25 @@ final class RabbitPublisher implements AutoCloseable {
         return retryable(started, "the broker closed the connection: " + e.getMessage());
     }
 
+    /** The open connection to the broker as this user, made when there is none; one per broker and user. */
     private Connection connection(String url, Destination.RabbitMq destination) throws IOException, TimeoutException {
         String key = url + "\n" + destination.username();
         Connection open = connections.get(key);
         if (open != null && open.isOpen()) {
             return open;
         }
-        URI uri = URI.create(url);
+        synchronized (this) {
+            open = connections.get(key);
+            if (open != null && open.isOpen()) {
+                return open;
+            }
+            Connection created = newConnection(URI.create(url), destination);
+            connections.put(key, created);
+            return created;
+        }
+    }
+
+    private Connection newConnection(URI uri, Destination.RabbitMq destination) throws IOException, TimeoutException {
         boolean tls = "amqps".equalsIgnoreCase(uri.getScheme());
         // Resolved and checked once; a plain connection then goes to exactly what was checked, a TLS one to the name
         // its certificate must match.
@@ -166,14 +178,17 @@ final class RabbitPublisher implements AutoCloseable {
         factory.setConnectionTimeout((int) settings.connectTimeout().toMillis());
         factory.setHandshakeTimeout((int) settings.requestTimeout().toMillis());
         factory.setAutomaticRecoveryEnabled(false);
+        // Its reader threads must not keep a stopping process alive.
+        factory.setThreadFactory(runnable -> {
+            Thread thread = new Thread(runnable, "relaybox-rabbitmq");
+            thread.setDaemon(true);
+            return thread;
+        });
         if (destination.username() != null) {
             factory.setUsername(destination.username());
             factory.setPassword(destination.password());
         }
-        Connection created = factory.newConnection("relaybox");
-        Connection previous = connections.put(key, created);
-        closeQuietly(previous);
-        return created;
+        return factory.newConnection("relaybox");
     }
 
     private static WebhookSender.Sent permanent(long started, String reason) {
