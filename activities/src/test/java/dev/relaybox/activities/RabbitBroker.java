@@ -34,13 +34,8 @@ public final class RabbitBroker implements AutoCloseable {
         this.port = freePort();
         this.distributionPort = freePort();
         Files.writeString(home.resolve("enabled_plugins"), "[].\n");
-        // The default user may connect over loopback only, which is where the tests are.
+        // The default user, guest, may connect over loopback only, which is where the tests are.
         Files.writeString(home.resolve("rabbitmq.conf"), "log.console = false\n");
-    }
-
-    /** Whether this machine has the broker ({@code .ci/run} installs it). */
-    public static boolean installed() {
-        return Files.isExecutable(SERVER);
     }
 
     /** Starts a broker whose data lives in {@code home}, and waits until it takes connections. */
@@ -53,10 +48,6 @@ public final class RabbitBroker implements AutoCloseable {
     /** {@code amqp://127.0.0.1:<port>/%2F}: the default virtual host, no credentials. */
     public String uri() {
         return "amqp://127.0.0.1:" + port + "/%2F";
-    }
-
-    public int port() {
-        return port;
     }
 
     /** Starts it again on the same port and data after {@link #stop}. */

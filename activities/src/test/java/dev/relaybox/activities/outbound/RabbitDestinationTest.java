@@ -9,10 +9,14 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import dev.relaybox.activities.RabbitBroker;
+import dev.relaybox.store.DeliveryStore;
 import dev.relaybox.store.EndpointControls;
 import dev.relaybox.store.EndpointHeadersStore;
 import dev.relaybox.store.EndpointStore;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
+import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -134,6 +138,75 @@ class RabbitDestinationTest {
         }
 
         harness.awaitAll(List.of(outboxId), Duration.ofMinutes(2));
+
+        assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
+                .isOne();
+        assertThat(drain())
+                .singleElement()
+                .satisfies(m -> assertThat(header(m, "webhook-id")).isEqualTo(outboxId.toString()));
+    }
+
+    @Test
+    void anOrderedEndpointGetsAnAggregatesMessagesInOrderThroughABrokerOutage() throws Exception {
+        harness = new OutboundHarness(
+                false,
+                schedule(Duration.ofSeconds(2), 60),
+                CircuitSettings.defaults().withFailureThreshold(0));
+        UUID endpoint = harness.endpoint(
+                "orders", broker.uri(), new EndpointControls(null, null, null, true, EndpointControls.ENVELOPE));
+        harness.jdbi.useExtension(
+                EndpointHeadersStore.class,
+                store -> store.setDestination(
+                        endpoint, new Destination.RabbitMq(EXCHANGE, ROUTING_KEY, null, null).toJson()));
+        List<UUID> events = new ArrayList<>();
+        for (int n = 0; n < 5; n++) {
+            events.add(harness.enqueue("order-10", "{\"n\": " + n + "}"));
+        }
+        broker.stop();
+        try {
+            harness.start(events);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> harness.count("SELECT count(*) FROM delivery_attempts") >= 2);
+        } finally {
+            broker.startAgain();
+        }
+
+        harness.awaitAll(events, Duration.ofMinutes(3));
+
+        assertThat(drain())
+                .extracting(m -> header(m, "webhook-id"))
+                .containsExactlyElementsOf(events.stream().map(UUID::toString).toList());
+    }
+
+    @Test
+    void aDeadLetterReplayedOnceTheExchangeExistsIsDelivered() throws Exception {
+        harness = new OutboundHarness(true, schedule(Duration.ofMinutes(1), 5), CircuitSettings.defaults());
+        rabbitEndpoint("late", new Destination.RabbitMq("orders-late", ROUTING_KEY, null, null));
+        UUID outboxId = harness.enqueue("order-11", "{}");
+        harness.start(List.of(outboxId));
+        harness.awaitAll(List.of(outboxId));
+        assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DEAD_LETTERED'"))
+                .isOne();
+
+        try (Connection connection = consumer();
+                Channel channel = connection.createChannel()) {
+            channel.exchangeDeclare("orders-late", BuiltinExchangeType.DIRECT, true);
+            channel.queueBind(QUEUE, "orders-late", ROUTING_KEY);
+        }
+        // What a dead-letter replay does: the delivery back to pending, then the dispatcher's signal-with-start.
+        List<UUID> deliveries = harness.jdbi.withHandle(h ->
+                h.createQuery("SELECT id FROM deliveries").mapTo(UUID.class).list());
+        harness.jdbi.useExtension(DeliveryStore.class, store -> store.resetForReplay(deliveries));
+        WorkflowStub replay = harness.env
+                .getWorkflowClient()
+                .newUntypedWorkflowStub(
+                        OutboxDeliveryWorkflow.TYPE,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(OutboundHarness.QUEUE)
+                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .build());
+        replay.signalWithStart("replan", new Object[0], new Object[] {outboxId});
+        replay.getResult(Void.class);
 
         assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
                 .isOne();
