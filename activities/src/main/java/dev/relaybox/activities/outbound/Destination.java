@@ -5,7 +5,6 @@ import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -66,12 +65,6 @@ public sealed interface Destination {
         public String routingKeyOrEmpty() {
             return routingKey == null ? "" : routingKey;
         }
-    }
-
-    /** The scheme of {@code url} in lower case, or "" when it has none. */
-    static String scheme(String url) {
-        int colon = url.indexOf(':');
-        return colon < 0 ? "" : url.substring(0, colon).toLowerCase(Locale.ROOT);
     }
 
     /** As stored: the JSON this reads back from. */

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * message carries the same body and Standard Webhooks headers as an HTTP request, so a consumer verifies it the same
  * way. One connection per broker and user, kept open between attempts; a channel per attempt.
  */
-final class RabbitPublisher implements AutoCloseable {
+final class RabbitPublisher {
     private static final Logger LOG = LoggerFactory.getLogger(RabbitPublisher.class);
     private static final int NOT_FOUND = 404;
     private static final int ACCESS_REFUSED = 403;
@@ -214,11 +214,5 @@ final class RabbitPublisher implements AutoCloseable {
         } catch (Exception e) {
             // already closed, or the broker is gone: nothing left to release
         }
-    }
-
-    @Override
-    public void close() {
-        connections.values().forEach(RabbitPublisher::closeQuietly);
-        connections.clear();
     }
 }

@@ -152,12 +152,10 @@ class RabbitDestinationTest {
                 false,
                 schedule(Duration.ofSeconds(2), 60),
                 CircuitSettings.defaults().withFailureThreshold(0));
-        UUID endpoint = harness.endpoint(
-                "orders", broker.uri(), new EndpointControls(null, null, null, true, EndpointControls.ENVELOPE));
-        harness.jdbi.useExtension(
-                EndpointHeadersStore.class,
-                store -> store.setDestination(
-                        endpoint, new Destination.RabbitMq(EXCHANGE, ROUTING_KEY, null, null).toJson()));
+        rabbitEndpoint(
+                "orders",
+                new Destination.RabbitMq(EXCHANGE, ROUTING_KEY, null, null),
+                new EndpointControls(null, null, null, true, EndpointControls.ENVELOPE));
         List<UUID> events = new ArrayList<>();
         for (int n = 0; n < 5; n++) {
             events.add(harness.enqueue("order-10", "{\"n\": " + n + "}"));
@@ -216,7 +214,11 @@ class RabbitDestinationTest {
     }
 
     private UUID rabbitEndpoint(String name, Destination destination) {
-        UUID id = harness.endpoint(name, broker.uri(), EndpointControls.defaults());
+        return rabbitEndpoint(name, destination, EndpointControls.defaults());
+    }
+
+    private UUID rabbitEndpoint(String name, Destination destination, EndpointControls controls) {
+        UUID id = harness.endpoint(name, broker.uri(), controls);
         harness.jdbi.useExtension(EndpointHeadersStore.class, store -> store.setDestination(id, destination.toJson()));
         return id;
     }
