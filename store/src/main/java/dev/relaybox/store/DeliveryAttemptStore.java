@@ -49,7 +49,9 @@ public interface DeliveryAttemptStore {
             @Sealed String headers,
             boolean edited,
             String traceparent,
-            @Sealed String destination) {}
+            @Sealed String destination,
+            String eventType,
+            String aggregateId) {}
 
     /** An endpoint's payload filter as stored. */
     public record StoredFilter(UUID endpointId, String payloadFilter) {}
@@ -153,7 +155,7 @@ public interface DeliveryAttemptStore {
                    d.edited_payload IS NOT NULL
                        OR EXISTS (SELECT 1 FROM payload_edits pe WHERE pe.row_id = o.id AND pe.delivery_id IS NULL)
                        AS edited,
-                   o.traceparent, e.destination
+                   o.traceparent, e.destination, o.event_type, o.aggregate_id
               FROM deliveries d
               JOIN outbox_events o ON o.id = d.outbox_id
               JOIN endpoints e ON e.id = d.endpoint_id

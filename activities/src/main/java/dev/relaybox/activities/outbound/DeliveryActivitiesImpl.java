@@ -62,8 +62,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
     private final DeliverySettings settings;
     private final WebhookSender sender;
     private final WebhookSender tenantSender;
-    private final RabbitPublisher publisher;
-    private final RabbitPublisher tenantPublisher;
+    private final Brokers brokers;
+    private final Brokers tenantBrokers;
     private final EndpointUrlPolicy urlPolicy;
     private final DeadLetters deadLetters;
     private final MeterRegistry metrics;
@@ -94,8 +94,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
         this.urlPolicy = new EndpointUrlPolicy(settings.addresses(), resolver);
         this.sender = new WebhookSender(settings, urlPolicy);
         this.tenantSender = new WebhookSender(settings, urlPolicy.forTenants());
-        this.publisher = new RabbitPublisher(settings, urlPolicy);
-        this.tenantPublisher = new RabbitPublisher(settings, urlPolicy.forTenants());
+        this.brokers = new Brokers(settings, urlPolicy);
+        this.tenantBrokers = new Brokers(settings, urlPolicy.forTenants());
         this.deadLetters = deadLetters;
         this.planner = new DeliveryPlanner(settings.schedule());
     }
@@ -361,11 +361,23 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                 List<String> secrets = WebhookSigner.signingSecrets(
                         ctx.secret(), ctx.previousSecret(), ctx.previousSecretExpiresAt(), now);
                 Map<String, String> headers = DeliverySpans.headers(requestHeaders(ctx), span);
-                sent = destination.orElse(null) instanceof Destination.RabbitMq rabbit
-                        ? (ctx.tenant() == null ? publisher : tenantPublisher)
-                                .publish(ctx.url(), rabbit, ctx.outboxId().toString(), body, secrets, now, headers)
+                String webhookId = ctx.outboxId().toString();
+                sent = destination.isPresent()
+                        ? (ctx.tenant() == null ? brokers : tenantBrokers)
+                                .publish(
+                                        ctx.url(),
+                                        destination.get(),
+                                        BrokerMessage.of(
+                                                webhookId,
+                                                ctx.aggregateId(),
+                                                ctx.eventType(),
+                                                ctx.tenant(),
+                                                body,
+                                                secrets,
+                                                now,
+                                                headers))
                         : (ctx.tenant() == null ? sender : tenantSender)
-                                .send(ctx.url(), ctx.outboxId().toString(), body, secrets, now, headers);
+                                .send(ctx.url(), webhookId, body, secrets, now, headers);
             } catch (RuntimeException e) {
                 span.recordException(e);
                 span.end();

@@ -124,6 +124,7 @@ public final class EndpointUrlPolicy {
             case "https" -> 443;
             case "amqp" -> 5672;
             case "amqps" -> 5671;
+            case "kafka", "kafka+ssl" -> 9092;
             default -> 80;
         };
     }

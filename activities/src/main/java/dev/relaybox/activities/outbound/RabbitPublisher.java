@@ -1,5 +1,9 @@
 package dev.relaybox.activities.outbound;
 
+import static dev.relaybox.activities.outbound.BrokerAnswers.confirmed;
+import static dev.relaybox.activities.outbound.BrokerAnswers.permanent;
+import static dev.relaybox.activities.outbound.BrokerAnswers.retryable;
+
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AuthenticationFailureException;
 import com.rabbitmq.client.Channel;
@@ -7,17 +11,11 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.relaybox.activities.RedactedUrl;
-import dev.relaybox.workflows.outbound.AttemptResult;
-import dev.relaybox.workflows.outbound.AttemptResult.Outcome;
 import java.io.IOException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.security.GeneralSecurityException;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.Date;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
@@ -48,35 +46,24 @@ final class RabbitPublisher {
         this.urlPolicy = urlPolicy;
     }
 
-    WebhookSender.Sent publish(
-            String url,
-            Destination.RabbitMq destination,
-            String webhookId,
-            byte[] body,
-            List<String> secrets,
-            Instant now,
-            Map<String, String> headers) {
+    WebhookSender.Sent publish(String url, Destination.RabbitMq destination, BrokerMessage message) {
         long started = System.nanoTime();
-        long timestamp = now.getEpochSecond();
-        Map<String, Object> messageHeaders = new HashMap<>(headers);
-        messageHeaders.put("webhook-id", webhookId);
-        messageHeaders.put("webhook-timestamp", Long.toString(timestamp));
-        messageHeaders.put("webhook-signature", WebhookSigner.signatureHeader(secrets, webhookId, timestamp, body));
         AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
                 .contentType("application/json")
                 .deliveryMode(2)
-                .messageId(webhookId)
-                .timestamp(Date.from(now))
-                .headers(messageHeaders)
+                .messageId(message.webhookId())
+                .timestamp(Date.from(message.timestamp()))
+                .headers(Map.copyOf(message.headers()))
                 .build();
         Channel channel = null;
         try {
             Connection connection = connection(url, destination);
             channel = connection.createChannel();
             AtomicBoolean returned = new AtomicBoolean();
-            channel.addReturnListener(message -> returned.set(true));
+            channel.addReturnListener(bounced -> returned.set(true));
             channel.confirmSelect();
-            channel.basicPublish(destination.exchange(), destination.routingKeyOrEmpty(), true, properties, body);
+            channel.basicPublish(
+                    destination.exchange(), destination.routingKeyOrEmpty(), true, properties, message.body());
             channel.waitForConfirmsOrDie(settings.requestTimeout().toMillis());
             if (returned.get()) {
                 return permanent(
@@ -84,11 +71,7 @@ final class RabbitPublisher {
                         "no queue is bound to exchange \"" + destination.exchange() + "\" for routing key \""
                                 + destination.routingKeyOrEmpty() + "\"");
             }
-            return new WebhookSender.Sent(
-                    new AttemptResult(Outcome.DELIVERED, 0, -1, "confirmed by the broker"),
-                    elapsedMs(started),
-                    null,
-                    null);
+            return confirmed(started);
         } catch (ShutdownSignalException e) {
             return closedBy(started, e, destination);
         } catch (IOException e) {
@@ -189,20 +172,6 @@ final class RabbitPublisher {
             factory.setPassword(destination.password());
         }
         return factory.newConnection("relaybox");
-    }
-
-    private static WebhookSender.Sent permanent(long started, String reason) {
-        return new WebhookSender.Sent(
-                new AttemptResult(Outcome.PERMANENT, 0, -1, reason), elapsedMs(started), null, reason);
-    }
-
-    private static WebhookSender.Sent retryable(long started, String reason) {
-        return new WebhookSender.Sent(
-                new AttemptResult(Outcome.RETRYABLE, 0, -1, reason), elapsedMs(started), null, reason);
-    }
-
-    private static int elapsedMs(long started) {
-        return (int) Duration.ofNanos(System.nanoTime() - started).toMillis();
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

@@ -5,8 +5,10 @@ import dev.relaybox.activities.deadletter.DeadLetters;
 import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
+import dev.relaybox.store.DeliveryStore;
 import dev.relaybox.store.Endpoint;
 import dev.relaybox.store.EndpointControls;
+import dev.relaybox.store.EndpointHeadersStore;
 import dev.relaybox.store.EndpointStore;
 import dev.relaybox.store.TestDatabase;
 import dev.relaybox.workflows.outbound.DeliverySchedule;
@@ -14,9 +16,11 @@ import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -74,6 +78,13 @@ final class OutboundHarness implements AutoCloseable {
         });
     }
 
+    /** An operator's endpoint whose deliveries go to a broker: {@code url} names it, {@code destination} the rest. */
+    UUID endpoint(String name, String url, Destination destination, EndpointControls controls) {
+        UUID id = endpoint(name, url, controls);
+        jdbi.useExtension(EndpointHeadersStore.class, store -> store.setDestination(id, destination.toJson()));
+        return id;
+    }
+
     UUID enqueue(String aggregateId, String payload) {
         return enqueue(null, aggregateId, payload);
     }
@@ -118,6 +129,32 @@ final class OutboundHarness implements AutoCloseable {
                 throw new AssertionError("the delivery of " + outboxId + " did not finish within " + limit, e);
             }
         }
+    }
+
+    /**
+     * What a dead-letter replay does to every delivery of a row: back to pending, then the dispatcher's
+     * signal-with-start; returns when the run has finished.
+     */
+    void replay(UUID outboxId) {
+        List<UUID> deliveries = jdbi.withHandle(h -> h.createQuery("SELECT id FROM deliveries WHERE outbox_id = :id")
+                .bind("id", outboxId)
+                .mapTo(UUID.class)
+                .list());
+        jdbi.useExtension(DeliveryStore.class, store -> store.resetForReplay(deliveries));
+        WorkflowStub replay = env.getWorkflowClient()
+                .newUntypedWorkflowStub(
+                        OutboxDeliveryWorkflow.TYPE,
+                        WorkflowOptions.newBuilder()
+                                .setTaskQueue(QUEUE)
+                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                                .build());
+        replay.signalWithStart("replan", new Object[0], new Object[] {outboxId});
+        replay.getResult(Void.class);
+    }
+
+    /** A schedule of {@code attempts} attempts, {@code delay} apart. */
+    static DeliverySchedule schedule(Duration delay, int attempts) {
+        return new DeliverySchedule(Collections.nCopies(attempts - 1, delay), 0, Duration.ofMinutes(10));
     }
 
     int count(String sql) {

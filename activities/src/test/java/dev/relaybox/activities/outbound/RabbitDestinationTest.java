@@ -1,5 +1,6 @@
 package dev.relaybox.activities.outbound;
 
+import static dev.relaybox.activities.outbound.OutboundHarness.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,19 +10,12 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import dev.relaybox.activities.RabbitBroker;
-import dev.relaybox.store.DeliveryStore;
 import dev.relaybox.store.EndpointControls;
-import dev.relaybox.store.EndpointHeadersStore;
 import dev.relaybox.store.EndpointStore;
-import dev.relaybox.workflows.outbound.DeliverySchedule;
-import dev.relaybox.workflows.outbound.OutboxDeliveryWorkflow;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -191,20 +185,7 @@ class RabbitDestinationTest {
             channel.exchangeDeclare("orders-late", BuiltinExchangeType.DIRECT, true);
             channel.queueBind(QUEUE, "orders-late", ROUTING_KEY);
         }
-        // What a dead-letter replay does: the delivery back to pending, then the dispatcher's signal-with-start.
-        List<UUID> deliveries = harness.jdbi.withHandle(h ->
-                h.createQuery("SELECT id FROM deliveries").mapTo(UUID.class).list());
-        harness.jdbi.useExtension(DeliveryStore.class, store -> store.resetForReplay(deliveries));
-        WorkflowStub replay = harness.env
-                .getWorkflowClient()
-                .newUntypedWorkflowStub(
-                        OutboxDeliveryWorkflow.TYPE,
-                        WorkflowOptions.newBuilder()
-                                .setTaskQueue(OutboundHarness.QUEUE)
-                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
-                                .build());
-        replay.signalWithStart("replan", new Object[0], new Object[] {outboxId});
-        replay.getResult(Void.class);
+        harness.replay(outboxId);
 
         assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
                 .isOne();
@@ -218,13 +199,7 @@ class RabbitDestinationTest {
     }
 
     private UUID rabbitEndpoint(String name, Destination destination, EndpointControls controls) {
-        UUID id = harness.endpoint(name, broker.uri(), controls);
-        harness.jdbi.useExtension(EndpointHeadersStore.class, store -> store.setDestination(id, destination.toJson()));
-        return id;
-    }
-
-    private static DeliverySchedule schedule(Duration delay, int attempts) {
-        return new DeliverySchedule(Collections.nCopies(attempts - 1, delay), 0, Duration.ofMinutes(10));
+        return harness.endpoint(name, broker.uri(), destination, controls);
     }
 
     /** Every message waiting in the queue, taken off it. */

@@ -1,37 +1,115 @@
 package dev.relaybox.service.outbound;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.relaybox.activities.outbound.Destination;
+import dev.relaybox.service.api.ApiException;
 import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
 
 /**
- * An endpoint's broker destination as the API takes it: where the endpoint's {@code url} ({@code amqp://} or
- * {@code amqps://}, its path the virtual host) sends, and the broker's credentials, which are sealed at rest and never
- * shown again.
+ * An endpoint's broker destination as the API takes it: what the endpoint's {@code url} names ({@code amqp://} or
+ * {@code amqps://} a RabbitMQ broker, its path the virtual host; {@code kafka://} or {@code kafka+ssl://} a Kafka
+ * bootstrap server; an SQS queue URL), the settings of its type, and its credentials, which are sealed at rest and
+ * never shown again. A setting of another type is refused, not ignored.
  */
-@Schema(description = "a broker to publish to instead of an HTTP POST; the endpoint's url names the broker")
+@Schema(description = "a broker to publish to instead of an HTTP POST; the endpoint's url names the broker or queue")
 public record DestinationSettings(
-        @NotNull @Pattern(regexp = Destination.RabbitMq.TYPE, message = "must be \"rabbitmq\"")
+        @NotNull @Pattern(regexp = "rabbitmq|kafka|sqs", message = "must be \"rabbitmq\", \"kafka\" or \"sqs\"")
         String type,
 
-        @NotNull @Size(max = 255) @Schema(description = "the exchange; \"\" is the default exchange")
+        @Size(max = 255) @Schema(description = "rabbitmq: the exchange; \"\" is the default exchange")
         String exchange,
 
-        @Size(max = 255) String routingKey,
-        @Size(max = 255) String username,
-        @Size(max = 1000) String password) {
+        @Size(max = 255) @Schema(description = "rabbitmq: the routing key")
+        String routingKey,
+
+        @Size(max = 255) @Schema(description = "kafka: the topic")
+        String topic,
+
+        @Size(max = 32) @Schema(description = "kafka: PLAIN (the default), SCRAM-SHA-256 or SCRAM-SHA-512")
+        String saslMechanism,
+
+        @Size(max = 32) @Schema(description = "sqs: the queue's region, e.g. us-east-1")
+        String region,
+
+        @Size(max = 255) @Schema(description = "rabbitmq: the broker's user; kafka: the SASL user")
+        String username,
+
+        @Size(max = 1000) String password,
+
+        @Size(max = 128) @Schema(description = "sqs: an access key; none: the credentials Relaybox runs with")
+        String accessKeyId,
+
+        @Size(max = 1000) String secretAccessKey) {
+    private static final Map<String, Set<String>> SETTINGS = Map.of(
+            Destination.RabbitMq.TYPE, Set.of("exchange", "routingKey", "username", "password"),
+            Destination.Kafka.TYPE, Set.of("topic", "saslMechanism", "username", "password"),
+            Destination.Sqs.TYPE, Set.of("region", "accessKeyId", "secretAccessKey"));
+
+    /** The destination these settings describe; a setting its type does not have is refused. */
     Destination destination() {
-        return new Destination.RabbitMq(exchange, routingKey, username, password);
+        Map<String, String> given = new LinkedHashMap<>();
+        given.put("exchange", exchange);
+        given.put("routingKey", routingKey);
+        given.put("topic", topic);
+        given.put("saslMechanism", saslMechanism);
+        given.put("region", region);
+        given.put("username", username);
+        given.put("password", password);
+        given.put("accessKeyId", accessKeyId);
+        given.put("secretAccessKey", secretAccessKey);
+        given.forEach((name, value) -> {
+            if (value != null && !SETTINGS.get(type).contains(name)) {
+                throw new ApiException(
+                        422,
+                        "destination_invalid",
+                        "destination." + name + " is not a setting of a " + type + " destination");
+            }
+        });
+        return switch (type) {
+            case Destination.RabbitMq.TYPE -> new Destination.RabbitMq(exchange, routingKey, username, password);
+            case Destination.Kafka.TYPE -> new Destination.Kafka(topic, username, password, saslMechanism);
+            default -> new Destination.Sqs(region, accessKeyId, secretAccessKey);
+        };
     }
 
-    /** What an answer shows of a stored destination: everything but the password. */
-    @Schema(name = "DestinationView", description = "where the endpoint publishes; the password is never shown")
-    public record View(String type, String exchange, String routingKey, String username) {
+    /** What an answer shows of a stored destination: its settings, never a password or secret key. */
+    @Schema(
+            name = "DestinationView",
+            description = "where the endpoint publishes; passwords and secret keys are never shown")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record View(
+            String type,
+            String exchange,
+            String routingKey,
+            String topic,
+            String saslMechanism,
+            String region,
+            String username,
+            String accessKeyId) {
         static View of(Destination destination) {
-            Destination.RabbitMq rabbit = (Destination.RabbitMq) destination;
-            return new View(rabbit.type(), rabbit.exchange(), rabbit.routingKey(), rabbit.username());
+            if (destination instanceof Destination.RabbitMq rabbit) {
+                return new View(
+                        rabbit.type(),
+                        rabbit.exchange(),
+                        rabbit.routingKey(),
+                        null,
+                        null,
+                        null,
+                        rabbit.username(),
+                        null);
+            }
+            if (destination instanceof Destination.Kafka kafka) {
+                return new View(
+                        kafka.type(), null, null, kafka.topic(), kafka.saslMechanism(), null, kafka.username(), null);
+            }
+            Destination.Sqs sqs = (Destination.Sqs) destination;
+            return new View(sqs.type(), null, null, null, null, sqs.region(), null, sqs.accessKeyId());
         }
     }
 }

@@ -198,11 +198,70 @@ class EndpointsResourceTest {
         Map<String, Object> halfCredentials = body("half", Map.of("destination", passwordAlone));
         halfCredentials.put("url", "amqp://example.com/%2F");
         assertError(call("POST", "/admin/endpoints", halfCredentials), 422, "destination_invalid");
-        Map<String, Object> kafka = body("kafka", Map.of("destination", Map.of("type", "kafka", "exchange", "x")));
-        kafka.put("url", "amqp://example.com/%2F");
-        assertError(call("POST", "/admin/endpoints", kafka), 400, "invalid_request");
+        Map<String, Object> stray = body("stray", Map.of("destination", Map.of("type", "kafka", "exchange", "x")));
+        stray.put("url", "kafka://example.com:9092");
+        assertError(call("POST", "/admin/endpoints", stray), 422, "destination_invalid");
+        Map<String, Object> pubSub = body("pubsub", Map.of("destination", Map.of("type", "pubsub", "topic", "x")));
+        pubSub.put("url", "kafka://example.com:9092");
+        assertError(call("POST", "/admin/endpoints", pubSub), 400, "invalid_request");
+        Map<String, Object> kafkaOnAmqp =
+                body("kafka-on-amqp", Map.of("destination", Map.of("type", "kafka", "topic", "x")));
+        kafkaOnAmqp.put("url", "amqp://example.com/%2F");
+        assertError(call("POST", "/admin/endpoints", kafkaOnAmqp), 422, "url_refused");
 
-        assertThat(names()).doesNotContain("amqp-alone", "http-with", "private-broker", "half", "kafka");
+        assertThat(names())
+                .doesNotContain(
+                        "amqp-alone", "http-with", "private-broker", "half", "stray", "pubsub", "kafka-on-amqp");
+    }
+
+    @Test
+    void kafkaAndSqsDestinationsAreShownWithoutTheirSecrets() {
+        Map<String, Object> kafka = body(
+                "orders-topic",
+                Map.of(
+                        "destination",
+                        Map.of(
+                                "type",
+                                "kafka",
+                                "topic",
+                                "orders",
+                                "username",
+                                "relaybox",
+                                "password",
+                                "k-456",
+                                "saslMechanism",
+                                "SCRAM-SHA-512")));
+        kafka.put("url", "kafka+ssl://example.com:9093");
+        Answer topic = call("POST", "/admin/endpoints", kafka);
+        assertThat(topic.status()).as(topic.body().toString()).isEqualTo(201);
+        assertThat(topic.body().path("destination").path("topic").asText()).isEqualTo("orders");
+        assertThat(topic.body().path("destination").path("saslMechanism").asText())
+                .isEqualTo("SCRAM-SHA-512");
+        assertThat(topic.body().path("destination").has("exchange"))
+                .as("no other type's settings")
+                .isFalse();
+        assertThat(topic.body().toString()).doesNotContain("k-456");
+
+        Map<String, Object> sqs = body(
+                "orders-sqs",
+                Map.of(
+                        "destination",
+                        Map.of(
+                                "type",
+                                "sqs",
+                                "region",
+                                "eu-west-1",
+                                "accessKeyId",
+                                "AKIAEXAMPLE",
+                                "secretAccessKey",
+                                "s-789")));
+        sqs.put("url", "https://example.com/123456789012/orders.fifo");
+        Answer queue = call("POST", "/admin/endpoints", sqs);
+        assertThat(queue.status()).as(queue.body().toString()).isEqualTo(201);
+        assertThat(queue.body().path("destination").path("region").asText()).isEqualTo("eu-west-1");
+        assertThat(queue.body().path("destination").path("accessKeyId").asText())
+                .isEqualTo("AKIAEXAMPLE");
+        assertThat(queue.body().toString()).doesNotContain("s-789");
     }
 
     private static Map<String, Object> rabbit(String exchange, String password) {

@@ -1,0 +1,180 @@
+package dev.relaybox.activities;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A real Kafka broker of one test class, in KRaft mode (broker and controller in one process), from Maven Central's
+ * Kafka artifacts on the test's own class path, as a separate JVM: its own ports and log directory, on loopback,
+ * topics created only when asked. It can be stopped (connections refused) and started again on the same port and
+ * data, as a broker restart looks to its clients.
+ */
+public final class KafkaBroker implements AutoCloseable {
+    private static final Duration STARTUP = Duration.ofSeconds(90);
+
+    private final Path home;
+    private final int port;
+    private volatile Process process;
+
+    private KafkaBroker(Path home) throws IOException {
+        this.home = home;
+        this.port = freePort();
+        int controllerPort = freePort();
+        Files.writeString(
+                home.resolve("server.properties"),
+                String.join(
+                        "\n",
+                        "process.roles=broker,controller",
+                        "node.id=1",
+                        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "controller.listener.names=CONTROLLER",
+                        "inter.broker.listener.name=PLAINTEXT",
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                        "log.dirs=" + home.resolve("data"),
+                        "num.partitions=3",
+                        "auto.create.topics.enable=false",
+                        "offsets.topic.replication.factor=1",
+                        "transaction.state.log.replication.factor=1",
+                        "transaction.state.log.min.isr=1",
+                        "share.coordinator.state.topic.replication.factor=1",
+                        "share.coordinator.state.topic.min.isr=1",
+                        "group.initial.rebalance.delay.ms=0",
+                        ""));
+    }
+
+    /** Formats a log directory in {@code home}, starts a broker on it and waits until it takes connections. */
+    public static KafkaBroker start(Path home) throws IOException {
+        KafkaBroker broker = new KafkaBroker(home);
+        Process format = broker.java(
+                        "kafka.tools.StorageTool",
+                        "format",
+                        "--ignore-formatted",
+                        "--cluster-id",
+                        Uuid.randomUuid().toString(),
+                        "--config",
+                        home.resolve("server.properties").toString())
+                .redirectOutput(home.resolve("format.log").toFile())
+                .start();
+        try {
+            if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
+                throw new IOException("formatting the broker's storage failed; see " + home.resolve("format.log"));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+        broker.startAgain();
+        return broker;
+    }
+
+    /** {@code kafka://127.0.0.1:<port>}: the URL an endpoint names the broker by. */
+    public String url() {
+        return "kafka://" + bootstrapServers();
+    }
+
+    public String bootstrapServers() {
+        return "127.0.0.1:" + port;
+    }
+
+    /** Creates {@code topic} with {@code partitions} partitions. */
+    public void createTopic(String topic, int partitions) throws IOException {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("could not create topic " + topic, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    /** Starts it again on the same port and data after {@link #stop}. */
+    public synchronized void startAgain() throws IOException {
+        process = java("kafka.Kafka", home.resolve("server.properties").toString())
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        home.resolve("server.log").toFile()))
+                .start();
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        while (!takesConnections()) {
+            if (!process.isAlive()) {
+                throw new IOException(
+                        "the Kafka broker exited with " + process.exitValue() + "; see " + home.resolve("server.log"));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("the Kafka broker did not take connections within " + STARTUP);
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+        }
+    }
+
+    /** Stops the broker: every connection ends and new ones are refused until {@link #startAgain}. */
+    public synchronized void stop() {
+        Process running = process;
+        if (running == null || !running.isAlive()) {
+            return;
+        }
+        running.destroy();
+        try {
+            if (!running.waitFor(60, TimeUnit.SECONDS)) {
+                running.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private ProcessBuilder java(String mainClass, String... arguments) {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        // Surefire starts tests from a manifest-only jar; the class path proper is in this property.
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<String> command = new ArrayList<>(
+                List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath, mainClass));
+        command.addAll(List.of(arguments));
+        return new ProcessBuilder(command).redirectErrorStream(true);
+    }
+
+    private boolean takesConnections() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
