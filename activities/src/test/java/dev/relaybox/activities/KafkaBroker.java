@@ -1,13 +1,17 @@
 package dev.relaybox.activities;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +21,17 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.Feature;
+import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * A real Kafka broker of one test class, in KRaft mode (broker and controller in one process), from Maven Central's
@@ -63,23 +77,21 @@ public final class KafkaBroker implements AutoCloseable {
     /** Formats a log directory in {@code home}, starts a broker on it and waits until it takes connections. */
     public static KafkaBroker start(Path home) throws IOException {
         KafkaBroker broker = new KafkaBroker(home);
-        Process format = broker.java(
-                        "kafka.tools.StorageTool",
-                        "format",
-                        "--ignore-formatted",
-                        "--cluster-id",
-                        Uuid.randomUuid().toString(),
-                        "--config",
-                        home.resolve("server.properties").toString())
-                .redirectOutput(home.resolve("format.log").toFile())
-                .start();
+        String data = home.resolve("data").toString();
         try {
-            if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
-                throw new IOException("formatting the broker's storage failed; see " + home.resolve("format.log"));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
+            // What kafka-storage.sh format does, without its command line (whose parser Dropwizard pins elsewhere).
+            new Formatter()
+                    .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+                    .setNodeId(1)
+                    .setClusterId(Uuid.randomUuid().toString())
+                    .setDirectories(List.of(data))
+                    .setMetadataLogDirectory(data)
+                    .setControllerListenerName("CONTROLLER")
+                    .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+                    .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
+                    .run();
+        } catch (Exception e) {
+            throw new IOException("could not format the broker's storage", e);
         }
         broker.startAgain();
         return broker;
@@ -106,6 +118,33 @@ public final class KafkaBroker implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException(e);
         }
+    }
+
+    /** Every record in {@code topic}, partition by partition, each in the order it was written. */
+    public List<ConsumerRecord<String, byte[]>> records(String topic) {
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(topic, p.partition()))
+                    .sorted(Comparator.comparingInt(TopicPartition::partition))
+                    .toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
+                consumer.poll(Duration.ofMillis(500)).forEach(records::add);
+            }
+            return records;
+        }
+    }
+
+    /** A record's header as text, or null. */
+    public static String header(ConsumerRecord<String, byte[]> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }
 
     /** Starts it again on the same port and data after {@link #stop}. */

@@ -1,16 +1,25 @@
 package dev.relaybox.activities;
 
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A real RabbitMQ broker of one test, from Debian's {@code rabbitmq-server}: its own node name, ports, data and log
@@ -48,6 +57,39 @@ public final class RabbitBroker implements AutoCloseable {
     /** {@code amqp://127.0.0.1:<port>/%2F}: the default virtual host, no credentials. */
     public String uri() {
         return "amqp://127.0.0.1:" + port + "/%2F";
+    }
+
+    /** A connection as a consumer has one, with the default user. */
+    public Connection connect() throws IOException {
+        ConnectionFactory factory = new ConnectionFactory();
+        try {
+            factory.setUri(uri());
+            return factory.newConnection("test-consumer");
+        } catch (GeneralSecurityException | URISyntaxException | TimeoutException e) {
+            throw new IOException(e);
+        }
+    }
+
+    /** Every message waiting in {@code queue}, taken off it. */
+    public List<GetResponse> drain(String queue) throws IOException {
+        List<GetResponse> messages = new ArrayList<>();
+        try (Connection connection = connect();
+                Channel channel = connection.createChannel()) {
+            for (GetResponse message = channel.basicGet(queue, true);
+                    message != null;
+                    message = channel.basicGet(queue, true)) {
+                messages.add(message);
+            }
+        } catch (TimeoutException e) {
+            throw new IOException(e);
+        }
+        return messages;
+    }
+
+    /** A message's header as text, or null. */
+    public static String header(GetResponse message, String name) {
+        Object value = message.getProps().getHeaders().get(name);
+        return value == null ? null : value.toString();
     }
 
     /** Starts it again on the same port and data after {@link #stop}. */

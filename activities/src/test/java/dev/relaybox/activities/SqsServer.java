@@ -1,6 +1,8 @@
 package dev.relaybox.activities;
 
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.ActorSystem;
@@ -16,6 +18,9 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
@@ -68,6 +73,33 @@ public final class SqsServer implements AutoCloseable {
                 .region(Region.of(REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .build();
+    }
+
+    /** Every message waiting in the queue of {@code queueUrl}, in the order received, each taken off it. */
+    public List<Message> drain(String queueUrl) {
+        List<Message> messages = new ArrayList<>();
+        try (SqsClient client = client()) {
+            while (true) {
+                List<Message> received = client.receiveMessage(r -> r.queueUrl(queueUrl)
+                                .maxNumberOfMessages(10)
+                                .messageAttributeNames("All")
+                                .messageSystemAttributeNames(MessageSystemAttributeName.ALL))
+                        .messages();
+                if (received.isEmpty()) {
+                    return messages;
+                }
+                for (Message message : received) {
+                    messages.add(message);
+                    client.deleteMessage(d -> d.queueUrl(queueUrl).receiptHandle(message.receiptHandle()));
+                }
+            }
+        }
+    }
+
+    /** A message's attribute as text, or null. */
+    public static String attribute(Message message, String name) {
+        MessageAttributeValue value = message.messageAttributes().get(name);
+        return value == null ? null : value.stringValue();
     }
 
     /** Stops taking connections; the queues and their messages stay. */

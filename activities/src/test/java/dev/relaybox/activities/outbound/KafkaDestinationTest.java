@@ -1,5 +1,6 @@
 package dev.relaybox.activities.outbound;
 
+import static dev.relaybox.activities.KafkaBroker.header;
 import static dev.relaybox.activities.outbound.OutboundHarness.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -11,17 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -71,7 +64,7 @@ class KafkaDestinationTest {
         harness.start(List.of(outboxId));
         harness.awaitAll(List.of(outboxId));
 
-        List<ConsumerRecord<String, byte[]>> records = records("orders");
+        List<ConsumerRecord<String, byte[]>> records = broker.records("orders");
         assertThat(records).hasSize(1);
         ConsumerRecord<String, byte[]> record = records.get(0);
         assertThat(record.key()).as("the aggregate id").isEqualTo("order-7");
@@ -133,7 +126,7 @@ class KafkaDestinationTest {
 
         assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
                 .isEqualTo(5);
-        assertThat(records("orders-ordered"))
+        assertThat(broker.records("orders-ordered"))
                 .extracting(r -> header(r, "webhook-id"))
                 .as("each once, in the order they were written")
                 .containsExactlyElementsOf(events.stream().map(UUID::toString).toList());
@@ -154,38 +147,12 @@ class KafkaDestinationTest {
 
         assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
                 .isOne();
-        assertThat(records("orders-late"))
+        assertThat(broker.records("orders-late"))
                 .singleElement()
                 .satisfies(r -> assertThat(header(r, "webhook-id")).isEqualTo(outboxId.toString()));
     }
 
     private UUID kafkaEndpoint(String name, String topic, EndpointControls controls) {
         return harness.endpoint(name, broker.url(), new Destination.Kafka(topic, null, null, null), controls);
-    }
-
-    /** Every record in the topic, partition by partition, each in the order it was written. */
-    private static List<ConsumerRecord<String, byte[]>> records(String topic) {
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition()))
-                    .sorted(Comparator.comparingInt(TopicPartition::partition))
-                    .toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
-                consumer.poll(Duration.ofMillis(500)).forEach(records::add);
-            }
-            return records;
-        }
-    }
-
-    private static String header(ConsumerRecord<String, byte[]> record, String name) {
-        Header header = record.headers().lastHeader(name);
-        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }
 }

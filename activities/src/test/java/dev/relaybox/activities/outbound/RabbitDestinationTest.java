@@ -1,5 +1,6 @@
 package dev.relaybox.activities.outbound;
 
+import static dev.relaybox.activities.RabbitBroker.header;
 import static dev.relaybox.activities.outbound.OutboundHarness.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import dev.relaybox.activities.RabbitBroker;
 import dev.relaybox.store.EndpointControls;
@@ -42,7 +42,7 @@ class RabbitDestinationTest {
     @BeforeAll
     static void startBroker() throws Exception {
         broker = RabbitBroker.start(home);
-        try (Connection connection = consumer();
+        try (Connection connection = broker.connect();
                 Channel channel = connection.createChannel()) {
             channel.exchangeDeclare(EXCHANGE, BuiltinExchangeType.DIRECT, true);
             channel.queueDeclare(QUEUE, true, false, false, null);
@@ -76,7 +76,7 @@ class RabbitDestinationTest {
         harness.start(List.of(outboxId));
         harness.awaitAll(List.of(outboxId));
 
-        List<GetResponse> messages = drain();
+        List<GetResponse> messages = broker.drain(QUEUE);
         assertThat(messages).hasSize(1);
         GetResponse message = messages.get(0);
         assertThat(message.getProps().getDeliveryMode()).as("persistent").isEqualTo(2);
@@ -135,7 +135,7 @@ class RabbitDestinationTest {
 
         assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
                 .isOne();
-        assertThat(drain())
+        assertThat(broker.drain(QUEUE))
                 .singleElement()
                 .satisfies(m -> assertThat(header(m, "webhook-id")).isEqualTo(outboxId.toString()));
     }
@@ -165,7 +165,7 @@ class RabbitDestinationTest {
 
         harness.awaitAll(events, Duration.ofMinutes(3));
 
-        assertThat(drain())
+        assertThat(broker.drain(QUEUE))
                 .extracting(m -> header(m, "webhook-id"))
                 .containsExactlyElementsOf(events.stream().map(UUID::toString).toList());
     }
@@ -180,7 +180,7 @@ class RabbitDestinationTest {
         assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DEAD_LETTERED'"))
                 .isOne();
 
-        try (Connection connection = consumer();
+        try (Connection connection = broker.connect();
                 Channel channel = connection.createChannel()) {
             channel.exchangeDeclare("orders-late", BuiltinExchangeType.DIRECT, true);
             channel.queueBind(QUEUE, "orders-late", ROUTING_KEY);
@@ -189,7 +189,7 @@ class RabbitDestinationTest {
 
         assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
                 .isOne();
-        assertThat(drain())
+        assertThat(broker.drain(QUEUE))
                 .singleElement()
                 .satisfies(m -> assertThat(header(m, "webhook-id")).isEqualTo(outboxId.toString()));
     }
@@ -200,30 +200,5 @@ class RabbitDestinationTest {
 
     private UUID rabbitEndpoint(String name, Destination destination, EndpointControls controls) {
         return harness.endpoint(name, broker.uri(), destination, controls);
-    }
-
-    /** Every message waiting in the queue, taken off it. */
-    private static List<GetResponse> drain() throws Exception {
-        List<GetResponse> messages = new ArrayList<>();
-        try (Connection connection = consumer();
-                Channel channel = connection.createChannel()) {
-            for (GetResponse message = channel.basicGet(QUEUE, true);
-                    message != null;
-                    message = channel.basicGet(QUEUE, true)) {
-                messages.add(message);
-            }
-        }
-        return messages;
-    }
-
-    private static String header(GetResponse message, String name) {
-        Object value = message.getProps().getHeaders().get(name);
-        return value == null ? null : value.toString();
-    }
-
-    private static Connection consumer() throws Exception {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setUri(broker.uri());
-        return factory.newConnection("test-consumer");
     }
 }

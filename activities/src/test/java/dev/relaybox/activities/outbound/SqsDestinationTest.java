@@ -1,5 +1,6 @@
 package dev.relaybox.activities.outbound;
 
+import static dev.relaybox.activities.SqsServer.attribute;
 import static dev.relaybox.activities.outbound.OutboundHarness.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -16,7 +17,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
@@ -60,7 +60,7 @@ class SqsDestinationTest {
         harness.start(List.of(outboxId));
         harness.awaitAll(List.of(outboxId));
 
-        List<Message> messages = drain(queue);
+        List<Message> messages = sqs.drain(queue);
         assertThat(messages).hasSize(1);
         Message message = messages.get(0);
         assertThat(attribute(message, "webhook-id")).isEqualTo(outboxId.toString());
@@ -118,7 +118,7 @@ class SqsDestinationTest {
 
         harness.awaitAll(events, Duration.ofMinutes(3));
 
-        List<Message> messages = drain(queue);
+        List<Message> messages = sqs.drain(queue);
         assertThat(messages)
                 .extracting(m -> attribute(m, "webhook-id"))
                 .as("each once, in the order they were written")
@@ -145,37 +145,12 @@ class SqsDestinationTest {
 
         assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
                 .isOne();
-        assertThat(drain(queue))
+        assertThat(sqs.drain(queue))
                 .singleElement()
                 .satisfies(m -> assertThat(attribute(m, "webhook-id")).isEqualTo(outboxId.toString()));
     }
 
     private UUID sqsEndpoint(String name, String queueUrl, EndpointControls controls) {
         return harness.endpoint(name, queueUrl, new Destination.Sqs(SqsServer.REGION, "test", "test"), controls);
-    }
-
-    /** Every message waiting in the queue, in the order received, each taken off it. */
-    private static List<Message> drain(String queue) {
-        List<Message> messages = new ArrayList<>();
-        try (SqsClient client = sqs.client()) {
-            while (true) {
-                List<Message> received = client.receiveMessage(r -> r.queueUrl(queue)
-                                .maxNumberOfMessages(10)
-                                .messageAttributeNames("All")
-                                .messageSystemAttributeNames(MessageSystemAttributeName.ALL))
-                        .messages();
-                if (received.isEmpty()) {
-                    return messages;
-                }
-                for (Message message : received) {
-                    messages.add(message);
-                    client.deleteMessage(d -> d.queueUrl(queue).receiptHandle(message.receiptHandle()));
-                }
-            }
-        }
-    }
-
-    private static String attribute(Message message, String name) {
-        return message.messageAttributes().get(name).stringValue();
     }
 }
