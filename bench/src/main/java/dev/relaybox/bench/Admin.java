@@ -33,7 +33,13 @@ final class Admin {
 
     /** Registers an endpoint for {@code eventTypes}; returns its id. */
     String registerEndpoint(String name, String url, String eventTypesJson) throws Exception {
-        String body = "{\"name\":\"" + name + "\",\"url\":\"" + url + "\",\"eventTypes\":" + eventTypesJson + "}";
+        return registerEndpoint(name, url, eventTypesJson, null);
+    }
+
+    /** As above, publishing to the broker {@code destinationJson} describes (null: an HTTP endpoint). */
+    String registerEndpoint(String name, String url, String eventTypesJson, String destinationJson) throws Exception {
+        String body = "{\"name\":\"" + name + "\",\"url\":\"" + url + "\",\"eventTypes\":" + eventTypesJson
+                + (destinationJson == null ? "" : ",\"destination\":" + destinationJson) + "}";
         HttpResponse<String> answer = client.send(
                 request("/admin/endpoints")
                         .header("content-type", "application/json")

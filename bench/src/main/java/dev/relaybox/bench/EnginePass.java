@@ -113,6 +113,7 @@ final class EnginePass {
             run(ctx, stamp, "durability", DurabilityScenario.TITLE, () -> new DurabilityScenario(ctx).run());
             run(ctx, stamp, "outbound", "Outbound end to end", () -> new OutboundScenario(ctx).run());
             run(ctx, stamp, "fanout", "Outbound fan-out", () -> new FanOutScenario(ctx).run());
+            run(ctx, stamp, "destinations", DestinationsScenario.TITLE, () -> new DestinationsScenario(ctx).run());
             run(ctx, stamp, "inbound", "Inbound end to end", () -> new InboundScenario(ctx).run());
             run(ctx, stamp, "api", ApiRoleScenario.TITLE, () -> new ApiRoleScenario(ctx).run());
             run(ctx, stamp, "drain", "Backlog drain", () -> new DrainScenario(ctx).run());

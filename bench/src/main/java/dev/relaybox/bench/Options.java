@@ -16,6 +16,7 @@ final class Options {
             "durability",
             "outbound",
             "fanout",
+            "destinations",
             "inbound",
             "api",
             "drain",
@@ -93,6 +94,8 @@ final class Options {
                                     and tracing (outbound deliveries/s with tracing off and on, alternating)
                                     and roles (outbound with all roles in one process, then api,dispatcher and a
                                     worker from --jar as separate processes)
+                                    and destinations (outbound to HTTP, RabbitMQ, Kafka and SQS in turn, real
+                                    brokers on loopback; needs Debian's rabbitmq-server)
               --engines LIST        embedded engines to run the scenarios on, each in turn: dev-server (the Temporal
                                     CLI's server, its own process; the default when the CLI is found), in-process
                                     (the default without it), postgres-server (Temporal's real server v1.32.2 on

@@ -142,7 +142,8 @@ final class ApiResources {
                                 recovery,
                                 tenantDeliveries,
                                 config.getPortal().theme(),
-                                config.getPortal().quotas()),
+                                config.getPortal().quotas(),
+                                config.getPortal().destinationTypes()),
                         endpoints,
                         tenantDeliveries));
         environment.jersey().register(new OpenApiResource(version(), new CatalogWebhooks(jdbi)::section));

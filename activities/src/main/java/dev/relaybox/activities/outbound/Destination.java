@@ -34,6 +34,11 @@ public sealed interface Destination {
     /** Why these settings cannot be used, or empty when they can. */
     Optional<String> problem();
 
+    /** Why a tenant's endpoint cannot use these settings though the operator's could, or empty. */
+    default Optional<String> tenantProblem() {
+        return Optional.empty();
+    }
+
     /**
      * A RabbitMQ exchange on the broker of an {@code amqp://} or {@code amqps://} URL (its path is the virtual host):
      * each webhook is one persistent message, published with {@code routingKey} and confirmed by the broker.
@@ -138,6 +143,15 @@ public sealed interface Destination {
             }
             if ((accessKeyId == null) != (secretAccessKey == null)) {
                 return Optional.of("destination.accessKeyId and destination.secretAccessKey go together");
+            }
+            return Optional.empty();
+        }
+
+        /** Without keys, Relaybox's own credentials would send: the operator's, not the tenant's. */
+        @Override
+        public Optional<String> tenantProblem() {
+            if (accessKeyId == null) {
+                return Optional.of("a tenant's SQS destination needs its own accessKeyId and secretAccessKey");
             }
             return Optional.empty();
         }

@@ -7,7 +7,9 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The customer portal: where its links point, how long one lasts, which pages may frame it, and what bounds one
@@ -99,6 +101,24 @@ public final class PortalFactory {
 
     /** The portal's look where a tenant's theme says nothing: {"title", "logoUrl", "accentColor"}. */
     @NotNull
+    /**
+     * The broker destinations tenants may give their endpoints in the portal, comma-separated ({@code rabbitmq},
+     * {@code kafka}, {@code sqs}); none by default: a tenant's endpoints deliver over HTTP.
+     */
+    @JsonProperty
+    @Pattern(
+            regexp = "((rabbitmq|kafka|sqs)(\\s*,\\s*(rabbitmq|kafka|sqs))*)?",
+            message = "lists destination types, comma-separated: rabbitmq, kafka, sqs")
+    private String destinationTypes = "";
+
+    public Set<String> destinationTypes() {
+        return destinationTypes.isBlank()
+                ? Set.of()
+                : Set.copyOf(Arrays.stream(destinationTypes.split(","))
+                        .map(String::strip)
+                        .toList());
+    }
+
     @JsonProperty
     private Map<String, String> theme = Map.of();
 

@@ -10,6 +10,7 @@ import jakarta.validation.constraints.Size;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * An endpoint's broker destination as the API takes it: what the endpoint's {@code url} names ({@code amqp://} or
@@ -50,6 +51,18 @@ public record DestinationSettings(
             Destination.RabbitMq.TYPE, Set.of("exchange", "routingKey", "username", "password"),
             Destination.Kafka.TYPE, Set.of("topic", "saslMechanism", "username", "password"),
             Destination.Sqs.TYPE, Set.of("region", "accessKeyId", "secretAccessKey"));
+
+    /** Refuses {@code settings} (when given) of a type not among {@code allowedTypes}: 403. */
+    public static void checkAllowed(DestinationSettings settings, Set<String> allowedTypes) {
+        if (settings != null && !allowedTypes.contains(settings.type())) {
+            throw new ApiException(
+                    403,
+                    "destination_not_allowed",
+                    allowedTypes.isEmpty()
+                            ? "endpoints here deliver over HTTP only; ask your provider for a broker destination"
+                            : "destination.type must be one of " + String.join(", ", new TreeSet<>(allowedTypes)));
+        }
+    }
 
     /** The destination these settings describe; a setting its type does not have is refused. */
     Destination destination() {

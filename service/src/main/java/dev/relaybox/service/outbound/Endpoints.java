@@ -269,9 +269,11 @@ public final class Endpoints {
      * stranger's: see {@link EndpointUrlPolicy#forTenants}.
      */
     private void checkUrl(String url, Optional<Destination> destination, String tenant) {
-        destination.flatMap(Destination::problem).ifPresent(problem -> {
-            throw new ApiException(422, "destination_invalid", problem);
-        });
+        destination
+                .flatMap(d -> tenant == null ? d.problem() : d.problem().or(d::tenantProblem))
+                .ifPresent(problem -> {
+                    throw new ApiException(422, "destination_invalid", problem);
+                });
         Set<String> schemes = destination.map(Destination::schemes).orElse(EndpointUrlPolicy.HTTP);
         (tenant == null ? urlPolicy : tenantUrlPolicy).problem(url, schemes).ifPresent(problem -> {
             throw new ApiException(422, "url_refused", problem);

@@ -12,6 +12,7 @@ import dev.relaybox.store.OutboxStore;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 
@@ -29,9 +30,13 @@ public final class Portal {
     private final TenantDeliveries deliveries;
     private final Map<String, String> theme;
     private final PortalFactory.Quotas quotas;
+    private final Set<String> destinationTypes;
     private final TenantQuotas used = new TenantQuotas(System::currentTimeMillis);
 
-    /** {@code theme}: the look of every tenant's portal where its own theme says nothing. */
+    /**
+     * {@code theme}: the look of every tenant's portal where its own theme says nothing; {@code destinationTypes}: the
+     * broker destinations tenants may give their endpoints (none: HTTP only).
+     */
     public Portal(
             Jdbi jdbi,
             Endpoints endpoints,
@@ -40,7 +45,8 @@ public final class Portal {
             EndpointRecovery recovery,
             TenantDeliveries deliveries,
             Map<String, String> theme,
-            PortalFactory.Quotas quotas) {
+            PortalFactory.Quotas quotas,
+            Set<String> destinationTypes) {
         this.jdbi = jdbi;
         this.endpoints = endpoints;
         this.tenants = tenants;
@@ -49,6 +55,7 @@ public final class Portal {
         this.deliveries = deliveries;
         this.theme = Map.copyOf(theme);
         this.quotas = quotas;
+        this.destinationTypes = Set.copyOf(destinationTypes);
     }
 
     public record Me(Map<String, String> tenant, Map<String, String> theme) {}
@@ -76,7 +83,11 @@ public final class Portal {
             throw ApiException.conflict(
                     "quota_exceeded", "at most " + quotas.endpoints() + " endpoints; ask your provider for more");
         }
-        return endpoints.create(request.asEndpoint(), tenant);
+        return endpoints.create(request.asEndpoint(destinationTypes), tenant);
+    }
+
+    public EndpointView changeEndpoint(String tenant, UUID endpointId, PortalEndpointChange change) {
+        return endpoints.change(endpointId, change.asChange(destinationTypes), tenant);
     }
 
     /** Puts a {@code relaybox.test} event for this endpoint alone in the outbox; returns its row's id. */

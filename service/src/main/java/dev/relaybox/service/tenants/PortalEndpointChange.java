@@ -3,9 +3,11 @@ package dev.relaybox.service.tenants;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.relaybox.service.outbound.DestinationSettings;
 import dev.relaybox.service.outbound.EndpointChange;
 import dev.relaybox.service.outbound.NewEndpoint;
 import io.swagger.v3.oas.annotations.media.Schema;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
@@ -14,6 +16,7 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import java.util.List;
+import java.util.Set;
 
 /**
  * {@code PATCH /portal/api/endpoints/{id}}: what a tenant changes on an endpoint of its own, the rest staying.
@@ -33,7 +36,10 @@ public record PortalEndpointChange(
         Boolean ordered,
 
         @Pattern(regexp = NewEndpoint.PAYLOAD_FORMATS, message = NewEndpoint.PAYLOAD_FORMAT_RULE)
-        String payloadFormat) {
+        String payloadFormat,
+
+        @Valid @Schema(description = "a broker instead of an HTTP URL, of a type the operator lets tenants use")
+        DestinationSettings destination) {
     private static final List<Object> FIELDS = List.of(
             "url",
             "eventTypes",
@@ -44,7 +50,8 @@ public record PortalEndpointChange(
             "burst",
             "maxInFlight",
             "ordered",
-            "payloadFormat");
+            "payloadFormat",
+            "destination");
 
     @JsonAnySetter
     void refuseUnknownField(String field, Object value) throws UnrecognizedPropertyException {
@@ -57,8 +64,12 @@ public record PortalEndpointChange(
                 FIELDS);
     }
 
-    /** The change as the operator's API takes it, with the filter and headers left as they are. */
-    EndpointChange asChange() {
+    /**
+     * The change as the operator's API takes it, with the filter and headers left as they are and a destination only
+     * of the {@code destinationTypes} the operator lets tenants use.
+     */
+    EndpointChange asChange(Set<String> destinationTypes) {
+        DestinationSettings.checkAllowed(destination, destinationTypes);
         return new EndpointChange(
                 url,
                 eventTypes,
@@ -72,6 +83,6 @@ public record PortalEndpointChange(
                 payloadFormat,
                 null,
                 null,
-                null);
+                destination);
     }
 }

@@ -3,8 +3,10 @@ package dev.relaybox.service.tenants;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.relaybox.service.outbound.DestinationSettings;
 import dev.relaybox.service.outbound.NewEndpoint;
 import io.swagger.v3.oas.annotations.media.Schema;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
@@ -13,6 +15,7 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import java.util.List;
+import java.util.Set;
 
 /**
  * {@code POST /portal/api/endpoints}: what a tenant sets on an endpoint of its own. Payload filters, static headers
@@ -30,9 +33,20 @@ public record PortalNewEndpoint(
         Boolean ordered,
 
         @Pattern(regexp = NewEndpoint.PAYLOAD_FORMATS, message = NewEndpoint.PAYLOAD_FORMAT_RULE)
-        String payloadFormat) {
-    private static final List<Object> FIELDS =
-            List.of("name", "url", "eventTypes", "rateLimit", "burst", "maxInFlight", "ordered", "payloadFormat");
+        String payloadFormat,
+
+        @Valid @Schema(description = "a broker instead of an HTTP URL, of a type the operator lets tenants use")
+        DestinationSettings destination) {
+    private static final List<Object> FIELDS = List.of(
+            "name",
+            "url",
+            "eventTypes",
+            "rateLimit",
+            "burst",
+            "maxInFlight",
+            "ordered",
+            "payloadFormat",
+            "destination");
 
     @JsonAnySetter
     void refuseUnknownField(String field, Object value) throws UnrecognizedPropertyException {
@@ -45,8 +59,12 @@ public record PortalNewEndpoint(
                 FIELDS);
     }
 
-    /** The endpoint as the operator would create it: no filter, no static headers, an HTTP URL, a secret of its own. */
-    NewEndpoint asEndpoint() {
+    /**
+     * The endpoint as the operator would create it: no filter, no static headers, a secret of its own, and a
+     * destination only of the {@code destinationTypes} the operator lets tenants use.
+     */
+    NewEndpoint asEndpoint(Set<String> destinationTypes) {
+        DestinationSettings.checkAllowed(destination, destinationTypes);
         return new NewEndpoint(
                 name,
                 url,
@@ -60,6 +78,6 @@ public record PortalNewEndpoint(
                 null,
                 null,
                 null,
-                null);
+                destination);
     }
 }

@@ -120,7 +120,7 @@ public final class PortalResource {
             @Parameter(hidden = true) @Auth Caller caller,
             @PathParam("id") UUID id,
             @NotNull @Valid PortalEndpointChange change) {
-        return endpoints.change(id, change.asChange(), caller.tenant());
+        return portal.changeEndpoint(caller.tenant(), id, change);
     }
 
     @POST

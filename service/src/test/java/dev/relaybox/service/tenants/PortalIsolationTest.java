@@ -46,7 +46,8 @@ class PortalIsolationTest {
             ConfigOverride.config("portal.theme.title", "Webhooks by Example"),
             ConfigOverride.config("portal.theme.accentColor", "#111111"),
             ConfigOverride.config("delivery.jitter", "0"),
-            ConfigOverride.config("delivery.retryDelays", "1s"));
+            ConfigOverride.config("delivery.retryDelays", "1s"),
+            ConfigOverride.config("portal.destinationTypes", "sqs"));
     static final Api API = new Api(APP);
 
     static String alphaEndpoint;
@@ -238,6 +239,73 @@ class PortalIsolationTest {
         assertThat(ids(portal(alphaToken, "GET", "/portal/api/endpoints", null).body()))
                 .as("refused before the route ran: nothing created")
                 .containsExactly(alphaEndpoint);
+    }
+
+    @Test
+    void aTenantGivesAnEndpointOnlyABrokerDestinationTheOperatorAllowsWithItsOwnCredentials() {
+        assertThat(API.admin("POST", "/admin/tenants", Map.of("key", "epsilon", "name", "Epsilon Inc."))
+                        .status())
+                .isEqualTo(201);
+        String token = API.admin("POST", "/admin/tenants/epsilon/portal-access", Map.of())
+                .text("token");
+        Map<String, Object> sqsWithKeys = Map.of(
+                "type",
+                "sqs",
+                "region",
+                "eu-west-1",
+                "accessKeyId",
+                "AKIAEPSILON",
+                "secretAccessKey",
+                "epsilon-secret");
+        String queue = "http://127.0.0.1:9/123456789012/epsilon-orders";
+
+        Answer rabbit = portal(
+                token,
+                "POST",
+                "/portal/api/endpoints",
+                Map.of(
+                        "name",
+                        "epsilon-rabbit",
+                        "url",
+                        "amqp://example.com/%2F",
+                        "destination",
+                        Map.of("type", "rabbitmq", "exchange", "orders")));
+        Answer operatorsKeys = portal(
+                token,
+                "POST",
+                "/portal/api/endpoints",
+                Map.of(
+                        "name",
+                        "epsilon-borrowed",
+                        "url",
+                        queue,
+                        "destination",
+                        Map.of("type", "sqs", "region", "eu-west-1")));
+        Answer created = portal(
+                token,
+                "POST",
+                "/portal/api/endpoints",
+                Map.of("name", "epsilon-sqs", "url", queue, "destination", sqsWithKeys));
+        String id = created.body().path("id").asText();
+        Answer toKafka = portal(
+                token,
+                "PATCH",
+                "/portal/api/endpoints/" + id,
+                Map.of("url", "kafka://example.com:9092", "destination", Map.of("type", "kafka", "topic", "orders")));
+
+        assertThat(rabbit.status()).isEqualTo(403);
+        assertThat(rabbit.text("error")).isEqualTo("destination_not_allowed");
+        assertThat(operatorsKeys.status())
+                .as("the operator's own AWS credentials")
+                .isEqualTo(422);
+        assertThat(operatorsKeys.text("error")).isEqualTo("destination_invalid");
+        assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
+        assertThat(created.body().path("destination").path("type").asText()).isEqualTo("sqs");
+        assertThat(created.body().toString()).doesNotContain("epsilon-secret");
+        assertThat(toKafka.status()).isEqualTo(403);
+        Answer listed = portal(token, "GET", "/portal/api/endpoints", null);
+        assertThat(ids(listed.body())).containsExactly(id);
+        assertThat(listed.body().toString()).contains("epsilon-orders").doesNotContain("kafka");
     }
 
     @Test
