@@ -117,6 +117,38 @@ public final class RabbitBroker implements AutoCloseable {
         }
     }
 
+    /**
+     * Blocks every publisher, as the broker does when it runs short of memory (flow control): connections stay open,
+     * publishes are not read. {@link #unblockPublishers} lifts it.
+     */
+    public void blockPublishers() throws IOException {
+        control("set_vm_memory_high_watermark", "0");
+    }
+
+    public void unblockPublishers() throws IOException {
+        control("set_vm_memory_high_watermark", "0.4");
+    }
+
+    private void control(String... arguments) throws IOException {
+        List<String> command = new ArrayList<>(List.of(CONTROL.toString(), "-n", node));
+        command.addAll(List.of(arguments));
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        home.resolve("control.log").toFile()));
+        builder.environment().putAll(environment());
+        try {
+            Process control = builder.start();
+            if (!control.waitFor(60, TimeUnit.SECONDS) || control.exitValue() != 0) {
+                throw new IOException(
+                        "rabbitmqctl " + String.join(" ", arguments) + " failed; see " + home.resolve("control.log"));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
     /** Stops the node: every connection ends and new ones are refused until {@link #startAgain}. */
     public synchronized void stop() {
         Process running = process;

@@ -386,7 +386,8 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
             DeliverySpans.answered(span, sent.result());
             boolean outboxFinished = record(ctx, attempt, startedAt, sent, finishesOutbox);
             Timer.builder("relaybox.delivery.attempt")
-                    .description("HTTP attempts to deliver webhooks, by endpoint and outcome")
+                    .description(
+                            "attempts to deliver webhooks (HTTP requests and broker publishes), by endpoint and outcome")
                     .tags(EndpointTags.of(ctx.endpointId(), ctx.tenant())
                             .and("outcome", sent.result().outcome().name().toLowerCase()))
                     .publishPercentileHistogram()

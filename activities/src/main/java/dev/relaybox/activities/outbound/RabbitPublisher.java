@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.security.GeneralSecurityException;
+import java.time.Duration;
 import java.util.Date;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,10 +37,13 @@ final class RabbitPublisher {
     private static final Logger LOG = LoggerFactory.getLogger(RabbitPublisher.class);
     private static final int NOT_FOUND = 404;
     private static final int ACCESS_REFUSED = 403;
+    private static final Duration CLOSE_WAIT = Duration.ofMillis(100);
 
     private final DeliverySettings settings;
     private final EndpointUrlPolicy urlPolicy;
     private final Map<String, Connection> connections = new ConcurrentHashMap<>();
+    /** Connections the broker is blocking (flow control), with its reason. */
+    private final Map<Connection, String> blocked = new ConcurrentHashMap<>();
 
     RabbitPublisher(DeliverySettings settings, EndpointUrlPolicy urlPolicy) {
         this.settings = settings;
@@ -55,16 +59,19 @@ final class RabbitPublisher {
                 .timestamp(Date.from(message.timestamp()))
                 .headers(Map.copyOf(message.headers()))
                 .build();
+        Connection connection = null;
         Channel channel = null;
         try {
-            Connection connection = connection(url, destination);
+            connection = connection(url, destination);
             channel = connection.createChannel();
             AtomicBoolean returned = new AtomicBoolean();
             channel.addReturnListener(bounced -> returned.set(true));
             channel.confirmSelect();
             channel.basicPublish(
                     destination.exchange(), destination.routingKeyOrEmpty(), true, properties, message.body());
-            channel.waitForConfirmsOrDie(settings.requestTimeout().toMillis());
+            if (!channel.waitForConfirms(settings.requestTimeout().toMillis())) {
+                return retryable(started, "the broker refused the message (nack)");
+            }
             if (returned.get()) {
                 return permanent(
                         started,
@@ -89,6 +96,14 @@ final class RabbitPublisher {
             }
             return retryable(started, "connection failed: " + e.getMessage());
         } catch (TimeoutException e) {
+            String reason = connection == null ? null : blocked.get(connection);
+            if (reason != null) {
+                // A blocked connection reads nothing, a channel's close included: let it go, and the next attempt
+                // connects again.
+                connection.abort((int) CLOSE_WAIT.toMillis());
+                blocked.remove(connection);
+                return retryable(started, "the broker is blocking publishers (flow control: " + reason + ")");
+            }
             return retryable(
                     started,
                     "the broker did not confirm within "
@@ -160,6 +175,8 @@ final class RabbitPublisher {
         }
         factory.setConnectionTimeout((int) settings.connectTimeout().toMillis());
         factory.setHandshakeTimeout((int) settings.requestTimeout().toMillis());
+        // Opening and closing a channel wait for the broker too, never longer than an attempt may.
+        factory.setChannelRpcTimeout((int) settings.requestTimeout().toMillis());
         factory.setAutomaticRecoveryEnabled(false);
         // Its reader threads must not keep a stopping process alive.
         factory.setThreadFactory(runnable -> {
@@ -171,7 +188,10 @@ final class RabbitPublisher {
             factory.setUsername(destination.username());
             factory.setPassword(destination.password());
         }
-        return factory.newConnection("relaybox");
+        Connection connection = factory.newConnection("relaybox");
+        connection.addBlockedListener(reason -> blocked.put(connection, reason), () -> blocked.remove(connection));
+        connection.addShutdownListener(cause -> blocked.remove(connection));
+        return connection;
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

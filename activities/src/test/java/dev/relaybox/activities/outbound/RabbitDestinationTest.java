@@ -141,6 +141,38 @@ class RabbitDestinationTest {
     }
 
     @Test
+    void aBrokerThatBlocksPublishersIsAFailedAttemptAndTheMessageArrivesOnceItLetsThemThrough() throws Exception {
+        harness = new OutboundHarness(
+                false,
+                schedule(Duration.ofSeconds(2), 30),
+                CircuitSettings.defaults().withFailureThreshold(0));
+        rabbitEndpoint("orders", new Destination.RabbitMq(EXCHANGE, ROUTING_KEY, null, null));
+        broker.blockPublishers();
+        UUID outboxId;
+        try {
+            outboxId = harness.enqueue("order-12", "{}");
+            harness.start(List.of(outboxId));
+            await().atMost(Duration.ofSeconds(90))
+                    .until(() -> harness.count("SELECT count(*) FROM delivery_attempts") >= 2);
+        } finally {
+            broker.unblockPublishers();
+        }
+
+        harness.awaitAll(List.of(outboxId), Duration.ofMinutes(2));
+
+        String firstError = harness.jdbi.withHandle(
+                h -> h.createQuery("SELECT error FROM delivery_attempts ORDER BY attempt LIMIT 1")
+                        .mapTo(String.class)
+                        .one());
+        assertThat(firstError).contains("flow control");
+        // A publish the broker took just as it blocked is confirmed never: sent again, it arrives twice, with one id.
+        assertThat(broker.drain(QUEUE))
+                .isNotEmpty()
+                .extracting(m -> header(m, "webhook-id"))
+                .containsOnly(outboxId.toString());
+    }
+
+    @Test
     void anOrderedEndpointGetsAnAggregatesMessagesInOrderThroughABrokerOutage() throws Exception {
         harness = new OutboundHarness(
                 false,

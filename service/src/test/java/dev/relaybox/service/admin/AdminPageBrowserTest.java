@@ -193,6 +193,18 @@ class AdminPageBrowserTest {
                         4,
                         "ordered",
                         true));
+        API.admin(
+                "POST",
+                "/admin/endpoints",
+                Map.of(
+                        "name",
+                        "to-kafka",
+                        "url",
+                        "kafka://127.0.0.1:9092",
+                        "eventTypes",
+                        List.of("never.*"),
+                        "destination",
+                        Map.of("type", "kafka", "topic", "invoices")));
         API.enqueue("invoice.paid", "invoice", "9", Map.of("amount", 3));
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> RECEIVER.received("/health-page").size() == 1);
@@ -220,6 +232,7 @@ class AdminPageBrowserTest {
         assertThat(row)
                 .contains(
                         "health-page",
+                        RECEIVER.url("/health-page"),
                         "closed",
                         "100% of 1",
                         "20/s (burst 20)",
@@ -227,6 +240,14 @@ class AdminPageBrowserTest {
                         "ordered",
                         "envelope");
         assertThat(circuit).isEqualTo("closed");
+        String kafkaRow =
+                wait.until(d -> d.findElements(By.cssSelector("#endpoint-rows tr[data-name='to-kafka']")).stream()
+                        .findFirst()
+                        .map(WebElement::getText)
+                        .orElse(null));
+        assertThat(kafkaRow)
+                .as("where a broker endpoint delivers")
+                .contains("Kafka topic invoices at kafka://127.0.0.1:9092");
     }
 
     /** An endpoint at {@code /<name>} of the receiver, which answers {@code status} until scripted otherwise. */
