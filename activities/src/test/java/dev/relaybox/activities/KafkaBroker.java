@@ -42,13 +42,20 @@ import org.apache.kafka.server.common.MetadataVersion;
 public final class KafkaBroker implements AutoCloseable {
     private static final Duration STARTUP = Duration.ofSeconds(90);
 
+    /** The one SASL/PLAIN user of its SASL listener, and its password. */
+    public static final String SASL_USER = "relaybox";
+
+    public static final String SASL_PASSWORD = "relaybox-secret";
+
     private final Path home;
     private final int port;
+    private final int saslPort;
     private volatile Process process;
 
     private KafkaBroker(Path home) throws IOException {
         this.home = home;
         this.port = freePort();
+        this.saslPort = freePort();
         int controllerPort = freePort();
         Files.writeString(
                 home.resolve("server.properties"),
@@ -57,11 +64,18 @@ public final class KafkaBroker implements AutoCloseable {
                         "process.roles=broker,controller",
                         "node.id=1",
                         "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "listeners=PLAINTEXT://127.0.0.1:" + port + ",SASL_PLAINTEXT://127.0.0.1:" + saslPort
+                                + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port + ",SASL_PLAINTEXT://127.0.0.1:"
+                                + saslPort,
                         "controller.listener.names=CONTROLLER",
                         "inter.broker.listener.name=PLAINTEXT",
-                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,"
+                                + "CONTROLLER:PLAINTEXT",
+                        "listener.name.sasl_plaintext.sasl.enabled.mechanisms=PLAIN",
+                        "listener.name.sasl_plaintext.plain.sasl.jaas.config="
+                                + "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + SASL_USER
+                                + "=\"" + SASL_PASSWORD + "\";",
                         "log.dirs=" + home.resolve("data"),
                         "num.partitions=3",
                         "auto.create.topics.enable=false",
@@ -100,6 +114,11 @@ public final class KafkaBroker implements AutoCloseable {
     /** {@code kafka://127.0.0.1:<port>}: the URL an endpoint names the broker by. */
     public String url() {
         return "kafka://" + bootstrapServers();
+    }
+
+    /** {@code kafka://127.0.0.1:<port>} of its SASL/PLAIN listener. */
+    public String saslUrl() {
+        return "kafka://127.0.0.1:" + saslPort;
     }
 
     public String bootstrapServers() {

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * producer with {@code acks=all}; the broker's acknowledgement is the attempt's 2xx. A cluster that cannot be reached
  * or does not acknowledge within {@code requestTimeout} is a failed attempt, retried on the schedule; a topic that does
  * not exist, refused credentials or rights, or a record the broker will never take dead-letter at once. One producer
- * per cluster and user, kept open between attempts.
+ * per cluster and credentials, kept open between attempts.
  */
 final class KafkaPublisher {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaPublisher.class);
@@ -59,7 +59,9 @@ final class KafkaPublisher {
         long started = System.nanoTime();
         ProducerRecord<String, byte[]> record =
                 new ProducerRecord<>(destination.topic(), null, message.key(), message.body(), headers(message));
-        String key = url + "\n" + destination.username();
+        // Credentials in the key: a changed password makes a new producer at once, not at its next reconnect.
+        String key =
+                String.join("\n", url, destination.username(), destination.password(), destination.saslMechanism());
         try {
             Map<String, Object> config = producerConfig(url, destination);
             KafkaProducer<String, byte[]> producer = producers.computeIfAbsent(key, k -> new KafkaProducer<>(config));

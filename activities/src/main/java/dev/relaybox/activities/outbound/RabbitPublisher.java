@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * publish, a broker that cannot be reached or blocks publishers (flow control) is a failed attempt, retried on the
  * schedule; an exchange that does not exist, refused credentials or a message no queue takes dead-letters at once. The
  * message carries the same body and Standard Webhooks headers as an HTTP request, so a consumer verifies it the same
- * way. One connection per broker and user, kept open between attempts; a channel per attempt.
+ * way. One connection per broker and credentials, kept open between attempts; a channel per attempt.
  */
 final class RabbitPublisher {
     private static final Logger LOG = LoggerFactory.getLogger(RabbitPublisher.class);
@@ -134,9 +134,10 @@ final class RabbitPublisher {
         return retryable(started, "the broker closed the connection: " + e.getMessage());
     }
 
-    /** The open connection to the broker as this user, made when there is none; one per broker and user. */
+    /** The open connection to the broker with these credentials, made when there is none. */
     private Connection connection(String url, Destination.RabbitMq destination) throws IOException, TimeoutException {
-        String key = url + "\n" + destination.username();
+        // Credentials in the key: a changed password makes a new connection at once, not at the next reconnect.
+        String key = String.join("\n", url, destination.username(), destination.password());
         Connection open = connections.get(key);
         if (open != null && open.isOpen()) {
             return open;

@@ -87,7 +87,13 @@ final class SqsPublisher {
 
     private SqsClient client(URI queue, Destination.Sqs destination) {
         URI endpoint = URI.create(queue.getScheme() + "://" + queue.getRawAuthority());
-        String key = endpoint + "\n" + destination.region() + "\n" + destination.accessKeyId();
+        // Credentials in the key: changed keys make a new client at once.
+        String key = String.join(
+                "\n",
+                endpoint.toString(),
+                destination.region(),
+                destination.accessKeyId(),
+                destination.secretAccessKey());
         return clients.computeIfAbsent(
                 key,
                 k -> SqsClient.builder()

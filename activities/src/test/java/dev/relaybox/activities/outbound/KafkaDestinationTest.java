@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.relaybox.activities.KafkaBroker;
 import dev.relaybox.store.EndpointControls;
+import dev.relaybox.store.EndpointHeadersStore;
 import dev.relaybox.store.EndpointStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -150,6 +151,38 @@ class KafkaDestinationTest {
         assertThat(broker.records("orders-late"))
                 .singleElement()
                 .satisfies(r -> assertThat(header(r, "webhook-id")).isEqualTo(outboxId.toString()));
+    }
+
+    @Test
+    void saslCredentialsAreUsedAndAChangedPasswordTakesEffectAtOnce() throws Exception {
+        broker.createTopic("orders-sasl", 1);
+        harness = new OutboundHarness(true, schedule(Duration.ofMinutes(1), 3), CircuitSettings.defaults());
+        UUID endpoint = harness.endpoint(
+                "sasl",
+                broker.saslUrl(),
+                new Destination.Kafka("orders-sasl", KafkaBroker.SASL_USER, KafkaBroker.SASL_PASSWORD, "PLAIN"),
+                EndpointControls.defaults());
+        UUID first = harness.enqueue("order-12", "{}");
+        harness.start(List.of(first));
+        harness.awaitAll(List.of(first));
+
+        harness.jdbi.useExtension(
+                EndpointHeadersStore.class,
+                store -> store.setDestination(
+                        endpoint,
+                        new Destination.Kafka("orders-sasl", KafkaBroker.SASL_USER, "not-the-password", "PLAIN")
+                                .toJson()));
+        UUID second = harness.enqueue("order-13", "{}");
+        harness.start(List.of(second));
+        harness.awaitAll(List.of(second));
+
+        assertThat(broker.records("orders-sasl"))
+                .extracting(r -> header(r, "webhook-id"))
+                .containsExactly(first.toString());
+        String reason = harness.jdbi.withHandle(h -> h.createQuery("SELECT reason FROM dead_letters")
+                .mapTo(String.class)
+                .one());
+        assertThat(reason).as("the new password, refused").contains("the broker refused");
     }
 
     private UUID kafkaEndpoint(String name, String topic, EndpointControls controls) {
