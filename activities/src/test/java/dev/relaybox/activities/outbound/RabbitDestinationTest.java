@@ -113,34 +113,6 @@ class RabbitDestinationTest {
     }
 
     @Test
-    void aBrokerThatIsDownIsRetriedOnTheScheduleAndTheMessageArrivesOnceItIsBack() throws Exception {
-        // Real time: the broker's restart takes seconds, which the schedule's thirty tries two seconds apart outlast.
-        harness = new OutboundHarness(
-                false,
-                schedule(Duration.ofSeconds(2), 30),
-                CircuitSettings.defaults().withFailureThreshold(0));
-        rabbitEndpoint("orders", new Destination.RabbitMq(EXCHANGE, ROUTING_KEY, null, null));
-        broker.stop();
-        UUID outboxId;
-        try {
-            outboxId = harness.enqueue("order-9", "{}");
-            harness.start(List.of(outboxId));
-            await().atMost(Duration.ofSeconds(60))
-                    .until(() -> harness.count("SELECT count(*) FROM delivery_attempts") >= 2);
-        } finally {
-            broker.startAgain();
-        }
-
-        harness.awaitAll(List.of(outboxId), Duration.ofMinutes(2));
-
-        assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
-                .isOne();
-        assertThat(broker.drain(QUEUE))
-                .singleElement()
-                .satisfies(m -> assertThat(header(m, "webhook-id")).isEqualTo(outboxId.toString()));
-    }
-
-    @Test
     void aBrokerThatBlocksPublishersIsAFailedAttemptAndTheMessageArrivesOnceItLetsThemThrough() throws Exception {
         harness = new OutboundHarness(
                 false,
@@ -197,8 +169,11 @@ class RabbitDestinationTest {
 
         harness.awaitAll(events, Duration.ofMinutes(3));
 
-        assertThat(broker.drain(QUEUE))
-                .extracting(m -> header(m, "webhook-id"))
+        // At least once: a publish whose confirm was lost as the broker went down arrives again, with its own id.
+        assertThat(broker.drain(QUEUE).stream()
+                        .map(m -> header(m, "webhook-id"))
+                        .distinct())
+                .as("in the order they were written")
                 .containsExactlyElementsOf(events.stream().map(UUID::toString).toList());
     }
 
