@@ -116,7 +116,7 @@ final class KafkaPublisher {
     private boolean topicMissing(String url, Destination.Kafka destination) {
         try (Admin admin = Admin.create(clientConfig(url, destination))) {
             admin.describeTopics(List.of(destination.topic()), new DescribeTopicsOptions().timeoutMs((int)
-                                    settings.connectTimeout().toMillis()))
+                                    settings.requestTimeout().toMillis()))
                     .allTopicNames()
                     .get();
             return false;
