@@ -115,8 +115,9 @@ final class KafkaPublisher {
     /** Whether the cluster answers that the topic does not exist; false when it does not answer. */
     private boolean topicMissing(String url, Destination.Kafka destination) {
         try (Admin admin = Admin.create(clientConfig(url, destination))) {
-            admin.describeTopics(List.of(destination.topic()), new DescribeTopicsOptions().timeoutMs((int)
-                                    settings.requestTimeout().toMillis()))
+            DescribeTopicsOptions within = new DescribeTopicsOptions()
+                    .timeoutMs((int) settings.requestTimeout().toMillis());
+            admin.describeTopics(List.of(destination.topic()), within)
                     .allTopicNames()
                     .get();
             return false;
