@@ -153,7 +153,7 @@ function outboundStep(o, story) {
     const body = table.createTBody();
     d.tries.forEach((t) => {
       const row = body.insertRow();
-      cell(row, t.attempt); cell(row, when(t.startedAt)); cell(row, t.statusCode);
+      cell(row, t.attempt); cell(row, when(t.startedAt)); cell(row, t.brokerConfirmed ? "confirmed" : t.statusCode);
       cell(row, t.latencyMs + " ms"); cell(row, [t.error, t.again].filter(Boolean).join("; "));
     });
     box.appendChild(table);

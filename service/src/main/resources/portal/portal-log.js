@@ -93,8 +93,9 @@ async function showDelivery(id) {
     row.dataset.attempt = a.attempt;
     cell(row, a.attempt);
     cell(row, when(a.startedAt));
-    cell(row, a.statusCode === null || a.statusCode === undefined ? "no answer" : a.statusCode,
-        "status " + (a.statusCode >= 200 && a.statusCode < 300 ? "ok" : "failed"));
+    cell(row, a.brokerConfirmed ? "confirmed by the broker"
+        : a.statusCode === null || a.statusCode === undefined ? "no answer" : a.statusCode,
+        "status " + (a.brokerConfirmed || (a.statusCode >= 200 && a.statusCode < 300) ? "ok" : "failed"));
     cell(row, a.latencyMs + " ms");
     cell(row, a.responseExcerpt, "excerpt");
     cell(row, [a.error, a.again].filter(Boolean).join("; "));
@@ -135,7 +136,8 @@ async function resend() {
       (x) => x.attempts.length > before.attempts.length && !UNFINISHED.includes(x.delivery.status));
   if (after) {
     const last = after.attempts[after.attempts.length - 1];
-    say("Resent: " + after.delivery.status + " (" + (last.statusCode || last.error || "no answer") + ").",
+    say("Resent: " + after.delivery.status + " ("
+        + (last.brokerConfirmed ? "confirmed by the broker" : last.statusCode || last.error || "no answer") + ").",
         after.delivery.status !== "DELIVERED");
   } else {
     say("Resending; the new attempt shows here once it is made.");

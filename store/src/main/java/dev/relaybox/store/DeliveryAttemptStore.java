@@ -178,7 +178,7 @@ public interface DeliveryAttemptStore {
      */
     @SqlUpdate("""
             INSERT INTO delivery_attempts (delivery_id, attempt, schedule, scheduled_attempt, again, started_at,
-                                           status_code, latency_ms, response_excerpt, error)
+                                           status_code, latency_ms, response_excerpt, error, broker_confirmed)
             SELECT d.id,
                    GREATEST(coalesce((SELECT max(a.attempt) FROM delivery_attempts a WHERE a.delivery_id = d.id), 0) + 1,
                             :scheduledAttempt),
@@ -191,7 +191,7 @@ public interface DeliveryAttemptStore {
                         WHEN :scheduledAttempt = 1 AND d.schedule > 1
                         THEN 'a new schedule: the delivery was replayed or resent'
                    END,
-                   :startedAt, :statusCode, :latencyMs, :responseExcerpt, :error
+                   :startedAt, :statusCode, :latencyMs, :responseExcerpt, :error, :brokerConfirmed
               FROM deliveries d WHERE d.id = :deliveryId""")
     void recordAttempt(
             @Bind("deliveryId") UUID deliveryId,
@@ -200,7 +200,8 @@ public interface DeliveryAttemptStore {
             @Bind("statusCode") Integer statusCode,
             @Bind("latencyMs") int latencyMs,
             @Bind("responseExcerpt") String responseExcerpt,
-            @Bind("error") String error);
+            @Bind("error") String error,
+            @Bind("brokerConfirmed") boolean brokerConfirmed);
 
     default boolean noteAttempt(UUID deliveryId, int attempt, Integer statusCode, String error) {
         return noteAttempt(deliveryId, attempt, statusCode, error, DeliveryStatus.attemptableNames());

@@ -54,8 +54,9 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
             String tenant) {}
 
     /**
-     * One HTTP try, as recorded: {@code attempt} counts every try of the delivery; {@code again} says why a try was
-     * made again, or that it opened a new schedule (null for every other).
+     * One try, as recorded: {@code attempt} counts every try of the delivery; {@code again} says why a try was made
+     * again, or that it opened a new schedule (null for every other); {@code brokerConfirmed}: a broker destination
+     * confirmed the publish (its success, where an HTTP request has a 2xx).
      */
     record Attempt(
             int attempt,
@@ -64,7 +65,8 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
             int latencyMs,
             String responseExcerpt,
             String error,
-            String again) {}
+            String again,
+            boolean brokerConfirmed) {}
 
     /**
      * What operators filter deliveries by; a null field does not filter. {@code endpoint} is a name or a URL,
@@ -225,13 +227,14 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
             @Bind("to") DeliveryStatus to,
             @Bind("outboxPending") OutboxStatus outboxPending);
 
-    /** Attempts to one endpoint per hour since a time: how many succeeded (2xx) and how many failed. */
+    /** Attempts to one endpoint per hour since a time: how many succeeded (2xx, or confirmed) and how many failed. */
     record HourlyAttempts(Instant start, int delivered, int failed) {}
 
     @SqlQuery("""
             SELECT date_trunc('hour', a.started_at) AS start,
-                   count(*) FILTER (WHERE a.status_code BETWEEN 200 AND 299) AS delivered,
-                   count(*) FILTER (WHERE a.status_code IS NULL OR a.status_code NOT BETWEEN 200 AND 299) AS failed
+                   count(*) FILTER (WHERE a.status_code BETWEEN 200 AND 299 OR a.broker_confirmed) AS delivered,
+                   count(*) FILTER (WHERE NOT (coalesce(a.status_code BETWEEN 200 AND 299, false) OR a.broker_confirmed))
+                       AS failed
               FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
              WHERE d.endpoint_id = :endpointId AND a.started_at >= :since
              GROUP BY 1 ORDER BY 1""")
@@ -312,7 +315,8 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
     default List<Attempt> attempts(UUID deliveryId) {
         return getHandle()
                 .createQuery("""
-                        SELECT attempt, started_at, status_code, latency_ms, response_excerpt, error, again
+                        SELECT attempt, started_at, status_code, latency_ms, response_excerpt, error, again,
+                               broker_confirmed
                           FROM delivery_attempts WHERE delivery_id = :id ORDER BY id""")
                 .bind("id", deliveryId)
                 .map((rs, ctx) -> new Attempt(
@@ -322,7 +326,8 @@ public interface DeliveryStore extends SqlObject, DeliveryAttemptStore {
                         rs.getInt("latency_ms"),
                         rs.getString("response_excerpt"),
                         rs.getString("error"),
-                        rs.getString("again")))
+                        rs.getString("again"),
+                        rs.getBoolean("broker_confirmed")))
                 .list();
     }
 

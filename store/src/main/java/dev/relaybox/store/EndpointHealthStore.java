@@ -48,7 +48,7 @@ public interface EndpointHealthStore extends SqlObject {
               LEFT JOIN endpoint_state s ON s.endpoint_id = e.id
               LEFT JOIN LATERAL (
                    SELECT count(*) AS attempts,
-                          count(*) FILTER (WHERE a.status_code BETWEEN 200 AND 299) AS successes,
+                          count(*) FILTER (WHERE a.status_code BETWEEN 200 AND 299 OR a.broker_confirmed) AS successes,
                           percentile_cont(0.5) WITHIN GROUP (ORDER BY a.latency_ms) AS p50,
                           percentile_cont(0.99) WITHIN GROUP (ORDER BY a.latency_ms) AS p99
                      FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id

@@ -67,7 +67,8 @@ public interface StoryQueries {
             Integer statusCode,
             int latencyMs,
             String error,
-            String again) {}
+            String again,
+            boolean brokerConfirmed) {}
 
     record DeadLetterRow(
             UUID id,
@@ -169,7 +170,7 @@ public interface StoryQueries {
     List<DeliveryRow> deliveries(@Bind("ids") Collection<UUID> outboxIds);
 
     @SqlQuery("""
-            SELECT delivery_id, attempt, started_at, status_code, latency_ms, error, again
+            SELECT delivery_id, attempt, started_at, status_code, latency_ms, error, again, broker_confirmed
               FROM delivery_attempts WHERE delivery_id = ANY(:ids) ORDER BY id""")
     @RegisterConstructorMapper(AttemptRow.class)
     List<AttemptRow> attempts(@Bind("ids") Collection<UUID> deliveryIds);

@@ -430,7 +430,9 @@ public final class DeliveryActivitiesImpl implements DeliveryActivities {
                         status,
                         sent.latencyMs(),
                         StorableText.of(sent.responseExcerpt()),
-                        error);
+                        error,
+                        // Delivered with no status code: a broker confirmed the publish.
+                        status == null && result.outcome() == Outcome.DELIVERED);
                 h.releaseSavepoint(DETAILS);
             } catch (RuntimeException e) {
                 h.rollbackToSavepoint(DETAILS);

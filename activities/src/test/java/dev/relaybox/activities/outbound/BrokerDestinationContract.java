@@ -4,10 +4,13 @@ import static dev.relaybox.activities.outbound.OutboundHarness.schedule;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.relaybox.store.DeliveryStore;
 import dev.relaybox.store.EndpointControls;
+import dev.relaybox.store.EndpointHealthStore;
 import dev.relaybox.store.EndpointStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +88,29 @@ abstract class BrokerDestinationContract {
         deliveredAs(message, "order-7");
         assertThat(harness.count("SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'"))
                 .isOne();
+        EndpointHealthStore.Health health = harness.jdbi
+                .withExtension(
+                        EndpointHealthStore.class,
+                        store -> store.health(endpoint, Instant.now().minus(Duration.ofHours(1))))
+                .orElseThrow();
+        assertThat(health.successesLastHour())
+                .as("the broker's confirmation, a success on the endpoint's health")
+                .isOne();
+        List<DeliveryStore.HourlyAttempts> hours = harness.jdbi.withExtension(
+                DeliveryStore.class,
+                store -> store.hourlyAttempts(endpoint, Instant.now().minus(Duration.ofHours(2))));
+        assertThat(hours)
+                .as("and on its chart")
+                .singleElement()
+                .satisfies(hour -> assertThat(hour.delivered()).isOne());
+        UUID delivery = harness.jdbi.withHandle(h ->
+                h.createQuery("SELECT id FROM deliveries").mapTo(UUID.class).one());
+        List<DeliveryStore.Attempt> attempts =
+                harness.jdbi.withExtension(DeliveryStore.class, store -> store.attempts(delivery));
+        assertThat(attempts)
+                .as("shown as confirmed wherever the attempt is")
+                .singleElement()
+                .satisfies(attempt -> assertThat(attempt.brokerConfirmed()).isTrue());
     }
 
     @Test

@@ -107,7 +107,9 @@ public final class AdminStoryResource {
             boolean matched,
             List<AttemptStep> tries) {}
 
-    public record AttemptStep(int attempt, Instant startedAt, Integer statusCode, int latencyMs, String error) {}
+    /** One try; {@code brokerConfirmed}: a broker destination confirmed it (no status code). */
+    public record AttemptStep(
+            int attempt, Instant startedAt, Integer statusCode, boolean brokerConfirmed, int latencyMs, String error) {}
 
     public record DeadLetterStep(
             UUID id,
@@ -303,7 +305,12 @@ public final class AdminStoryResource {
                                 StoryQueries.AttemptRow::deliveryId,
                                 Collectors.mapping(
                                         a -> new AttemptStep(
-                                                a.attempt(), a.startedAt(), a.statusCode(), a.latencyMs(), a.error()),
+                                                a.attempt(),
+                                                a.startedAt(),
+                                                a.statusCode(),
+                                                a.brokerConfirmed(),
+                                                a.latencyMs(),
+                                                a.error()),
                                         Collectors.toList())));
         Map<UUID, List<DeliveryStep>> perOutbox = deliveries.stream()
                 .collect(Collectors.groupingBy(
