@@ -109,11 +109,9 @@ class RabbitDestinationTest extends BrokerDestinationContract {
 
         harness.awaitAll(List.of(outboxId), Duration.ofMinutes(2));
 
-        String firstError = harness.jdbi.withHandle(
-                h -> h.createQuery("SELECT error FROM delivery_attempts ORDER BY attempt LIMIT 1")
-                        .mapTo(String.class)
-                        .one());
-        assertThat(firstError).contains("flow control");
+        assertThat(harness.count("SELECT count(*) FROM delivery_attempts WHERE error LIKE '%flow control%'"))
+                .as("failed attempts that say why")
+                .isPositive();
         // A publish the broker took just as it blocked is confirmed never: sent again, it arrives twice, with one id.
         assertThat(received("blocked"))
                 .isNotEmpty()
