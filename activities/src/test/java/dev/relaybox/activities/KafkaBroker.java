@@ -3,9 +3,6 @@ package dev.relaybox.activities;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +37,6 @@ import org.apache.kafka.server.common.MetadataVersion;
  * data, as a broker restart looks to its clients.
  */
 public final class KafkaBroker implements AutoCloseable {
-    private static final Duration STARTUP = Duration.ofSeconds(90);
 
     /** The one SASL/PLAIN user of its SASL listener, and its password. */
     public static final String SASL_USER = "relaybox";
@@ -54,9 +50,9 @@ public final class KafkaBroker implements AutoCloseable {
 
     private KafkaBroker(Path home) throws IOException {
         this.home = home;
-        this.port = freePort();
-        this.saslPort = freePort();
-        int controllerPort = freePort();
+        this.port = BrokerPorts.free();
+        this.saslPort = BrokerPorts.free();
+        int controllerPort = BrokerPorts.free();
         Files.writeString(
                 home.resolve("server.properties"),
                 String.join(
@@ -172,22 +168,7 @@ public final class KafkaBroker implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(
                         home.resolve("server.log").toFile()))
                 .start();
-        long deadline = System.nanoTime() + STARTUP.toNanos();
-        while (!takesConnections()) {
-            if (!process.isAlive()) {
-                throw new IOException(
-                        "the Kafka broker exited with " + process.exitValue() + "; see " + home.resolve("server.log"));
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IOException("the Kafka broker did not take connections within " + STARTUP);
-            }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException(e);
-            }
-        }
+        BrokerPorts.awaitListening(process, port, "the Kafka broker", home.resolve("server.log"));
     }
 
     /** Stops the broker: every connection ends and new ones are refused until {@link #startAgain}. */
@@ -219,20 +200,5 @@ public final class KafkaBroker implements AutoCloseable {
                 List.of(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath, mainClass));
         command.addAll(List.of(arguments));
         return new ProcessBuilder(command).redirectErrorStream(true);
-    }
-
-    private boolean takesConnections() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -6,14 +6,10 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +25,6 @@ import java.util.concurrent.TimeoutException;
 public final class RabbitBroker implements AutoCloseable {
     private static final Path SERVER = Path.of("/usr/lib/rabbitmq/bin/rabbitmq-server");
     private static final Path CONTROL = Path.of("/usr/lib/rabbitmq/bin/rabbitmqctl");
-    private static final Duration STARTUP = Duration.ofSeconds(90);
 
     private final Path home;
     private final String node;
@@ -40,8 +35,8 @@ public final class RabbitBroker implements AutoCloseable {
     private RabbitBroker(Path home) throws IOException {
         this.home = home;
         this.node = "relaybox-" + UUID.randomUUID().toString().substring(0, 8) + "@localhost";
-        this.port = freePort();
-        this.distributionPort = freePort();
+        this.port = BrokerPorts.free();
+        this.distributionPort = BrokerPorts.free();
         Files.writeString(home.resolve("enabled_plugins"), "[].\n");
         // The default user, guest, may connect over loopback only, which is where the tests are.
         Files.writeString(home.resolve("rabbitmq.conf"), "log.console = false\n");
@@ -99,22 +94,7 @@ public final class RabbitBroker implements AutoCloseable {
                 .redirectOutput(home.resolve("server.log").toFile());
         builder.environment().putAll(environment());
         process = builder.start();
-        long deadline = System.nanoTime() + STARTUP.toNanos();
-        while (!takesConnections()) {
-            if (!process.isAlive()) {
-                throw new IOException(
-                        "rabbitmq-server exited with " + process.exitValue() + "; see " + home.resolve("server.log"));
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IOException("rabbitmq-server did not take connections within " + STARTUP);
-            }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException(e);
-            }
-        }
+        BrokerPorts.awaitListening(process, port, "rabbitmq-server", home.resolve("server.log"));
     }
 
     /**
@@ -189,20 +169,5 @@ public final class RabbitBroker implements AutoCloseable {
                 "RABBITMQ_ENABLED_PLUGINS_FILE", home.resolve("enabled_plugins").toString(),
                 "RABBITMQ_CONFIG_FILE", home.resolve("rabbitmq").toString(),
                 "RABBITMQ_PID_FILE", home.resolve("pid").toString());
-    }
-
-    private boolean takesConnections() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }
