@@ -29,17 +29,6 @@ function cell(row, value, className) {
   return td;
 }
 
-/** Where an endpoint delivers: its URL, or its broker destination. */
-function where(e) {
-  const d = e.destination;
-  if (!d) return e.url;
-  if (d.type === "rabbitmq") {
-    return "RabbitMQ exchange \"" + d.exchange + "\"" + (d.routingKey ? ", routing key " + d.routingKey : "") + " at " + e.url;
-  }
-  if (d.type === "kafka") return "Kafka topic " + d.topic + " at " + e.url;
-  return "SQS queue " + e.url;
-}
-
 function button(td, label, onClick) {
   const b = document.createElement("button");
   b.textContent = label;
@@ -192,7 +181,7 @@ async function load() {
     const h = e.health || {};
     row.dataset.name = e.name;
     cell(row, e.name + (e.enabled ? "" : " (disabled: " + (e.disabledReason || "") + ")"), e.enabled ? "" : "disabled")
-        .appendChild(element("div", "where", where(e)));
+        .appendChild(element("div", "where", e.destination ? e.destination.summary + " at " + e.url : e.url));
     cell(row, h.circuit, "circuit-" + h.circuit);
     cell(row, h.successRateLastHour === null || h.successRateLastHour === undefined ? "no attempts"
         : Math.round(h.successRateLastHour * 1000) / 10 + "% of " + h.attemptsLastHour);

@@ -96,7 +96,7 @@ function renderEndpoint(e) {
   box.dataset.name = e.name;
   const about = element("div");
   about.appendChild(element("div", "name", e.name));
-  about.appendChild(element("div", "url", e.url));
+  about.appendChild(element("div", "url", e.destination ? e.destination.summary + " at " + e.url : e.url));
   about.appendChild(element("div", "meta", "Event types: " + (e.eventTypes || []).join(", ")));
   about.appendChild(element("div", "meta", controlsText(e)));
   if (!e.enabled) about.appendChild(element("div", "meta", "Disabled" + (e.disabledReason ? ": " + e.disabledReason : "")));

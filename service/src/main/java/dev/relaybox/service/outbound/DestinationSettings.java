@@ -91,7 +91,10 @@ public record DestinationSettings(
         };
     }
 
-    /** What an answer shows of a stored destination: its settings, never a password or secret key. */
+    /**
+     * What an answer shows of a stored destination: its settings, never a password or secret key, and a summary the
+     * admin page and the portal show beside the endpoint's URL ("Kafka topic orders").
+     */
     @Schema(
             name = "DestinationView",
             description = "where the endpoint publishes; passwords and secret keys are never shown")
@@ -104,7 +107,8 @@ public record DestinationSettings(
             String saslMechanism,
             String region,
             String username,
-            String accessKeyId) {
+            String accessKeyId,
+            String summary) {
         static View of(Destination destination) {
             if (destination instanceof Destination.RabbitMq rabbit) {
                 return new View(
@@ -115,14 +119,24 @@ public record DestinationSettings(
                         null,
                         null,
                         rabbit.username(),
-                        null);
+                        null,
+                        "RabbitMQ exchange \"" + rabbit.exchange() + "\""
+                                + (rabbit.routingKey() == null ? "" : ", routing key " + rabbit.routingKey()));
             }
             if (destination instanceof Destination.Kafka kafka) {
                 return new View(
-                        kafka.type(), null, null, kafka.topic(), kafka.saslMechanism(), null, kafka.username(), null);
+                        kafka.type(),
+                        null,
+                        null,
+                        kafka.topic(),
+                        kafka.saslMechanism(),
+                        null,
+                        kafka.username(),
+                        null,
+                        "Kafka topic " + kafka.topic());
             }
             Destination.Sqs sqs = (Destination.Sqs) destination;
-            return new View(sqs.type(), null, null, null, null, sqs.region(), null, sqs.accessKeyId());
+            return new View(sqs.type(), null, null, null, null, sqs.region(), null, sqs.accessKeyId(), "SQS queue");
         }
     }
 }

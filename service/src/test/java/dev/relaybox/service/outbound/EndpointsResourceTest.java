@@ -235,6 +235,7 @@ class EndpointsResourceTest {
         Answer topic = call("POST", "/admin/endpoints", kafka);
         assertThat(topic.status()).as(topic.body().toString()).isEqualTo(201);
         assertThat(topic.body().path("destination").path("topic").asText()).isEqualTo("orders");
+        assertThat(topic.body().path("destination").path("summary").asText()).isEqualTo("Kafka topic orders");
         assertThat(topic.body().path("destination").path("saslMechanism").asText())
                 .isEqualTo("SCRAM-SHA-512");
         assertThat(topic.body().path("destination").has("exchange"))

@@ -301,6 +301,7 @@ class PortalIsolationTest {
         assertThat(operatorsKeys.text("error")).isEqualTo("destination_invalid");
         assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
         assertThat(created.body().path("destination").path("type").asText()).isEqualTo("sqs");
+        assertThat(created.body().path("destination").path("summary").asText()).isEqualTo("SQS queue");
         assertThat(created.body().toString()).doesNotContain("epsilon-secret");
         assertThat(toKafka.status()).isEqualTo(403);
         Answer listed = portal(token, "GET", "/portal/api/endpoints", null);
