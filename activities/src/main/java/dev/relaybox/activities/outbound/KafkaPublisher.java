@@ -63,8 +63,7 @@ final class KafkaPublisher {
         String key =
                 String.join("\n", url, destination.username(), destination.password(), destination.saslMechanism());
         try {
-            Map<String, Object> config = producerConfig(url, destination);
-            KafkaProducer<String, byte[]> producer = producers.computeIfAbsent(key, k -> new KafkaProducer<>(config));
+            KafkaProducer<String, byte[]> producer = producer(key, url, destination);
             // Bounded by the producer's own timeouts: max.block.ms to send, delivery.timeout.ms to be acknowledged.
             producer.send(record).get();
             return confirmed(started);
@@ -110,6 +109,20 @@ final class KafkaPublisher {
             LOG.warn("publish to {} failed", RedactedUrl.of(url), cause);
         }
         return retryable(started, "could not publish: " + cause);
+    }
+
+    /**
+     * The open producer for these credentials; a new one, its bootstrap address resolved and checked, only when there
+     * is none (every attempt after the first reuses it and its connections).
+     */
+    private KafkaProducer<String, byte[]> producer(String key, String url, Destination.Kafka destination)
+            throws UnknownHostException {
+        KafkaProducer<String, byte[]> open = producers.get(key);
+        if (open != null) {
+            return open;
+        }
+        Map<String, Object> config = producerConfig(url, destination);
+        return producers.computeIfAbsent(key, k -> new KafkaProducer<>(config));
     }
 
     /** Whether the cluster answers that the topic does not exist; false when it does not answer. */

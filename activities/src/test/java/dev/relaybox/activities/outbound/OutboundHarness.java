@@ -136,18 +136,22 @@ final class OutboundHarness implements AutoCloseable {
      * signal-with-start; returns when the run has finished.
      */
     void replay(UUID outboxId) {
+        replay(env.getWorkflowClient(), jdbi, QUEUE, outboxId);
+    }
+
+    /** As above, for the workflows on {@code taskQueue} of any test's engine. */
+    static void replay(WorkflowClient client, Jdbi jdbi, String taskQueue, UUID outboxId) {
         List<UUID> deliveries = jdbi.withHandle(h -> h.createQuery("SELECT id FROM deliveries WHERE outbox_id = :id")
                 .bind("id", outboxId)
                 .mapTo(UUID.class)
                 .list());
         jdbi.useExtension(DeliveryStore.class, store -> store.resetForReplay(deliveries));
-        WorkflowStub replay = env.getWorkflowClient()
-                .newUntypedWorkflowStub(
-                        OutboxDeliveryWorkflow.TYPE,
-                        WorkflowOptions.newBuilder()
-                                .setTaskQueue(QUEUE)
-                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
-                                .build());
+        WorkflowStub replay = client.newUntypedWorkflowStub(
+                OutboxDeliveryWorkflow.TYPE,
+                WorkflowOptions.newBuilder()
+                        .setTaskQueue(taskQueue)
+                        .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
+                        .build());
         replay.signalWithStart("replan", new Object[0], new Object[] {outboxId});
         replay.getResult(Void.class);
     }

@@ -17,7 +17,6 @@ import dev.relaybox.activities.workers.RelayboxWorkers;
 import dev.relaybox.producer.JdbcOutbox;
 import dev.relaybox.producer.Outbox;
 import dev.relaybox.producer.OutboxEvent;
-import dev.relaybox.store.DeliveryStore;
 import dev.relaybox.store.EndpointControls;
 import dev.relaybox.store.EndpointStore;
 import dev.relaybox.store.Store;
@@ -713,17 +712,7 @@ class OutboxDeliveryWorkflowTest {
         UUID outboxId = deliver("order.paid", "{}");
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DEAD_LETTERED");
 
-        // What a dead-letter replay does: the delivery back to pending, then the dispatcher's signal-with-start.
-        jdbi.useExtension(DeliveryStore.class, store -> store.resetForReplay(deliveryIds(outboxId)));
-        WorkflowStub replay = env.getWorkflowClient()
-                .newUntypedWorkflowStub(
-                        OutboxDeliveryWorkflow.TYPE,
-                        WorkflowOptions.newBuilder()
-                                .setTaskQueue(QUEUE)
-                                .setWorkflowId(OutboxDeliveryWorkflow.workflowId(outboxId))
-                                .build());
-        replay.signalWithStart("replan", new Object[0], new Object[] {outboxId});
-        replay.getResult(Void.class);
+        OutboundHarness.replay(env.getWorkflowClient(), jdbi, QUEUE, outboxId);
 
         assertThat(deliveryStatuses(outboxId)).containsExactly("shop=DELIVERED");
         record(outboxId, "outbound-replayed-dead-letter.json");
@@ -774,13 +763,6 @@ class OutboxDeliveryWorkflowTest {
 
     private void record(UUID outboxId, String fileName) {
         RecordedHistories.save(env.getWorkflowClient(), OutboxDeliveryWorkflow.workflowId(outboxId), fileName);
-    }
-
-    private List<UUID> deliveryIds(UUID outboxId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT id FROM deliveries WHERE outbox_id = :id")
-                .bind("id", outboxId)
-                .mapTo(UUID.class)
-                .list());
     }
 
     private String endpoint(String name, String path, String eventTypes) {
